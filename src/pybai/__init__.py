@@ -1,2 +1,90 @@
-"""pybai: best-arm identification."""
+"""pybai: best-arm identification (pure-exploration bandits).
+
+Reference strategies with exact GLR stopping rules and oracles, Monte Carlo
+simulation with reproducible seeding, and a command-line tool (``pybai``).
+
+Examples
+--------
+>>> import numpy as np
+>>> from pybai import BestArmProblem, Gaussian, FixedConfidence, TrackAndStop, GaussianEnvironment
+>>> env = GaussianEnvironment([1.0, 0.8, 0.5])
+>>> problem = BestArmProblem(3, env.family(), FixedConfidence(delta=0.05))
+>>> strategy = TrackAndStop().start(problem, rng=1)
+>>> rng = np.random.default_rng(2)
+>>> while not strategy.stopped:
+...     arms = strategy.ask()
+...     strategy.tell(arms, env.sample(arms, rng))
+>>> strategy.recommendation()
+0
+"""
+
 __version__ = "0.1.0"
+
+from pybai.complexity import complexity_report
+from pybai.config import Experiment, load_experiment, parse_experiment
+from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
+from pybai.exceptions import (
+    ConfigError,
+    DegenerateInstanceError,
+    InvalidParameterError,
+    PybaiError,
+    PybaiWarning,
+    SessionStateError,
+)
+from pybai.models import Bernoulli, Family, Gaussian
+from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+from pybai.result import RunResult
+from pybai.simulate import run_experiment, run_replication
+from pybai.stopping.thresholds import make_threshold
+from pybai.strategies import (
+    LUCB,
+    Strategy,
+    TopTwo,
+    TrackAndStop,
+    Uniform,
+    get_strategy_class,
+    make_strategy,
+    registered_names,
+)
+
+__all__ = [
+    "__version__",
+    # problems and models
+    "Problem",
+    "BestArmProblem",
+    "FixedConfidence",
+    "FixedBudget",
+    "BatchSpec",
+    "Family",
+    "Gaussian",
+    "Bernoulli",
+    # environments
+    "Environment",
+    "GaussianEnvironment",
+    "BernoulliEnvironment",
+    # strategies
+    "Strategy",
+    "Uniform",
+    "TrackAndStop",
+    "LUCB",
+    "TopTwo",
+    "get_strategy_class",
+    "make_strategy",
+    "registered_names",
+    "make_threshold",
+    # experiments and simulation
+    "Experiment",
+    "load_experiment",
+    "parse_experiment",
+    "run_experiment",
+    "run_replication",
+    "complexity_report",
+    "RunResult",
+    # errors
+    "PybaiError",
+    "InvalidParameterError",
+    "ConfigError",
+    "SessionStateError",
+    "DegenerateInstanceError",
+    "PybaiWarning",
+]

@@ -1,0 +1,110 @@
+"""Reading TOML tables with errors that name the key (``environment.means: ...``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pybai._validation import check_array
+from pybai.exceptions import ConfigError, InvalidParameterError
+
+__all__ = ["Table"]
+
+_MISSING = object()
+
+
+class Table:
+    """A TOML table under a dotted prefix; every accessor records the keys it read."""
+
+    def __init__(self, data: Any, prefix: str):
+        if not isinstance(data, dict):
+            raise ConfigError(f"{prefix}: expected a table, got {type(data).__name__}.")
+        self.data = data
+        self.prefix = prefix
+        self.used: set[str] = set()
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+    def has(self, name: str) -> bool:
+        return name in self.data
+
+    def raw(self, name: str, default: Any = _MISSING) -> Any:
+        self.used.add(name)
+        if name not in self.data:
+            if default is _MISSING:
+                raise ConfigError(f"{self.key(name)}: missing required key.")
+            return default
+        return self.data[name]
+
+    def str(self, name: str, default: Any = _MISSING, choices=None) -> str:
+        value = self.raw(name, default)
+        if value is default and default is not _MISSING:
+            return value
+        if not isinstance(value, str):
+            raise ConfigError(f"{self.key(name)}: expected a string, got {value!r}.")
+        if choices is not None and value not in choices:
+            listed = ", ".join(f'"{c}"' for c in choices)
+            raise ConfigError(f'{self.key(name)}: expected one of {listed}, got "{value}".')
+        return value
+
+    def int(self, name: str, default: Any = _MISSING, minimum: int | None = None) -> int:
+        value = self.raw(name, default)
+        if value is default and default is not _MISSING:
+            return value
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{self.key(name)}: expected an integer, got {value!r}.")
+        if minimum is not None and value < minimum:
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {value}.")
+        return value
+
+    def float(self, name: str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
+        value = self.raw(name, default)
+        if value is default and default is not _MISSING:
+            return value
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
+            raise ConfigError(f"{self.key(name)}: expected a finite number, got {value!r}.")
+        bad_low = low is not None and (value <= low if open_low else value < low)
+        bad_high = high is not None and (value >= high if open_high else value > high)
+        if bad_low or bad_high:
+            lo = "(" if open_low else "["
+            hi = ")" if open_high else "]"
+            raise ConfigError(
+                f"{self.key(name)}: expected a number in {lo}{'-inf' if low is None else low}, "
+                f"{'inf' if high is None else high}{hi}, got {value}."
+            )
+        return float(value)
+
+    def array(self, name: str, default: Any = _MISSING, **checks) -> np.ndarray:
+        value = self.raw(name, default)
+        if value is default and default is not _MISSING:
+            return value
+        try:
+            return check_array(value, self.key(name), "", **checks)
+        except InvalidParameterError as exc:
+            raise ConfigError(_config_message(self.key(name), str(exc))) from None
+
+    def table(self, name: str, default: Any = _MISSING) -> "Table | None":
+        value = self.raw(name, default)
+        if value is None:
+            return None
+        return Table(value, self.key(name))
+
+    def finish(self) -> None:
+        """Raise on keys nobody read (typos)."""
+        extra = sorted(set(self.data) - self.used)
+        if extra:
+            raise ConfigError(f"{self.key(extra[0])}: unknown key.")
+
+
+def _config_message(key: str, message: str) -> str:
+    # "The 'environment.means' parameter must be X. Got Y." -> "environment.means: expected X, got Y."
+    prefix = f"The '{key}' parameter must be "
+    if message.startswith(prefix):
+        body = message[len(prefix):].rstrip(".")
+        expected, _, got = body.partition(". Got ")
+        return f"{key}: expected {expected}, got {got}."
+    return f"{key}: {message}"

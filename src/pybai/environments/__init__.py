@@ -1,0 +1,7 @@
+"""Simulated environments (hidden truths)."""
+
+from pybai.environments.base import Environment
+from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.gaussian import GaussianEnvironment
+
+__all__ = ["Environment", "GaussianEnvironment", "BernoulliEnvironment"]

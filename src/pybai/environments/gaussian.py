@@ -1,0 +1,41 @@
+"""Gaussian arms with known standard deviation(s)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai._validation import check_array
+from pybai.environments.base import Environment
+from pybai.models.families import Gaussian
+
+__all__ = ["GaussianEnvironment"]
+
+
+class GaussianEnvironment(Environment):
+    """Arms with rewards N(means[a], sigma[a]^2).
+
+    Parameters
+    ----------
+    means : array-like of shape (K,)
+    sigma : float or array-like of shape (K,), default 1.0
+    """
+
+    kind = "gaussian"
+
+    def __init__(self, means, sigma=1.0):
+        self.means = check_array(means, "means", "GaussianEnvironment", ndim=1, min_size=2)
+        sig = check_array(sigma, "sigma", "GaussianEnvironment", low=0.0, strict_low=True)
+        if sig.ndim == 0:
+            sig = np.full(self.means.shape, float(sig))
+        check_array(sig, "sigma", "GaussianEnvironment", shape=self.means.shape)
+        self.sigma = sig
+
+    @property
+    def source_means(self):
+        return self.means
+
+    def family(self):
+        return Gaussian(self.sigma, n_sources=self.means.size)
+
+    def sample(self, sources, rng):
+        return self.means[sources] + self.sigma[sources] * rng.standard_normal(len(sources))

@@ -1,0 +1,45 @@
+"""Exceptions and warnings raised by pybai.
+
+Every error a user can cause inherits from :class:`PybaiError` and from the
+built-in exception users already catch (``ValueError`` for bad values, ...), so
+``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PybaiError",
+    "InvalidParameterError",
+    "ConfigError",
+    "SessionStateError",
+    "DegenerateInstanceError",
+    "PybaiWarning",
+]
+
+
+class PybaiError(Exception):
+    """Base class of every exception raised by pybai on purpose."""
+
+
+class InvalidParameterError(PybaiError, ValueError, TypeError):
+    """A parameter has a wrong type or value.
+
+    The message names the parameter and what was expected, e.g.
+    ``The 'delta' parameter of TrackAndStop must be a float in (0, 1). Got 1.5.``
+    """
+
+
+class ConfigError(InvalidParameterError):
+    """An experiment or session file is malformed; the message starts with the key."""
+
+
+class SessionStateError(PybaiError, RuntimeError):
+    """An ask/tell call that the current state does not allow (e.g. ``ask`` after stopping)."""
+
+
+class DegenerateInstanceError(InvalidParameterError):
+    """The instance has no unique answer (ties), so identification is impossible."""
+
+
+class PybaiWarning(UserWarning):
+    """Base class of pybai's warnings."""

@@ -1,0 +1,352 @@
+"""Numba kernels of BAICS: the inner problems of the alternative set, solved exactly.
+
+Best arm identification with fairness constraints on subpopulations (Wu, Zheng & Zhu).
+Arms ``k < K``, subpopulations ``l < L``; Gaussian cells N(mu[k, l], s2[k, l]); quality
+``q . mu[k]``; arm ``k`` is feasible iff ``mu[k, l] >= floors[l]`` for every constrained
+``l`` (``cmask[l]``).  ``d[k, l](x, y) = (x - y)^2 / (2 s2[k, l])`` is the Gaussian KL.
+
+For a weight (or count) matrix ``w >= 0`` and the answer ``a >= 0`` of ``mu``, the
+alternative set is the union of
+
+* the *feasibility* pieces ``{lambda[a, l] <= floors[l]}`` for constrained ``l``: value
+  ``w[a, l] d[a, l](mu[a, l], floors[l])`` (the paper's f_fea, floors shifted);
+* the *challenger* pieces ``{q . lambda[b] >= q . lambda[a], lambda[b, l] >= floors[l]
+  for constrained l}`` for ``b != a`` (the paper's f_opt; note the q-weighted quality).
+
+A challenger piece is the convex QP (only rows ``a`` and ``b`` move)
+
+    min  sum_l w[a,l] d(mu[a,l], x_l) + sum_l w[b,l] d(mu[b,l], y_l)
+    s.t. q . y >= q . x,   y_l >= f_l  (constrained l).
+
+KKT with multiplier nu >= 0 of the quality constraint gives
+``x_l = mu[a,l] - nu q_l s2[a,l] / w[a,l]`` and
+``y_l = max(f_l, mu[b,l] + nu q_l s2[b,l] / w[b,l])`` (the max only for constrained l),
+so ``q . y(nu) - q . x(nu)`` is piecewise linear and nondecreasing in nu, with one
+breakpoint ``nu_l = (f_l - mu[b,l]) w[b,l] / (q_l s2[b,l])`` per cell of ``b`` below its
+floor.  Walking the sorted breakpoints gives the exact nu*, the set S of cells still
+clamped at their floor, and the closed form
+
+    value = sum_{l in S} w[b,l] d(mu[b,l], f_l) + G_S^2 / (2 U_S),
+    G_S = q . mu[a] - sum_{l not in S} q_l mu[b,l] - sum_{l in S} q_l f_l     (> 0),
+    U_S = sum_l q_l^2 s2[a,l] / w[a,l] + sum_{l not in S} q_l^2 s2[b,l] / w[b,l],
+
+(value = the clamping cost alone when the gap after clamping is <= 0).  A zero weight
+in row ``a`` or in an unclamped cell of row ``b`` makes U infinite: the gap closes for
+free by moving that cell, which is the exact infimum (not attained).
+
+The closed form is smooth in w for a fixed S and C^1 across changes of S (Danskin):
+the gradient is the divergence vector of the minimiser, and for the cells in U (with
+``z_i = r_i / w_i^2``, ``r_i = q_l^2 s2_i``, ``nu = G/U``) the Hessian is
+``(nu^2 / U) z z^T - diag(nu^2 z_i / w_i)`` (negative semidefinite, ``H w = 0``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def check_inputs(mu, q, floors, cmask, s2, w):
+    """Shape and domain checks shared by the public entry points (raise ValueError)."""
+    K = mu.shape[0]
+    L = mu.shape[1]
+    if K < 1 or L < 1:
+        raise ValueError("means must be a non-empty (K, L) array")
+    if q.shape[0] != L or floors.shape[0] != L or cmask.shape[0] != L:
+        raise ValueError("weights, floors and constrained must have length L")
+    if s2.shape[0] != K or s2.shape[1] != L:
+        raise ValueError("sigma2 must have shape (K, L)")
+    if w.shape[0] != K or w.shape[1] != L:
+        raise ValueError("counts / weights must have shape (K, L)")
+    for l in range(L):
+        if not (q[l] > 0.0 and q[l] < math.inf):
+            raise ValueError("importance weights q must be positive and finite")
+        if not math.isfinite(floors[l]):
+            raise ValueError("floors must be finite")
+    for k in range(K):
+        for l in range(L):
+            if not math.isfinite(mu[k, l]):
+                raise ValueError("means must be finite")
+            if not (s2[k, l] > 0.0 and s2[k, l] < math.inf):
+                raise ValueError("sigma2 must be positive and finite")
+            if not (w[k, l] >= 0.0 and w[k, l] < math.inf):
+                raise ValueError("counts / weights must be non-negative and finite")
+
+
+@njit(cache=True)
+def answer_kernel(mu, q, floors, cmask):
+    """Feasible arm of largest quality (lowest index on ties), -1 if none is feasible."""
+    K = mu.shape[0]
+    L = mu.shape[1]
+    best = -1
+    best_val = -math.inf
+    for k in range(K):
+        feasible = True
+        for l in range(L):
+            if cmask[l] and mu[k, l] < floors[l]:
+                feasible = False
+                break
+        if feasible:
+            v = 0.0
+            for l in range(L):
+                v += q[l] * mu[k, l]
+            if best < 0 or v > best_val:
+                best = k
+                best_val = v
+    return best
+
+
+@njit(cache=True)
+def is_degenerate(mu, q, floors, cmask, a):
+    """True when inf over Alt is 0 for every w (T* infinite).
+
+    Happens iff a feasible answer ``a`` has a constrained mean exactly on its floor or
+    another feasible arm has exactly the same quality.  With no feasible arm every arm
+    strictly violates a floor, so that case is never degenerate.
+    """
+    if a < 0:
+        return False
+    K = mu.shape[0]
+    L = mu.shape[1]
+    for l in range(L):
+        if cmask[l] and mu[a, l] == floors[l]:
+            return True
+    qa = 0.0
+    for l in range(L):
+        qa += q[l] * mu[a, l]
+    for k in range(K):
+        if k == a:
+            continue
+        feasible = True
+        for l in range(L):
+            if cmask[l] and mu[k, l] < floors[l]:
+                feasible = False
+                break
+        if feasible:
+            v = 0.0
+            for l in range(L):
+                v += q[l] * mu[k, l]
+            if v == qa:
+                return True
+    return False
+
+
+@njit(cache=True)
+def challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, need, brk, state):
+    """Exact value of the challenger piece (b overtakes a), with derivatives.
+
+    ``w`` is (K, L).  ``need``: 0 value only; 1 also ``grad`` (2L: row a then row b, the
+    divergence vector of the minimiser, i.e. a supergradient); 2 also ``hess`` (2L, 2L).
+    ``brk`` (L floats) and ``state`` (L ints) are scratch.  With a zero weight that makes
+    the infimum unattained the returned gradient is only the clamping part (callers that
+    need a supergradient there perturb w).
+    """
+    L = mu.shape[1]
+    if need >= 1:
+        for i in range(2 * L):
+            grad[i] = 0.0
+    if need >= 2:
+        for i in range(2 * L):
+            for j in range(2 * L):
+                hess[i, j] = 0.0
+    gap = 0.0  # quality gap after raising the violated cells of b to their floors
+    U = 0.0
+    base = 0.0
+    free = False
+    nviol = 0
+    for l in range(L):
+        gap += q[l] * mu[a, l]
+        if w[a, l] > 0.0:
+            U += q[l] * q[l] * s2[a, l] / w[a, l]
+        else:
+            free = True
+    for l in range(L):
+        wb = w[b, l]
+        if cmask[l] and mu[b, l] < floors[l]:
+            dl = floors[l] - mu[b, l]
+            gap -= q[l] * floors[l]
+            c = dl * dl / (2.0 * s2[b, l])
+            base += wb * c
+            if need >= 1:
+                grad[L + l] = c
+            state[l] = 1
+            nviol += 1
+            if wb > 0.0:
+                brk[l] = dl * wb / (q[l] * s2[b, l])
+            else:
+                brk[l] = 0.0
+                free = True
+        else:
+            state[l] = 0
+            gap -= q[l] * mu[b, l]
+            if wb > 0.0:
+                U += q[l] * q[l] * s2[b, l] / wb
+            else:
+                free = True
+    if gap <= 0.0 or free:
+        return base
+    # walk the breakpoints in increasing order (at most L of them)
+    off = gap
+    for _ in range(nviol):
+        j = -1
+        for l in range(L):
+            if state[l] == 1 and (j < 0 or brk[l] < brk[j]):
+                j = l
+        if off / U <= brk[j]:
+            break
+        r = q[j] * q[j] * s2[b, j] / w[b, j]
+        U += r
+        off += q[j] * (floors[j] - mu[b, j])
+        dl = floors[j] - mu[b, j]
+        base -= w[b, j] * dl * dl / (2.0 * s2[b, j])
+        state[j] = 2
+    nu = off / U
+    val = base + 0.5 * off * nu
+    if need >= 1:
+        for l in range(L):
+            disp = nu * q[l] * s2[a, l] / w[a, l]
+            grad[l] = disp * disp / (2.0 * s2[a, l])
+            if state[l] != 1:
+                disp = nu * q[l] * s2[b, l] / w[b, l]
+                grad[L + l] = disp * disp / (2.0 * s2[b, l])
+    if need >= 2:
+        nu2 = nu * nu
+        for i in range(2 * L):
+            if i >= L and state[i - L] == 1:
+                continue
+            if i < L:
+                wi = w[a, i]
+                zi = q[i] * q[i] * s2[a, i] / (wi * wi)
+            else:
+                wi = w[b, i - L]
+                zi = q[i - L] * q[i - L] * s2[b, i - L] / (wi * wi)
+            for j in range(2 * L):
+                if j >= L and state[j - L] == 1:
+                    continue
+                if j < L:
+                    wj = w[a, j]
+                    zj = q[j] * q[j] * s2[a, j] / (wj * wj)
+                else:
+                    wj = w[b, j - L]
+                    zj = q[j - L] * q[j - L] * s2[b, j - L] / (wj * wj)
+                hess[i, j] = nu2 * zi * zj / U
+            hess[i, i] -= nu2 * zi / wi
+    return val
+
+
+@njit(cache=True)
+def no_feasible_value(mu, s2, floors, cmask, w):
+    """inf over Alt when no arm is feasible: cheapest way to make one arm feasible."""
+    K = mu.shape[0]
+    L = mu.shape[1]
+    best = math.inf
+    for k in range(K):
+        v = 0.0
+        for l in range(L):
+            if cmask[l] and mu[k, l] < floors[l]:
+                dl = floors[l] - mu[k, l]
+                v += w[k, l] * dl * dl / (2.0 * s2[k, l])
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def alt_value(mu, s2, q, floors, cmask, w, a):
+    """inf_{lambda in Alt(mu)} sum w d(mu, lambda) for the answer ``a`` of ``mu``."""
+    if a < 0:
+        return no_feasible_value(mu, s2, floors, cmask, w)
+    K = mu.shape[0]
+    L = mu.shape[1]
+    val = math.inf
+    for l in range(L):
+        if cmask[l]:
+            dl = mu[a, l] - floors[l]
+            v = w[a, l] * dl * dl / (2.0 * s2[a, l])
+            if v < val:
+                val = v
+    grad = np.empty(0)
+    hess = np.empty((0, 0))
+    brk = np.empty(L)
+    state = np.empty(L, dtype=np.int64)
+    for b in range(K):
+        if b == a:
+            continue
+        v = challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, 0, brk, state)
+        if v < val:
+            val = v
+    return val
+
+
+@njit(cache=True)
+def glr_kernel(counts, mu, q, floors, cmask, s2):
+    """GLR statistic of the empirical answer; validates its inputs."""
+    check_inputs(mu, q, floors, cmask, s2, counts)
+    a = answer_kernel(mu, q, floors, cmask)
+    return alt_value(mu, s2, q, floors, cmask, counts, a)
+
+
+@njit(cache=True)
+def alt_supergradient(mu, s2, q, floors, cmask, w, a, out):
+    """Value of inf over Alt at ``w`` and the divergence vector of a minimiser in ``out``.
+
+    ``out`` (K, L) receives d(mu, lambda*) for the minimising piece (first one on ties),
+    so that ``value == sum(out * w)``: a supergradient of the concave map w -> value.
+    """
+    K = mu.shape[0]
+    L = mu.shape[1]
+    for k in range(K):
+        for l in range(L):
+            out[k, l] = 0.0
+    if a < 0:
+        best = math.inf
+        kbest = 0
+        for k in range(K):
+            v = 0.0
+            for l in range(L):
+                if cmask[l] and mu[k, l] < floors[l]:
+                    dl = floors[l] - mu[k, l]
+                    v += w[k, l] * dl * dl / (2.0 * s2[k, l])
+            if v < best:
+                best = v
+                kbest = k
+        for l in range(L):
+            if cmask[l] and mu[kbest, l] < floors[l]:
+                dl = floors[l] - mu[kbest, l]
+                out[kbest, l] = dl * dl / (2.0 * s2[kbest, l])
+        return best
+    val = math.inf
+    kind = -1
+    which = -1
+    for l in range(L):
+        if cmask[l]:
+            dl = mu[a, l] - floors[l]
+            v = w[a, l] * dl * dl / (2.0 * s2[a, l])
+            if v < val:
+                val = v
+                kind = 0
+                which = l
+    grad = np.empty(2 * L)
+    hess = np.empty((0, 0))
+    brk = np.empty(L)
+    state = np.empty(L, dtype=np.int64)
+    for b in range(K):
+        if b == a:
+            continue
+        v = challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, 0, brk, state)
+        if v < val:
+            val = v
+            kind = 1
+            which = b
+    if kind == 0:
+        dl = mu[a, which] - floors[which]
+        out[a, which] = dl * dl / (2.0 * s2[a, which])
+    elif kind == 1:
+        challenger_piece(mu, s2, q, floors, cmask, a, which, w, grad, hess, 1, brk, state)
+        for l in range(L):
+            out[a, l] = grad[l]
+            out[which, l] = grad[L + l]
+    return val

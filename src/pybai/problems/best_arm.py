@@ -1,0 +1,59 @@
+"""Standard best-arm identification: find argmax_a mu_a."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai._validation import check_positive_int
+from pybai.models.families import Family
+from pybai.problems._best_arm_kernels import glr_best_arm, oracle_best_arm
+from pybai.problems.base import BatchSpec, Problem
+
+__all__ = ["BestArmProblem"]
+
+
+class BestArmProblem(Problem):
+    """Identify the arm with the largest mean.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms K >= 2.
+    family : Family
+        Reward family (:class:`~pybai.models.Gaussian` or :class:`~pybai.models.Bernoulli`).
+    regime : FixedConfidence or FixedBudget
+    batch : BatchSpec, optional
+
+    Examples
+    --------
+    >>> from pybai import BestArmProblem, Gaussian, FixedConfidence
+    >>> p = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1))
+    >>> t_star, w = p.oracle([1.0, 0.5, 0.0])
+    >>> round(t_star, 3), w.round(3).tolist()
+    (19.65, [0.445, 0.445, 0.11])
+    """
+
+    goal = "best-arm"
+
+    def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None):
+        super().__init__(family, regime, batch)
+        self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
+
+    @property
+    def n_sources(self) -> int:
+        return self.n_arms
+
+    def answer(self, means) -> int:
+        return int(np.argmax(means))
+
+    def glr(self, counts, means) -> float:
+        z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
+        return z
+
+    def oracle(self, means):
+        means = np.asarray(means, dtype=float)
+        return oracle_best_arm(self.family.code, means, self.family.variances)
+
+    def simple_regret(self, answer, means) -> float:
+        means = np.asarray(means, dtype=float)
+        return float(means.max() - means[int(answer)])

@@ -1,0 +1,36 @@
+"""Plain-text tables of result documents (terminal output of ``pybai run``)."""
+
+from __future__ import annotations
+
+__all__ = ["format_results"]
+
+_COLUMNS = [
+    ("strategy", "strategy", "{}"),
+    ("mean_samples", "mean samples", "{:.1f}"),
+    ("sd_samples", "sd", "{:.1f}"),
+    ("median_samples", "median", "{:.0f}"),
+    ("mean_batches", "mean batches", "{:.1f}"),
+    ("correct_rate", "correct", "{:.3f}"),
+    ("censored", "censored", "{}"),
+    ("mean_simple_regret", "regret", "{:.4f}"),
+    ("false_negative_rate", "FNR", "{:.3f}"),
+    ("wall_seconds", "seconds", "{:.2f}"),
+]
+
+
+def format_results(document: dict) -> str:
+    """Aligned table with one row per strategy; columns that are null everywhere are dropped."""
+    rows = document["results"]
+    cols = [c for c in _COLUMNS if any(r.get(c[0]) is not None for r in rows)]
+    table = [[title for _, title, _ in cols]]
+    for r in rows:
+        table.append(["-" if r.get(key) is None else fmt.format(r[key]) for key, _, fmt in cols])
+    widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
+    lines = []
+    for j, row in enumerate(table):
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(cells))
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {document.get('answer')}"
+    return head + "\n" + "\n".join(lines)

@@ -1,0 +1,62 @@
+"""One replication: a strategy against an environment, until it stops."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from pybai.environments.base import Environment
+from pybai.problems.base import Problem
+from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child
+from pybai.strategies.base import Strategy
+
+__all__ = ["Outcome", "run_replication"]
+
+
+@dataclass
+class Outcome:
+    """What one replication produced (everything a summary needs)."""
+
+    samples: int
+    batches: int
+    status: str
+    recommendation: object
+    correct: bool
+    simple_regret: float
+    false_negative: float | None
+    counts: np.ndarray
+    seconds: float
+
+
+def run_replication(
+    strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence
+) -> Outcome:
+    """Play ``strategy`` on ``environment`` for one replication seeded by ``seed``.
+
+    The loop is bounded: every ``tell`` adds at least one sample, and the strategy stops
+    at ``max_samples`` (fixed confidence, censored) or at the budget (fixed budget).
+    """
+    start = time.perf_counter()
+    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
+    noise = np.random.default_rng(child(seed, STREAM_NOISE))
+    strategy.start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    ask, tell, sample = strategy.ask, strategy.tell, truth.sample
+    while not strategy.stopped:
+        sources = ask()
+        tell(sources, sample(sources, noise))
+    res = strategy.result()
+    means = truth.source_means
+    rec = res.recommendation
+    return Outcome(
+        samples=res.samples,
+        batches=res.batches,
+        status=res.status,
+        recommendation=rec,
+        correct=problem.is_correct(rec, means),
+        simple_regret=problem.simple_regret(rec, means),
+        false_negative=problem.false_negative_rate(rec, means),
+        counts=res.counts,
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,47 @@
+"""Summaries of replications: the result document of the contract."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from pybai.problems.base import Problem
+from pybai.simulate.runner import Outcome
+
+__all__ = ["summarize"]
+
+
+def _num(x, digits=6):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) else round(x, digits)
+
+
+def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome]) -> dict:
+    """Contract summary of one strategy's replications.
+
+    ``wall_seconds`` is the total time spent in this strategy's replications, summed
+    over workers.  ``censored`` runs count in ``mean_samples`` at their cap.
+    """
+    samples = np.array([o.samples for o in outcomes], dtype=float)
+    fractions = np.array([o.counts / max(o.counts.sum(), 1.0) for o in outcomes])
+    regrets = np.array([o.simple_regret for o in outcomes], dtype=float)
+    fnr = [o.false_negative for o in outcomes]
+    batched = problem.batch is not None
+    return {
+        "strategy": label,
+        "replications": len(outcomes),
+        "mean_samples": _num(samples.mean(), 3),
+        "sd_samples": _num(samples.std(ddof=1) if len(samples) > 1 else 0.0, 3),
+        "median_samples": _num(np.median(samples), 1),
+        "mean_batches": _num(np.mean([o.batches for o in outcomes]), 3) if batched else None,
+        "censored": int(sum(o.status == "censored" for o in outcomes)),
+        "correct_rate": _num(np.mean([o.correct for o in outcomes])),
+        "mean_simple_regret": _num(np.nanmean(regrets)) if np.isfinite(regrets).any() else None,
+        "false_negative_rate": _num(np.mean(fnr)) if fnr and fnr[0] is not None else None,
+        "mean_allocation": np.round(fractions.mean(axis=0).reshape(problem.source_shape), 6).tolist(),
+        "wall_seconds": _num(sum(o.seconds for o in outcomes), 3),
+    }

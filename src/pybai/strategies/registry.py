@@ -1,0 +1,55 @@
+"""The registry of strategies by contract name (read by the CLI and the common checks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pybai._validation import fail
+from pybai.exceptions import InvalidParameterError
+
+__all__ = ["register", "get_strategy_class", "make_strategy", "registered_names"]
+
+_REGISTRY: dict[str, type] = {}
+
+
+def register(cls: type) -> type:
+    """Class decorator: register ``cls`` under its ``name`` attribute."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no contract name")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"strategy name {cls.name!r} registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registered_names() -> list[str]:
+    """Every registered contract name, sorted."""
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def get_strategy_class(name: str) -> type:
+    """The class registered under ``name``."""
+    _load_all()
+    if name not in _REGISTRY:
+        raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name)
+    return _REGISTRY[name]
+
+
+def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = "strategy"):
+    """Instantiate strategy ``name`` with keyword ``params``; unknown keys raise."""
+    cls = get_strategy_class(name)
+    params = dict(params or {})
+    allowed = cls._param_names()
+    for key in params:
+        if key not in allowed:
+            raise InvalidParameterError(
+                f"{where}.{key}: unknown parameter of strategy '{name}'; "
+                f"expected one of: {', '.join(allowed)}."
+            )
+    return cls(**params)
+
+
+def _load_all() -> None:
+    # Importing the package registers every strategy family.
+    import pybai.strategies  # noqa: F401
