@@ -73,8 +73,8 @@ class Table:
             lo = "(" if open_low else "["
             hi = ")" if open_high else "]"
             raise ConfigError(
-                f"{self.key(name)}: expected a number in {lo}{'-inf' if low is None else low}, "
-                f"{'inf' if high is None else high}{hi}, got {value}."
+                f"{self.key(name)}: expected a number in {lo}{'-inf' if low is None else format(low, 'g')}, "
+                f"{'inf' if high is None else format(high, 'g')}{hi}, got {value}."
             )
         return float(value)
 

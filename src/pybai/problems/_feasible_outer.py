@@ -12,7 +12,12 @@ Hessian (see ``_feasible_qp``), so the epigraph problem
 is solved by a primal log-barrier (interior-point) method: damped Newton steps on
 ``t + mub * (sum_j log(g_j - t) + sum_i log u_i)`` under the equality constraint, with
 mub divided by ``_SHRINK`` per stage until the duality-gap bound ``m * mub`` is below
-``tol * t`` (m = number of inequality constraints).  All loops are bounded.
+``tol * t`` (m = number of inequality constraints).  Each stage starts from a linear
+extrapolation of the last two centred points (the central path is ~ affine in mub) and
+the barrier-optimal t for that point.  All loops are bounded.
+
+Numba caching caveat: ``cache=True`` keys on this file only, so after editing
+``_feasible_qp`` delete the ``__pycache__/_feasible_outer*.nb*`` files (stale kernels).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ _SHRINK = 0.05
 _MAX_STAGES = 60
 _MAX_NEWTON = 60
 _MAX_BACKTRACK = 60
-_CENTERED = 1e-9  # squared Newton decrement (in units of mub) ending a centring stage
+_CENTERED = 1e-8  # squared Newton decrement (in units of mub) ending a centring stage
 
 
 @njit(cache=True)
@@ -146,8 +151,12 @@ def _barrier_value(vals, u, t, mub):
 
 
 @njit(cache=True)
-def solve_barrier(mu, s2, q, floors, cmask, a, arm_mode, u0, tol):
-    """Maximise min_j g_j(u) over the simplex; returns (u, value, newton_steps)."""
+def solve_barrier(mu, s2, q, floors, cmask, a, arm_mode, u0, tol, mub_scale):
+    """Maximise min_j g_j(u) over the simplex; returns (u, value, newton_steps).
+
+    ``u0`` must be strictly positive and sum to 1; the first barrier weight is
+    ``mub_scale * min_j g_j(u0) / m`` (use < 1 for a warm start close to the optimum).
+    """
     K = mu.shape[0]
     L = mu.shape[1]
     n = u0.shape[0]
@@ -177,9 +186,35 @@ def solve_barrier(mu, s2, q, floors, cmask, a, arm_mode, u0, tol):
         return u, F, 0
     m = J + n
     t = 0.5 * F
-    mub = F / m
+    mub = mub_scale * F / m
     steps = 0
+    u_prev = u.copy()
+    have_prev = False
     for _stage in range(_MAX_STAGES):
+        if have_prev:
+            # predictor: the central path is ~ affine in mub (zero cells ~ proportional to
+            # mub), so extrapolate the last two centred points (mub ratio _SHRINK)
+            fac = _SHRINK
+            for _try in range(4):
+                ok = True
+                for i in range(n):
+                    unew[i] = u[i] + fac * (u[i] - u_prev[i])
+                    if not (unew[i] > 0.0):
+                        ok = False
+                if ok:
+                    _pieces(mu, s2, q, floors, cmask, a, arm_mode, unew, W, vals_new, gidx, gcoef, gw, hw, 0, brk, state)
+                    if vals_new.min() > t:
+                        break
+                ok = False
+                fac *= 0.5
+            for i in range(n):
+                u_prev[i] = u[i]
+                if ok:
+                    u[i] = unew[i]
+        else:
+            for i in range(n):
+                u_prev[i] = u[i]
+        have_prev = True
         _pieces(mu, s2, q, floors, cmask, a, arm_mode, u, W, vals, gidx, gcoef, gw, hw, 0, brk, state)
         t = _best_t(vals, t, mub)
         for _it in range(_MAX_NEWTON):
@@ -260,7 +295,7 @@ def solve_barrier(mu, s2, q, floors, cmask, a, arm_mode, u0, tol):
                     _pieces(mu, s2, q, floors, cmask, a, arm_mode, unew, W, vals_new, gidx, gcoef, gw, hw, 0, brk, state)
                     psi1 = _barrier_value(vals_new, unew, tnew, mub)
                     if psi1 >= psi0 + 0.25 * step * slope:
-                        accepted = True
+                        accepted = psi1 > psi0 + 1e-15 * abs(psi0)  # else: round-off floor
                         break
                 step *= 0.5
             if not accepted:

@@ -58,7 +58,6 @@ import numpy as np
 from pybai.problems._feasible_outer import solve_barrier
 from pybai.problems._feasible_qp import (
     alt_supergradient,
-    alt_value,
     answer_kernel,
     check_inputs,
     glr_kernel,
@@ -75,6 +74,8 @@ __all__ = [
 ]
 
 _SAMPLING = ("pair", "arm")
+_WARM_MIX = 0.01
+_WARM_MUB = 0.01
 
 
 def _vec(x, L, name):
@@ -230,14 +231,16 @@ def feasible_oracle(means, weights, constrained, floors=0.0, sigma2=1.0, samplin
         return math.inf, uniform
     n = K if arm_mode else K * L
     u0 = np.full(n, 1.0 / n)
+    mub_scale = 1.0
     if warm_start is not None:
         ws = np.asarray(warm_start, dtype=np.float64)
         if arm_mode and ws.shape == (K, L):
             ws = ws.sum(axis=1)
         ws = ws.ravel()
         if ws.shape == (n,) and np.all(np.isfinite(ws)) and np.all(ws >= 0) and ws.sum() > 0:
-            u0 = 0.5 * ws / ws.sum() + 0.5 * u0
-    u, val, _ = solve_barrier(mu, s2, q, f, c, a, arm_mode, u0, float(tol))
+            u0 = (1.0 - _WARM_MIX) * ws / ws.sum() + _WARM_MIX * u0
+            mub_scale = _WARM_MUB
+    u, val, _ = solve_barrier(mu, s2, q, f, c, a, arm_mode, u0, float(tol), mub_scale)
     if not (val > 0):
         return math.inf, uniform
     w = np.outer(u, q) if arm_mode else u.reshape(K, L).copy()

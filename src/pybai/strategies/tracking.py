@@ -14,35 +14,32 @@ __all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step"]
 def project_capped_simplex(w, eps):
     """Euclidean projection of ``w`` (on the simplex) onto {v : v >= eps, sum v = 1}.
 
-    The solution is v_a = max(w_a - eta, eps) with eta found by water-filling; it moves
-    each coordinate by at most (K - 1) eps, which is what the C-tracking analysis of
-    Garivier & Kaufmann (2016, Lemma 7) needs of its "L-infinity projection".
+    The solution is v_a = max(w_a - eta, eps), with eta found exactly by sorting
+    (water-filling).  It moves each coordinate by at most (K - 1) eps, which is what the
+    C-tracking analysis of Garivier & Kaufmann (2016, Lemma 7) needs of its projection.
     """
     k = w.shape[0]
     out = np.empty(k)
     if eps <= 0.0:
         out[:] = w
         return out
-    # eta solves sum_a max(w_a - eta, eps) = 1; the left side is non-increasing in eta.
-    lo, hi = -1.0, 1.0
-    for _ in range(100):
-        eta = 0.5 * (lo + hi)
-        s = 0.0
-        for a in range(k):
-            s += max(w[a] - eta, eps)
-        if s > 1.0:
-            lo = eta
-        else:
-            hi = eta
-        if hi - lo < 1e-15:
+    order = np.argsort(-w)
+    # the j largest coordinates stay above eps: eta = (sum_{top j} w + (K - j) eps - 1) / j
+    top = 0.0
+    eta = 0.0
+    for j in range(1, k + 1):
+        top += w[order[j - 1]]
+        cand = (top + (k - j) * eps - 1.0) / j
+        nxt = w[order[j]] - cand if j < k else -math.inf
+        if w[order[j - 1]] - cand > eps and nxt <= eps:
+            eta = cand
             break
-    eta = 0.5 * (lo + hi)
-    s = 0.0
+    else:
+        for a in range(k):
+            out[a] = 1.0 / k
+        return out
     for a in range(k):
         out[a] = max(w[a] - eta, eps)
-        s += out[a]
-    for a in range(k):
-        out[a] /= s
     return out
 
 

@@ -1,0 +1,50 @@
+import json
+
+import numpy as np
+
+from pybai import parse_experiment, run_experiment
+from pybai.simulate.seeding import child, replication_seeds
+
+DOC = {
+    "name": "repro",
+    "replications": 24,
+    "seed": 5,
+    "problem": {"goal": "best-arm", "delta": 0.1},
+    "environment": {"kind": "bernoulli", "means": [0.7, 0.5, 0.3]},
+    "strategy": [{"name": "tas"}, {"name": "top-two", "selection": "random"}, {"name": "uniform"}],
+}
+
+
+def strip(document):
+    document = json.loads(json.dumps(document))
+    document.pop("elapsed_seconds")
+    for r in document["results"]:
+        r.pop("wall_seconds")
+    return document
+
+
+def test_one_or_two_jobs_give_identical_results():
+    one = run_experiment(parse_experiment(json.loads(json.dumps(DOC))), jobs=1)
+    two = run_experiment(parse_experiment(json.loads(json.dumps(DOC))), jobs=2)
+    assert strip(one) == strip(two)
+    assert set(one["results"][0]) >= {
+        "strategy", "replications", "mean_samples", "sd_samples", "median_samples", "mean_batches",
+        "censored", "correct_rate", "mean_simple_regret", "false_negative_rate", "mean_allocation",
+        "wall_seconds",
+    }
+
+
+def test_seed_changes_results():
+    a = run_experiment(parse_experiment(json.loads(json.dumps(DOC))))
+    other = json.loads(json.dumps(DOC))
+    other["seed"] = 6
+    b = run_experiment(parse_experiment(other))
+    assert a["results"][0]["mean_samples"] != b["results"][0]["mean_samples"]
+
+
+def test_child_does_not_mutate():
+    seq = replication_seeds(1, 3)[2]
+    a = np.random.default_rng(child(seq, 1)).random()
+    b = np.random.default_rng(child(seq, 1)).random()
+    assert a == b
+    assert np.random.default_rng(child(seq, 0)).random() != a
