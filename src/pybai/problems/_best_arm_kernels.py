@@ -67,7 +67,11 @@ def _g(code, x, m1, v1, ma, va):
 
 @njit(cache=True)
 def _x_of_y(code, y, m1, v1, ma, va, x0):
-    """Solve g_a(x) = y for x, starting left of the root at x0 (g_a(x0) <= y)."""
+    """Solve g_a(x) = y for x by Newton's method from x0 >= 0.
+
+    g_a is concave increasing, so after at most one step (clamped at 0, where g_a = 0 <= y)
+    the iterates approach the root monotonically from the left.
+    """
     if code == GAUSSIAN:
         d2 = (m1 - ma) * (m1 - ma)
         return 2.0 * y * va / (d2 - 2.0 * y * v1)
@@ -77,34 +81,68 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
         slope = kl(code, ma, m, va)
         if slope <= 0.0:
             break
-        step = (y - g) / slope
-        if step <= 1e-15 * max(x, 1e-300):
+        nx = x + (y - g) / slope
+        if nx < 0.0:
+            nx = 0.0
+        if abs(nx - x) <= 1e-12 * max(nx, 1e-300):  # quadratic convergence: next error ~1e-24
+            x = nx
             break
-        x += step
+        x = nx
     return x
 
 
 @njit(cache=True)
+def _dkl_dm(code, p, m, var):
+    """Derivative of d(p, m) with respect to its second argument."""
+    if code == GAUSSIAN:
+        return (m - p) / var
+    m = min(max(m, 1e-15), 1.0 - 1e-15)
+    return (m - p) / (m * (1.0 - m))
+
+
+@njit(cache=True)
+def _dm_dx(code, x, m1, v1, ma, va):
+    """Derivative of the pooled mean m_a(x) with respect to x."""
+    if code == GAUSSIAN:
+        s = 1.0 / v1 + x / va
+        return (ma - m1) / (v1 * va * s * s)
+    return (ma - m1) / ((1.0 + x) * (1.0 + x))
+
+
+@njit(cache=True)
 def _ratio_sum(code, y, means, var, best, xs):
-    """F_mu(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a); updates xs in place."""
+    """h(y) = F_mu(y) - 1 and h'(y), with F_mu(y) = sum_a d(mu_1, m_a) / d(mu_a, m_a).
+
+    Updates xs (the roots x_a(y)) in place.  h'(y) = sum_a r_a'(x_a) / g_a'(x_a) with
+    r_a = d(mu_1, m_a) / d(mu_a, m_a) and g_a'(x) = d(mu_a, m_a(x)).
+    """
     total = 0.0
+    slope = 0.0
+    m1, v1 = means[best], var[best]
     for a in range(means.shape[0]):
         if a == best:
             continue
-        x = _x_of_y(code, y, means[best], var[best], means[a], var[a], xs[a])
+        ma, va = means[a], var[a]
+        x = _x_of_y(code, y, m1, v1, ma, va, xs[a])
         xs[a] = x
-        m = pooled_mean(code, 1.0, means[best], var[best], x, means[a], var[a])
-        den = kl(code, means[a], m, var[a])
+        m = pooled_mean(code, 1.0, m1, v1, x, ma, va)
+        num = kl(code, m1, m, v1)
+        den = kl(code, ma, m, va)
         if den <= 0.0:
-            return math.inf
-        total += kl(code, means[best], m, var[best]) / den
-    return total
+            return math.inf, math.inf
+        total += num / den
+        dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+        slope += dr_dm * _dm_dx(code, x, m1, v1, ma, va) / den
+    return total - 1.0, slope
 
 
 @njit(cache=True)
 def oracle_best_arm(code, means, var):
     """Characteristic time T*(mu) and optimal weights w*(mu) (Garivier & Kaufmann 2016, Thm 5).
 
+    Solves F_mu(y) = 1 on (0, y_max), y_max = d(mu_1, mu_2), by Newton's method safeguarded
+    by a bracket (bisection when a step leaves it), then
+    w_1 = 1 / (1 + sum_a x_a(y)), w_a = x_a(y) w_1 and T*(mu) = (1 + sum_a x_a(y)) / y.
     Returns ``(T_star, w)``; ``(inf, uniform)`` when the best mean is not unique.
     """
     k = means.shape[0]
@@ -112,7 +150,6 @@ def oracle_best_arm(code, means, var):
     best, unique = best_index(means)
     if not unique or k < 2:
         return math.inf, w
-    # y lives in (0, y_max), y_max = min_a d(mu_1, mu_a) (the second best arm).
     y_max = math.inf
     for a in range(k):
         if a != best:
@@ -121,42 +158,21 @@ def oracle_best_arm(code, means, var):
                 y_max = d
     if not (y_max > 0.0) or not math.isfinite(y_max):
         return math.inf, w
-    xs_lo = np.zeros(k)  # x_a at the lower end of the bracket (left of every later root)
-    xs = np.zeros(k)
-    lo, f_lo = 0.0, -1.0  # h(y) = F(y) - 1
-    hi, f_hi = y_max, math.inf
+    xs = np.zeros(k)  # roots x_a(y) of the last evaluation: warm starts for the next one
+    lo, hi = 0.0, y_max
     y = 0.5 * y_max
-    side = 0
     for _ in range(_MAX_OUTER):
-        xs[:] = xs_lo
-        h = _ratio_sum(code, y, means, var, best, xs) - 1.0
-        if abs(h) <= 1e-14:
+        h, dh = _ratio_sum(code, y, means, var, best, xs)
+        if h <= 0.0:
             lo = y
-            xs_lo[:] = xs
-            break
-        if h < 0.0:
-            lo, f_lo = y, h
-            xs_lo[:] = xs
-            if side == -1:
-                f_hi *= 0.5
-            side = -1
         else:
-            hi, f_hi = y, h
-            if side == 1:
-                f_lo *= 0.5
-            side = 1
-        if hi - lo <= 1e-15 * hi:
+            hi = y
+        if abs(h) <= 1e-13 or hi - lo <= 1e-15 * hi:
             break
-        if math.isfinite(f_hi):
-            y = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)  # Illinois false position
-            if not (lo < y < hi):
-                y = 0.5 * (lo + hi)
-        else:
-            y = 0.5 * (lo + hi)
-    y = lo
-    xs[:] = xs_lo
-    # recompute x at the final y from the left for full accuracy
-    _ratio_sum(code, y, means, var, best, xs)
+        nxt = y - h / dh if (dh > 0.0 and math.isfinite(h)) else -1.0
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        y = nxt
     xs[best] = 1.0
     total = 0.0
     for a in range(k):
