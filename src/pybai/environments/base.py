@@ -43,6 +43,14 @@ class Environment(ABC):
     def sample(self, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Rewards for ``sources`` (int array), drawn with ``rng``."""
 
+    def respond(self, requests: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Answer ``requests``: the sources observed and their rewards.
+
+        By default a request is a source; environments whose requests are coarser
+        (an arm whose subpopulation arrives at random) override this.
+        """
+        return requests, self.sample(requests, rng)
+
     def structure(self) -> dict:
         """Keyword arguments of the problem constructor that a learner may know."""
         return {"n_arms": self.n_sources, "family": self.family()}

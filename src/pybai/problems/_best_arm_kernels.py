@@ -138,11 +138,21 @@ def _ratio_sum(code, y, means, var, best, xs):
 
 @njit(cache=True)
 def oracle_best_arm(code, means, var):
+    """Characteristic time T*(mu) and optimal weights w*(mu); see :func:`oracle_best_arm_warm`."""
+    hint = np.zeros(means.shape[0] + 1)
+    return oracle_best_arm_warm(code, means, var, hint)
+
+
+@njit(cache=True)
+def oracle_best_arm_warm(code, means, var, hint):
     """Characteristic time T*(mu) and optimal weights w*(mu) (Garivier & Kaufmann 2016, Thm 5).
 
     Solves F_mu(y) = 1 on (0, y_max), y_max = d(mu_1, mu_2), by Newton's method safeguarded
     by a bracket (bisection when a step leaves it), then
     w_1 = 1 / (1 + sum_a x_a(y)), w_a = x_a(y) w_1 and T*(mu) = (1 + sum_a x_a(y)) / y.
+    ``hint`` (length K + 1) carries y and the roots x_a of a previous call (for nearby
+    means, e.g. the next step of Track-and-Stop) and is updated in place; zeros mean
+    "no hint".  The result does not depend on the hint beyond the solver's tolerance.
     Returns ``(T_star, w)``; ``(inf, uniform)`` when the best mean is not unique.
     """
     k = means.shape[0]
@@ -158,9 +168,9 @@ def oracle_best_arm(code, means, var):
                 y_max = d
     if not (y_max > 0.0) or not math.isfinite(y_max):
         return math.inf, w
-    xs = np.zeros(k)  # roots x_a(y) of the last evaluation: warm starts for the next one
+    xs = hint[1:]  # roots x_a(y) of the last evaluation: warm starts for the next one
     lo, hi = 0.0, y_max
-    y = 0.5 * y_max
+    y = hint[0] if 0.0 < hint[0] < y_max else 0.5 * y_max
     for _ in range(_MAX_OUTER):
         h, dh = _ratio_sum(code, y, means, var, best, xs)
         if h <= 0.0:
@@ -173,10 +183,11 @@ def oracle_best_arm(code, means, var):
         if not (lo < nxt < hi):
             nxt = 0.5 * (lo + hi)
         y = nxt
-    xs[best] = 1.0
-    total = 0.0
+    hint[0] = y
+    total = 1.0
     for a in range(k):
-        total += xs[a]
+        if a != best:
+            total += xs[a]
     for a in range(k):
-        w[a] = xs[a] / total
+        w[a] = (1.0 if a == best else xs[a]) / total
     return total / y, w

@@ -113,6 +113,24 @@ class Problem(ABC):
         return (self.n_sources,)
 
     @property
+    def n_requests(self) -> int:
+        """Number of distinct requests a learner can make.
+
+        Usually a request is a source.  When the learner only chooses part of a source
+        (the arm, while the subpopulation arrives at random), requests are coarser than
+        sources and the environment answers with the source it actually observed.
+        """
+        return self.n_sources
+
+    def request_counts(self, counts: np.ndarray) -> np.ndarray:
+        """Samples per request, from samples per source (identity when requests are sources)."""
+        return counts
+
+    def request_weights(self, weights: np.ndarray) -> np.ndarray:
+        """Target proportions per request, from proportions per source."""
+        return weights
+
+    @property
     def delta(self) -> float | None:
         return self.regime.delta if isinstance(self.regime, FixedConfidence) else None
 
@@ -136,8 +154,15 @@ class Problem(ABC):
         """GLR statistic of the empirical answer (inf over the alternative of sum N d)."""
 
     @abstractmethod
-    def oracle(self, means: np.ndarray) -> tuple[float, np.ndarray]:
-        """Characteristic time T*(mu) and optimal weights w*(mu) (summing to 1)."""
+    def oracle(self, means: np.ndarray, hint: Any = None) -> tuple[float, np.ndarray]:
+        """Characteristic time T*(mu) and optimal weights w*(mu) (summing to 1).
+
+        ``hint`` is an optional warm-start state from :meth:`oracle_hint`, updated in place.
+        """
+
+    def oracle_hint(self) -> Any:
+        """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""
+        return None
 
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         return bool(np.all(np.asarray(answer) == np.asarray(self.answer(means))))

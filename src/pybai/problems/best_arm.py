@@ -6,7 +6,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int
 from pybai.models.families import Family
-from pybai.problems._best_arm_kernels import glr_best_arm, oracle_best_arm
+from pybai.problems._best_arm_kernels import glr_best_arm, oracle_best_arm, oracle_best_arm_warm
 from pybai.problems.base import BatchSpec, Problem
 
 __all__ = ["BestArmProblem"]
@@ -50,9 +50,20 @@ class BestArmProblem(Problem):
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
         return z
 
-    def oracle(self, means):
+    def oracle(self, means, hint: np.ndarray | None = None):
+        """T*(mu) and w*(mu) (Garivier & Kaufmann 2016, Theorem 5), exact to ~1e-12.
+
+        ``hint``: optional float array of length K + 1, updated in place, that warm-starts
+        the solver from a previous call on nearby means (what Track-and-Stop does).
+        """
         means = np.asarray(means, dtype=float)
-        return oracle_best_arm(self.family.code, means, self.family.variances)
+        if hint is None:
+            return oracle_best_arm(self.family.code, means, self.family.variances)
+        return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
+
+    def oracle_hint(self) -> np.ndarray:
+        """A fresh warm-start buffer for :meth:`oracle`."""
+        return np.zeros(self.n_arms + 1)
 
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)

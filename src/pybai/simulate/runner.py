@@ -42,10 +42,9 @@ def run_replication(
     truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
     strategy.start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
-    ask, tell, sample = strategy.ask, strategy.tell, truth.sample
+    ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:
-        sources = ask()
-        tell(sources, sample(sources, noise))
+        tell(*respond(ask(), noise))
     res = strategy.result()
     means = truth.source_means
     rec = res.recommendation

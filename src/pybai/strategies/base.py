@@ -158,7 +158,12 @@ class Strategy:
         return self.status_ != "running"
 
     def ask(self) -> np.ndarray:
-        """Sources to sample next (int array); the same array until :meth:`tell`."""
+        """Requests to sample next (int array); the same array until :meth:`tell`.
+
+        A request is a source index, except for problems whose requests are coarser than
+        their sources (``problem.n_requests < problem.n_sources``): then the environment
+        answers each request with the source it observed, and :meth:`tell` takes those.
+        """
         if self.status_ != "running":
             self._require_started()
             raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more asks.")
@@ -170,8 +175,8 @@ class Strategy:
         return self._pending
 
     def _next_initial(self) -> int:
-        """The least-sampled source while some source has fewer than ``n_init`` samples."""
-        return int(np.argmin(self.counts_))
+        """The least-sampled request while some request has fewer than ``n_init`` samples."""
+        return int(np.argmin(self.problem_.request_counts(self.counts_)))
 
     def tell(self, sources, rewards) -> None:
         """Record the rewards observed for ``sources`` and apply the stopping rule.
@@ -216,7 +221,7 @@ class Strategy:
         self.batches_ += 1
         self._pending = None
         if not self._ready:
-            self._ready = bool(self.counts_.min() >= self.n_init)
+            self._ready = bool(self.problem_.request_counts(self.counts_).min() >= self.n_init)
         self._observe(src, rew)
         if self._ready and self._should_stop():
             self.status_ = "stopped"

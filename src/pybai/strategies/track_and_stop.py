@@ -47,10 +47,17 @@ class TrackAndStop(Strategy):
         check_choice(self.tracking, ("C", "D"), "tracking", type(self).__name__)
 
     def _initialize(self):
-        self.cumulative_ = np.zeros(self.problem_.n_sources)
+        self.cumulative_ = np.zeros(self.problem_.n_requests)
+        self._hint = self.problem_.oracle_hint()
+
+    def _target_weights(self) -> np.ndarray:
+        """Hook: the proportions to track, per request (default: the problem's oracle)."""
+        _, w = self.problem_.oracle(self.means_, self._hint)
+        return self.problem_.request_weights(w)
 
     def _select(self):
-        _, w = self.problem_.oracle(self.means_)
+        w = self._target_weights()
+        counts = self.problem_.request_counts(self.counts_)
         if self.tracking == "C":
-            return c_tracking_step(self.cumulative_, self.counts_, w, float(self.t_))
-        return d_tracking_step(self.counts_, w, float(self.t_))
+            return c_tracking_step(self.cumulative_, counts, w, float(self.t_))
+        return d_tracking_step(counts, w, float(self.t_))

@@ -12,7 +12,7 @@ __all__ = ["Uniform"]
 
 @register
 class Uniform(Strategy):
-    """Sample the least-sampled source (lowest index on ties): a round robin.
+    """Sample the least-sampled request (lowest index on ties): a round robin.
 
     The baseline of every fixed-confidence comparison: same GLR stopping rule and
     threshold as the adaptive strategies, no adaptivity in the sampling.
@@ -27,4 +27,4 @@ class Uniform(Strategy):
     goals = ("best-arm",)
 
     def _select(self):
-        return int(np.argmin(self.counts_))
+        return int(np.argmin(self.problem_.request_counts(self.counts_)))
