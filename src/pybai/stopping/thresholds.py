@@ -52,6 +52,7 @@ __all__ = [
     "h",
     "h_inv",
     "h_tilde",
+    "h_tilde_min",
     "c_exp",
     "g_gauss",
     "c_gauss",
@@ -129,22 +130,24 @@ def h_inv(x: float) -> float:
 
 
 def h_tilde(x: float, z: float = 1.5) -> float:
-    r"""The function :math:`\tilde h_z` of Kaufmann & Koolen (2021).
+    r"""The function :math:`\tilde h_z` of Kaufmann & Koolen (2021), conservative reading.
 
     .. math::
 
         \tilde h_z(x) = \begin{cases}
-            e^{1/h^{-1}(x)}\, h^{-1}(x) & \text{if } h^{-1}(x) \ge 1/\ln z,
-                \text{ i.e. } x \ge h(1/\ln z), \\
+            e^{1/h^{-1}(x)}\, h^{-1}(x) & \text{if } x \ge h^{-1}(1/\ln z), \\
             z\,(x - \ln\ln z) & \text{otherwise,}
         \end{cases}
 
-    for :math:`z \in (1, e]` and :math:`x \ge 1`.  It equals
-    :math:`\min_{y \in (1, z]} y\,(x - \ln\ln y)`: the first branch is the
-    unconstrained minimiser :math:`y = e^{1/h^{-1}(x)}`, the second the
-    boundary :math:`y = z`.  With this cut the function is continuous and
-    increasing (see ``docs/thresholds.md`` for why the cut is written
-    :math:`x \ge h(1/\ln z)`).
+    for :math:`z \in (1, e]` and :math:`x \ge 1`.  The first branch is the unconstrained
+    minimiser :math:`y = e^{1/h^{-1}(x)}` of :math:`y\,(x - \ln\ln y)`, the second the
+    boundary :math:`y = z`.  The cut as written here (the form found in a public
+    implementation) is the *conservative* one: on :math:`[h(1/\ln z), h^{-1}(1/\ln z))`
+    it returns the boundary value, which is larger than :math:`\min_{y \in (1, z]}` (the
+    continuous reading, :func:`h_tilde_min`); just past the cut it keeps that value until the
+    first branch catches up, so that the function is non-decreasing.  A threshold built on the larger value is
+    delta-correct under either reading of the paper, which we could not consult here;
+    see ``docs/thresholds.md``.
 
     Parameters
     ----------
@@ -159,6 +162,22 @@ def h_tilde(x: float, z: float = 1.5) -> float:
     """
     if not 1.0 < z <= math.e:
         raise fail("z", "h_tilde", "a float in (1, e]", z)
+    cut = h_inv(1.0 / math.log(z))
+    boundary = z * (min(x, cut) - math.log(math.log(z)))
+    if x >= cut:
+        u = h_inv(x)
+        # max(.) keeps the function non-decreasing past the cut (a plateau instead of a drop)
+        return max(math.exp(1.0 / u) * u, boundary)
+    return boundary
+
+
+def h_tilde_min(x: float, z: float = 1.5) -> float:
+    r""":math:`\min_{y \in (1, z]} y\,(x - \ln\ln y)`: the continuous reading of :math:`\tilde h_z`.
+
+    Never larger than :func:`h_tilde`; equal to it outside :math:`[h(1/\ln z), h^{-1}(1/\ln z))`.
+    """
+    if not 1.0 < z <= math.e:
+        raise fail("z", "h_tilde_min", "a float in (1, e]", z)
     u = h_inv(x)
     if u >= 1.0 / math.log(z):
         return math.exp(1.0 / u) * u

@@ -1,0 +1,323 @@
+"""Best arm identification with fairness constraints on subpopulations (BAICS).
+
+The learner faces K arms x L subpopulations.  A *source* is a cell (arm k, subpopulation l),
+flattened row-major: ``source = k * L + l``, ``source_shape = (K, L)``.  The quality of arm
+k is ``mu_k = sum_l q_l mu[k, l]`` (q normalised to sum 1) and arm k is *feasible* iff
+``mu[k, l] >= floor_l`` for every constrained subpopulation l.  The answer is the feasible
+arm of largest quality, or ``-1`` when no arm is feasible (the paper's k* = 0).
+
+The exact math (answer, GLR statistic, oracle, subgradient step) lives in
+:mod:`pybai.problems.feasible_oracle`; this module wraps it in the
+:class:`~pybai.problems.base.Problem` API.
+
+Reference: Y. Wu, Z. Zheng, T. Zhu, "Best Arm Identification with Fairness Constraints on
+Subpopulations" (sections 2-4).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pybai._validation import check_array, check_choice, check_positive_int, fail
+from pybai.models._kl import GAUSSIAN
+from pybai.models.families import Family
+from pybai.problems._best_arm_kernels import oracle_best_arm_warm
+from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel
+from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.feasible_oracle import feasible_oracle, project_simplex
+
+__all__ = ["FeasibleArmProblem", "BERNOULLI_VARIANCE"]
+
+#: Variance proxy used for Bernoulli cells: rewards in [0, 1] are 1/2-sub-Gaussian (Hoeffding).
+BERNOULLI_VARIANCE = 0.25
+
+_SAMPLING = ("pair", "arm")
+
+
+class FeasibleArmProblem(Problem):
+    """Identify the best feasible arm (goal ``"best-feasible-arm"``).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms K >= 1 (K >= 2 unless some subpopulation is constrained).
+    n_subpopulations : int
+        Number of subpopulations L >= 1.
+    weights : array-like of shape (L,)
+        Importance q of each subpopulation, all > 0 (only q / sum(q) is used).
+    constrained : sequence of int or None
+        0-based indices of the constrained subpopulations (no repeats); ``None``: all.
+        An empty list means no constraint (plain best-arm identification on qualities).
+    floors : float or array-like
+        A number (the same floor for every constrained subpopulation) or one floor per
+        constrained subpopulation, in the order of ``constrained``.
+    family : Family
+        :class:`~pybai.models.Gaussian` with ``n_sources = K * L`` (known sd per cell), or
+        :class:`~pybai.models.Bernoulli` (see *Bernoulli rewards* below).
+    regime : FixedConfidence or FixedBudget
+    batch : BatchSpec, optional
+    sampling : {"pair", "arm"}, default "pair"
+        ``"pair"``: the learner picks the cell, requests are sources.  ``"arm"``: the learner
+        picks the arm and the subpopulation arrives with probability q; requests are arms
+        (``n_requests = K``) and the oracle is restricted to ``w[k, l] = v_k q_l``.
+
+    Notes
+    -----
+    **Instances outside the paper's set S.**  When the answer is a feasible arm with a
+    constrained mean exactly on its floor, or another feasible arm has exactly the same
+    quality, no finite number of samples certifies the answer: :meth:`oracle` returns
+    ``(inf, uniform weights)`` at once, :meth:`glr` returns 0 (a GLR strategy then never
+    stops by itself and is censored at ``max_samples``), and :meth:`answer` returns the
+    lowest-index arm among the tied ones (a mean on its floor counts as feasible).
+    Nothing iterates without a bound.
+
+    **Bernoulli rewards** (conversion rates) are handled by a Gaussian approximation with a
+    known variance per cell.  With ``family = Bernoulli(...)`` every cell gets the variance
+    proxy 1/4: a reward in [0, 1] is 1/2-sub-Gaussian (Hoeffding's lemma), so the Gaussian
+    deviation inequalities behind the GLR test keep holding and the ``delta-correct``
+    threshold stays valid (the threshold then uses the exponential-family calibration,
+    more conservative still).  It over-estimates the variance p(1 - p) of rates far from 1/2,
+    so it is conservative; a user who knows the rates roughly (say near p0) may instead pass
+    ``Gaussian(sqrt(p0 (1 - p0)))``: tighter, but only an approximation (not proven).  A
+    plug-in p_hat(1 - p_hat) is *not* used: it would make the variances random and data
+    dependent, which breaks the known-variance GLR and its threshold.
+
+    **Threshold constants** (:attr:`n_alternatives`, :attr:`n_terms`): see their docstrings.
+
+    Examples
+    --------
+    >>> from pybai import FixedConfidence, Gaussian
+    >>> from pybai.problems.feasible_arm import FeasibleArmProblem
+    >>> mu = [[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]]
+    >>> p = FeasibleArmProblem(3, 3, [0.2, 0.3, 0.5], None, 0.0, Gaussian(1.0, n_sources=9),
+    ...                        FixedConfidence(0.1))
+    >>> p.answer(mu), round(p.oracle(mu)[0], 1)
+    (0, 190.9)
+    """
+
+    goal = "best-feasible-arm"
+
+    def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floors=0.0,
+                 family: Family | None = None, regime=None, batch: BatchSpec | None = None,
+                 sampling: str = "pair"):
+        super().__init__(family, regime, batch)
+        owner = type(self).__name__
+        K = check_positive_int(n_arms, "n_arms", owner)
+        L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
+        self.n_arms, self.n_subpopulations = K, L
+        self.sampling = check_choice(sampling, _SAMPLING, "sampling", owner)
+        q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
+        self.weights = q / q.sum()
+        self.constrained = _check_constrained(constrained, L, owner)
+        self.cmask = np.zeros(L, dtype=np.bool_)
+        self.cmask[list(self.constrained)] = True
+        self.floors = _check_floors(floors, self.constrained, L, owner)
+        if K == 1 and not self.constrained:
+            raise fail("n_arms", owner, "an int >= 2 when no subpopulation is constrained", K)
+        if family is None or getattr(family, "name", None) not in ("gaussian", "bernoulli"):
+            raise fail("family", owner, "a Gaussian or Bernoulli family", family)
+        if len(family.variances) != K * L:
+            raise fail("family", owner, f"a family over n_arms * n_subpopulations = {K * L} sources",
+                       f"{len(family.variances)} sources")
+        var = family.variances if family.name == "gaussian" else np.full(K * L, BERNOULLI_VARIANCE)
+        self.variances = np.asarray(var, dtype=float).reshape(K, L).copy()
+        # per-arm variance of the stratified quality estimate when cells get q-proportional samples
+        self._quality_var = self.variances @ self.weights
+
+    # --- structure -------------------------------------------------------
+    @property
+    def n_sources(self) -> int:
+        return self.n_arms * self.n_subpopulations
+
+    @property
+    def source_shape(self) -> tuple[int, int]:
+        return (self.n_arms, self.n_subpopulations)
+
+    @property
+    def n_requests(self) -> int:
+        return self.n_arms if self.sampling == "arm" else self.n_sources
+
+    def request_counts(self, counts):
+        if self.sampling == "arm":
+            return np.asarray(counts, dtype=float).reshape(self.source_shape).sum(axis=1)
+        return counts
+
+    def request_weights(self, weights):
+        if self.sampling == "arm":
+            return np.asarray(weights, dtype=float).reshape(self.source_shape).sum(axis=1)
+        return weights
+
+    @property
+    def n_alternatives(self) -> int:
+        """Pieces of the union bound behind the ``delta-correct`` threshold: K |M| + K.
+
+        Let a* be the true answer and a_hat != a* the empirical one.  The truth mu lies in
+        Alt(mu_hat) and in one of these pieces, each defined by the cells S it constrains
+        (replacing mu_hat by mu on S alone already changes the answer, so the GLR is at most
+        sum_{S} N d(mu_hat, mu), the quantity the deviation inequality controls):
+
+        * a_hat violates the floor of one constrained cell (a_hat, l): |S| = 1, at most K |M|
+          such cells (|M| = number of constrained subpopulations);
+        * a_hat is feasible, a* >= 0 is feasible and better: S = rows a_hat and a*,
+          |S| = 2L, K - 1 pieces (one per a_hat);
+        * a_hat = -1 while a* >= 0 is feasible: S = constrained cells of a*, |S| <= |M|,
+          one piece.
+
+        So K |M| + K pieces is a (conservative) count for any truth.
+        """
+        return self.n_arms * len(self.constrained) + self.n_arms
+
+    @property
+    def n_terms(self) -> int:
+        """Cells per piece for the ``delta-correct`` threshold: 2L (the largest piece).
+
+        The pieces have 1, 2L or |M| <= L cells (see :attr:`n_alternatives`); the threshold
+        n C(ln(m/delta)/n) + 2n ln(4 + ln(t/n)) increases with n, so the largest size, 2L,
+        is valid for every piece (conservative for the single-cell feasibility pieces).
+        This is the order L ln ln t + ln(K/delta) of the paper's section 4.2.
+        """
+        return 2 * self.n_subpopulations
+
+    # --- the math of the goal -------------------------------------------
+    def _matrix(self, means, name="means") -> np.ndarray:
+        mu = np.asarray(means, dtype=float)
+        if mu.size != self.n_sources:
+            raise fail(name, type(self).__name__, f"{self.n_sources} values (K x L = "
+                       f"{self.n_arms} x {self.n_subpopulations})", f"shape {mu.shape}")
+        return mu.reshape(self.source_shape)
+
+    def qualities(self, means) -> np.ndarray:
+        """Quality ``q . mu[k]`` of every arm (q normalised)."""
+        return self._matrix(means) @ self.weights
+
+    def feasible(self, means) -> np.ndarray:
+        """Boolean array: arm k is feasible under ``means`` (a mean on its floor is feasible)."""
+        mu = self._matrix(means)
+        return np.all((mu >= self.floors[None, :]) | ~self.cmask[None, :], axis=1)
+
+    def answer(self, means) -> int:
+        """The feasible arm of largest quality (lowest index on exact ties), -1 if none."""
+        return int(answer_kernel(self._matrix(means), self.weights, self.floors, self.cmask))
+
+    def glr(self, counts, means) -> float:
+        """GLR statistic of the empirical answer (the paper's Z(t), Eq. (10)), exact."""
+        n = np.asarray(counts, dtype=float).reshape(self.source_shape)
+        return float(glr_kernel(n, self._matrix(means), self.weights, self.floors, self.cmask,
+                                self.variances))
+
+    def oracle(self, means, hint: dict | None = None):
+        """T*(mu) and w*(mu) flattened over sources (Theorem 3.2, solved exactly).
+
+        In the ``"arm"`` sampling model the weights are ``v_k q_l`` (the best arm
+        allocation when subpopulations arrive with probability q).  ``hint`` (from
+        :meth:`oracle_hint`) carries the last weights and warm-starts the interior-point
+        solver; it is updated in place.  Degenerate instances return ``(inf, uniform)``.
+        """
+        mu = self._matrix(means)
+        warm = None
+        if hint is not None and hint["w"].sum() > 0:
+            warm = hint["w"].reshape(self.source_shape)
+        t_star, w = feasible_oracle(mu, self.weights, self.cmask, self.floors, self.variances,
+                                    sampling=self.sampling, warm_start=warm)
+        if hint is not None and math.isfinite(t_star) and t_star > 0:
+            hint["w"][:] = w.ravel()
+        return float(t_star), w.ravel()
+
+    def oracle_hint(self) -> dict:
+        """Warm-start state: ``{"w": last oracle weights, "blind": constraint-blind state}``."""
+        return {"w": np.zeros(self.n_sources), "blind": np.zeros(self.n_arms + 1)}
+
+    def constraint_blind_weights(self, means, hint: dict | None = None) -> np.ndarray:
+        """Track-and-Stop weights that ignore the constraints, flattened over sources.
+
+        The Gaussian best-arm oracle (Garivier & Kaufmann 2016) on the qualities
+        mu_k = q . mu[k], with the variance of the stratified quality estimate when arm k's
+        samples are spread over subpopulations in proportion to q,
+        sigma_k^2 = sum_l q_l sigma^2[k, l]; the arm weights v are then spread as
+        ``w[k, l] = v_k q_l``.  This is the paper's T-a-S baseline (section 5).
+        """
+        qual = self.qualities(means)
+        state = hint["blind"] if hint is not None else np.zeros(self.n_arms + 1)
+        _, v = oracle_best_arm_warm(GAUSSIAN, qual, self._quality_var, state)
+        return np.outer(v, self.weights).ravel()
+
+    def subgradient_step(self, w, means, step: float = 1.0) -> np.ndarray:
+        """One projected supergradient ascent step on F_mu (the paper's section 4.1).
+
+        ``w`` (flattened over sources) -> ``P(w + step c)``, ``c`` the divergence vector of a
+        minimiser of the alternative in the paper's scaling (its F has no 1/2), so
+        ``step = 1`` is the paper's choice.  In the ``"arm"`` model the step is taken on the
+        arm weights v (gradient ``sum_l q_l c[k, l]``) and the result is ``v_k q_l``.
+        """
+        mu = self._matrix(means)
+        K, L = self.source_shape
+        w = np.asarray(w, dtype=float).reshape(K, L)
+        weff = np.where(w > 0, w, 1e-12)
+        out = np.zeros((K, L))
+        a = int(answer_kernel(mu, self.weights, self.floors, self.cmask))
+        alt_supergradient(mu, self.variances, self.weights, self.floors, self.cmask, weff, a, out)
+        if self.sampling == "arm":
+            v = project_simplex(w.sum(axis=1) + step * 2.0 * (out @ self.weights))
+            return np.outer(v, self.weights).ravel()
+        return project_simplex(w + step * 2.0 * out).ravel()
+
+    def simple_regret(self, answer, means) -> float:
+        """Quality of the true best feasible arm minus quality of ``answer``.
+
+        Defined when ``answer`` is a truly feasible arm (>= 0, because the true best is
+        then feasible too) and 0 when both are ``-1``.  When ``answer`` is ``-1`` while a
+        feasible arm exists, or an arm that violates a constraint, there is no quality
+        comparison to make (the error is a constraint failure, counted by the correct rate):
+        the regret is NaN, which the summaries skip (``mean_simple_regret`` then averages
+        over the runs whose recommendation is feasible).
+        """
+        mu = self._matrix(means)
+        truth = self.answer(mu)
+        answer = int(answer)
+        if answer == truth:
+            return 0.0
+        if answer < 0 or not self.feasible(mu)[answer]:
+            return float("nan")
+        qual = mu @ self.weights
+        return float(qual[truth] - qual[answer])
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out.update(
+            n_arms=self.n_arms,
+            n_subpopulations=self.n_subpopulations,
+            weights=self.weights.tolist(),
+            constrained=list(self.constrained),
+            floors=[float(self.floors[l]) for l in self.constrained],
+            sampling=self.sampling,
+        )
+        return out
+
+
+def _check_constrained(constrained, L, owner) -> tuple[int, ...]:
+    if constrained is None:
+        return tuple(range(L))
+    values = np.asarray(constrained)
+    if values.ndim != 1 or (values.size and values.dtype.kind not in "iu"):
+        raise fail("constrained", owner, f"a list of subpopulation indices in [0, {L - 1}]", constrained)
+    out = tuple(int(v) for v in values)
+    if any(not 0 <= v < L for v in out):
+        raise fail("constrained", owner, f"a list of subpopulation indices in [0, {L - 1}]", list(out))
+    if len(set(out)) != len(out):
+        raise fail("constrained", owner, "a list of distinct subpopulation indices", list(out))
+    return out
+
+
+def _check_floors(floors, constrained, L, owner) -> np.ndarray:
+    f = check_array(floors, "floors", owner, min_size=0 if not constrained else 1)
+    full = np.zeros(L)
+    if f.ndim == 0:
+        full[list(constrained)] = float(f)
+        return full
+    if f.shape != (len(constrained),):
+        raise fail("floors", owner, f"a number or a list of {len(constrained)} numbers "
+                   "(one per constrained subpopulation)", f"shape {f.shape}")
+    full[list(constrained)] = f
+    return full
