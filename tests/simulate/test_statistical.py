@@ -2,7 +2,6 @@
 
 import math
 
-import numpy as np
 import pytest
 
 from pybai import parse_experiment, run_experiment

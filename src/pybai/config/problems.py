@@ -6,12 +6,14 @@ from pybai.config.keys import Table
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+from pybai.problems.feasible_arm import FeasibleArmProblem
 
 __all__ = ["GOALS", "build_problem", "read_regime"]
 
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem},
+    "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
 }
 
 DEFAULT_MAX_SAMPLES = 1_000_000

@@ -26,7 +26,7 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError, SessionStateError
-from pybai.problems.base import FixedBudget, FixedConfidence, Problem
+from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import make_threshold
 

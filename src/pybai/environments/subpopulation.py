@@ -1,0 +1,114 @@
+"""Gaussian arms x subpopulations: the hidden truth of the BAICS problem."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai._validation import check_array, check_choice, fail
+from pybai.environments.base import Environment
+from pybai.models.families import Gaussian
+from pybai.problems.feasible_arm import _check_constrained, _check_floors
+
+__all__ = ["SubpopulationGaussianEnvironment"]
+
+
+class SubpopulationGaussianEnvironment(Environment):
+    """K arms x L subpopulations with rewards N(means[k, l], sigma[k, l]^2).
+
+    Sources are the cells (k, l), flattened row-major: ``source = k * L + l``.
+
+    Parameters
+    ----------
+    means : array-like of shape (K, L)
+        Mean reward of each arm in each subpopulation (the hidden truth).
+    weights : array-like of shape (L,)
+        Importance q of each subpopulation (> 0); also the arrival probabilities
+        (normalised) in the ``"arm"`` sampling model.
+    constrained : sequence of int, optional
+        0-based indices of the constrained subpopulations (default: all).
+    floor : float or array-like, default 0.0
+        One floor for every constrained subpopulation, or one per constrained subpopulation
+        (in the order of ``constrained``).
+    sigma : float or array-like of shape (K, L), default 1.0
+        Known noise standard deviation(s).
+    sampling : {"pair", "arm"}, default "pair"
+        ``"pair"``: a request is a cell.  ``"arm"``: a request is an arm, and
+        :meth:`respond` draws the subpopulation l ~ q of each request.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> env = SubpopulationGaussianEnvironment([[0.0, 1.0], [1.0, -1.0]], [0.5, 0.5], sampling="arm")
+    >>> sources, rewards = env.respond(np.array([1, 1, 1]), np.random.default_rng(0))
+    >>> bool(np.all(sources // 2 == 1))
+    True
+    """
+
+    kind = "subpopulation-gaussian"
+
+    def __init__(self, means, weights, constrained=None, floor=0.0, sigma=1.0, sampling="pair"):
+        owner = type(self).__name__
+        self.means = check_array(means, "means", owner, ndim=2)
+        K, L = self.means.shape
+        q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
+        self.weights = q / q.sum()
+        self.constrained = _check_constrained(constrained, L, owner)
+        self.floors = _check_floors(floor, self.constrained, L, owner)
+        sig = check_array(sigma, "sigma", owner, low=0.0, strict_low=True)
+        if sig.ndim == 0:
+            sig = np.full((K, L), float(sig))
+        if sig.shape != (K, L):
+            raise fail("sigma", owner, f"a number or an array of shape ({K}, {L})", f"shape {sig.shape}")
+        self.sigma = sig
+        self.sampling = check_choice(sampling, ("pair", "arm"), "sampling", owner)
+        if K == 1 and not self.constrained:
+            raise fail("means", owner, "at least 2 arms (rows) when no subpopulation is constrained", K)
+        self._flat_means = self.means.ravel()
+        self._flat_sigma = self.sigma.ravel()
+        self._cum_q = np.cumsum(self.weights)
+        self._cum_q[-1] = 1.0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.means.shape
+
+    @property
+    def source_means(self) -> np.ndarray:
+        return self._flat_means
+
+    def family(self) -> Gaussian:
+        return Gaussian(self._flat_sigma, n_sources=self._flat_means.size)
+
+    def sample(self, sources, rng):
+        sources = np.asarray(sources)
+        return self._flat_means[sources] + self._flat_sigma[sources] * rng.standard_normal(sources.shape[0])
+
+    def draw_subpopulations(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` independent subpopulations drawn with probabilities q."""
+        return np.searchsorted(self._cum_q, rng.random(n), side="right")
+
+    def respond(self, requests, rng):
+        """Answer ``requests``: cells (``"pair"``) or arms whose subpopulation arrives at random.
+
+        In the ``"arm"`` model each request k is answered from cell (k, l) with l ~ q
+        (drawn first, then the rewards, both with ``rng``); the observed cells are returned.
+        """
+        requests = np.asarray(requests)
+        if self.sampling == "pair":
+            return requests, self.sample(requests, rng)
+        L = self.means.shape[1]
+        sources = requests * L + self.draw_subpopulations(requests.shape[0], rng)
+        return sources, self.sample(sources, rng)
+
+    def structure(self) -> dict:
+        """The :class:`~pybai.problems.feasible_arm.FeasibleArmProblem` keyword arguments."""
+        K, L = self.means.shape
+        return {
+            "n_arms": K,
+            "n_subpopulations": L,
+            "weights": self.weights.copy(),
+            "constrained": list(self.constrained),
+            "floors": np.array([self.floors[l] for l in self.constrained]),
+            "family": self.family(),
+            "sampling": self.sampling,
+        }
