@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, parse_experiment
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
+from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
     ConfigError,
     DegenerateInstanceError,
@@ -33,6 +34,7 @@ from pybai.exceptions import (
 )
 from pybai.models import Bernoulli, Family, Gaussian
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+from pybai.problems import FeasibleArmProblem
 from pybai.result import RunResult
 from pybai.simulate import run_experiment, run_replication
 from pybai.stopping.thresholds import make_threshold
@@ -42,6 +44,9 @@ from pybai.strategies import (
     TopTwo,
     TrackAndStop,
     Uniform,
+)
+from pybai.strategies import (
+    ConstrainedTrackAndStop,
     get_strategy_class,
     make_strategy,
     registered_names,
@@ -52,6 +57,7 @@ __all__ = [
     # problems and models
     "Problem",
     "BestArmProblem",
+    "FeasibleArmProblem",
     "FixedConfidence",
     "FixedBudget",
     "BatchSpec",
@@ -62,10 +68,12 @@ __all__ = [
     "Environment",
     "GaussianEnvironment",
     "BernoulliEnvironment",
+    "SubpopulationGaussianEnvironment",
     # strategies
     "Strategy",
     "Uniform",
     "TrackAndStop",
+    "ConstrainedTrackAndStop",
     "LUCB",
     "TopTwo",
     "get_strategy_class",

@@ -27,7 +27,7 @@ def experiment(means, family, delta, strategies, replications, seed=11, sigma=1.
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "means,family",
-    [([0.5, 0.45, 0.3], "bernoulli"), ([0.2, 0.0, -0.1, -0.3], "gaussian")],
+    [([0.6, 0.5, 0.35], "bernoulli"), ([0.2, 0.0, -0.1, -0.3], "gaussian")],
 )
 def test_error_rate_below_delta(means, family):
     delta, reps = 0.1, 500

@@ -3,5 +3,6 @@
 from pybai.environments.base import Environment
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
+from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
-__all__ = ["Environment", "GaussianEnvironment", "BernoulliEnvironment"]
+__all__ = ["Environment", "GaussianEnvironment", "BernoulliEnvironment", "SubpopulationGaussianEnvironment"]

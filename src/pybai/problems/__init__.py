@@ -2,6 +2,7 @@
 
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, bernoulli_kl_scalar
 from pybai.problems.best_arm import BestArmProblem
+from pybai.problems.feasible_arm import FeasibleArmProblem
 
 __all__ = [
     "Problem",
@@ -9,5 +10,6 @@ __all__ = [
     "FixedBudget",
     "BatchSpec",
     "BestArmProblem",
+    "FeasibleArmProblem",
     "bernoulli_kl_scalar",
 ]

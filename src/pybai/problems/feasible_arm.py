@@ -219,8 +219,15 @@ class FeasibleArmProblem(Problem):
         warm = None
         if hint is not None and hint["w"].sum() > 0:
             warm = hint["w"].reshape(self.source_shape)
-        t_star, w = feasible_oracle(mu, self.weights, self.cmask, self.floors, self.variances,
-                                    sampling=self.sampling, warm_start=warm)
+        args = (mu, self.weights, self.cmask, self.floors, self.variances)
+        try:
+            t_star, w = feasible_oracle(*args, sampling=self.sampling, warm_start=warm)
+        except np.linalg.LinAlgError:
+            if warm is None:
+                raise
+            # a warm start close to the boundary of the simplex can make the interior-point
+            # Newton system singular; the cold start from uniform weights does not
+            t_star, w = feasible_oracle(*args, sampling=self.sampling)
         if hint is not None and math.isfinite(t_star) and t_star > 0:
             hint["w"][:] = w.ravel()
         return float(t_star), w.ravel()

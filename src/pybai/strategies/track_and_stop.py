@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_choice
+from pybai.strategies._subpopulation import SUBPOPULATION_MODES, arm_level
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import c_tracking_step, d_tracking_step
@@ -24,11 +25,21 @@ class TrackAndStop(Strategy):
     * ``tracking="D"``: direct tracking with forced exploration of sources with
       N_a < sqrt(t) - K/2 (GK16, Eq. (13)); the variant of GK16's Table 2.
 
+    On goal ``"best-feasible-arm"`` this is the paper's constraint-blind T-a-S baseline
+    (Wu, Zheng & Zhu, section 5): it tracks
+    :meth:`~pybai.problems.feasible_arm.FeasibleArmProblem.constraint_blind_weights`
+    (the best-arm oracle on the arm qualities, spread over subpopulations in proportion to
+    q) and stops with the same constraint-aware GLR rule as ``tas-cs``.
+
     Parameters
     ----------
     tracking : {"C", "D"}, default "C"
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
+    subpopulation : {"random", "tracked"}, default "random"
+        Best-feasible-arm in the ``"pair"`` sampling model only: ``"random"`` (the paper's)
+        tracks the arm weights, then draws the subpopulation l ~ q with the strategy's rng;
+        ``"tracked"`` tracks the weights of every cell.  Ignored otherwise.
 
     References
     ----------
@@ -36,27 +47,48 @@ class TrackAndStop(Strategy):
     """
 
     name = "tas"
-    goals = ("best-arm",)
+    goals = ("best-arm", "best-feasible-arm")
 
-    def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,
+                 subpopulation: str = "random"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.tracking = tracking
+        self.subpopulation = subpopulation
 
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.tracking, ("C", "D"), "tracking", type(self).__name__)
+        check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", type(self).__name__)
 
     def _initialize(self):
-        self.cumulative_ = np.zeros(self.problem_.n_requests)
+        self._arms = arm_level(self.problem_, self.subpopulation)
+        if self._arms is not None and not self._arms.random:
+            self._arms = None  # "tracked": track every cell
+        n = self.problem_.n_requests if self._arms is None else self._arms.n_arms
+        self.cumulative_ = np.zeros(n)
         self._hint = self.problem_.oracle_hint()
 
     def _target_weights(self) -> np.ndarray:
-        """Hook: the proportions to track, per request (default: the problem's oracle)."""
-        _, w = self.problem_.oracle(self.means_, self._hint)
+        """Hook: the proportions to track, per request (default: the problem's oracle).
+
+        On best-feasible-arm: the constraint-blind weights (the paper's T-a-S baseline).
+        """
+        if self.problem_.goal == "best-feasible-arm":
+            w = self.problem_.constraint_blind_weights(self.means_, self._hint)
+        else:
+            _, w = self.problem_.oracle(self.means_, self._hint)
         return self.problem_.request_weights(w)
 
     def _select(self):
         w = self._target_weights()
+        if self._arms is not None:  # track the arms, the subpopulation arrives at random
+            w = self._arms.arm_weights(w)
+            counts = self._arms.arm_counts(self.counts_)
+            if self.tracking == "C":
+                arm = c_tracking_step(self.cumulative_, counts, w, float(self.t_))
+            else:
+                arm = d_tracking_step(counts, w, float(self.t_))
+            return self._arms.random_cell(arm, self.rng_)
         counts = self.problem_.request_counts(self.counts_)
         if self.tracking == "C":
             return c_tracking_step(self.cumulative_, counts, w, float(self.t_))
