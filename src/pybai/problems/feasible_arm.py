@@ -182,6 +182,8 @@ class FeasibleArmProblem(Problem):
 
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:
+        if type(means) is np.ndarray and means.dtype == np.float64 and means.size == self.n_sources:
+            return means.reshape(self.source_shape)  # fast path (every step of a strategy)
         mu = np.asarray(means, dtype=float)
         if mu.size != self.n_sources:
             raise fail(name, type(self).__name__, f"{self.n_sources} values (K x L = "
@@ -203,9 +205,8 @@ class FeasibleArmProblem(Problem):
 
     def glr(self, counts, means) -> float:
         """GLR statistic of the empirical answer (the paper's Z(t), Eq. (10)), exact."""
-        n = np.asarray(counts, dtype=float).reshape(self.source_shape)
-        return float(glr_kernel(n, self._matrix(means), self.weights, self.floors, self.cmask,
-                                self.variances))
+        return float(glr_kernel(self._matrix(counts, "counts"), self._matrix(means), self.weights,
+                                self.floors, self.cmask, self.variances))
 
     def oracle(self, means, hint: dict | None = None):
         """T*(mu) and w*(mu) flattened over sources (Theorem 3.2, solved exactly).
@@ -248,7 +249,7 @@ class FeasibleArmProblem(Problem):
         qual = self.qualities(means)
         state = hint["blind"] if hint is not None else np.zeros(self.n_arms + 1)
         _, v = oracle_best_arm_warm(GAUSSIAN, qual, self._quality_var, state)
-        return np.outer(v, self.weights).ravel()
+        return (v[:, None] * self.weights).ravel()
 
     def subgradient_step(self, w, means, step: float = 1.0) -> np.ndarray:
         """One projected supergradient ascent step on F_mu (the paper's section 4.1).
