@@ -40,6 +40,7 @@ from pybai.simulate import run_experiment, run_replication
 from pybai.stopping.thresholds import make_threshold
 from pybai.strategies import (
     LUCB,
+    GameSampling,
     Strategy,
     TopTwo,
     TrackAndStop,
@@ -75,6 +76,7 @@ __all__ = [
     "TrackAndStop",
     "ConstrainedTrackAndStop",
     "LUCB",
+    "GameSampling",
     "TopTwo",
     "get_strategy_class",
     "make_strategy",

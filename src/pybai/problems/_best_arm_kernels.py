@@ -191,3 +191,33 @@ def oracle_best_arm_warm(code, means, var, hint):
     for a in range(k):
         w[a] = (1.0 if a == best else xs[a]) / total
     return total / y, w
+
+
+@njit(cache=True)
+def alt_gradient_best_arm(code, w, means, var, out):
+    """Best response of nature at allocation ``w`` and its divergences.
+
+    Returns inf_{lambda in Alt(mu)} sum_a w_a d(mu_a, lambda_a) (0 when the best mean is tied)
+    and fills ``out`` with d(mu_a, lambda*_a) for the minimising alternative lambda*
+    (the closest pair b* merged at the pooled mean): a supergradient of the concave map
+    w -> value, with value == sum(w * out).
+    """
+    k = means.shape[0]
+    for a in range(k):
+        out[a] = 0.0
+    best, unique = best_index(means)
+    if not unique:
+        return 0.0
+    val = math.inf
+    chal = -1
+    for b in range(k):
+        if b == best:
+            continue
+        c = pair_cost(code, max(w[best], 1e-300), means[best], var[best], max(w[b], 1e-300), means[b], var[b])
+        if c < val:
+            val = c
+            chal = b
+    m = pooled_mean(code, max(w[best], 1e-300), means[best], var[best], max(w[chal], 1e-300), means[chal], var[chal])
+    out[best] = kl(code, means[best], m, var[best])
+    out[chal] = kl(code, means[chal], m, var[chal])
+    return val

@@ -130,6 +130,14 @@ class Problem(ABC):
         """Target proportions per request, from proportions per source."""
         return weights
 
+    def expand_request_weights(self, weights: np.ndarray) -> np.ndarray:
+        """Proportions per source induced by proportions per request (inverse of the above)."""
+        return weights
+
+    def request_gains(self, gains: np.ndarray) -> np.ndarray:
+        """Gain of one more request, from per-sample gains per source (expected over sources)."""
+        return gains
+
     @property
     def delta(self) -> float | None:
         return self.regime.delta if isinstance(self.regime, FixedConfidence) else None
@@ -159,6 +167,15 @@ class Problem(ABC):
 
         ``hint`` is an optional warm-start state from :meth:`oracle_hint`, updated in place.
         """
+
+    def alt_gradient(self, means: np.ndarray, w: np.ndarray, out: np.ndarray | None = None):
+        """Nature's best response to allocation ``w``: ``(value, divergences per source)``.
+
+        value = inf over the alternative of sum_s w_s d(mu_s, lambda_s); the divergences
+        d(mu_s, lambda*_s) of a minimiser form a supergradient of w -> value.  Needed by
+        game-based sampling rules; problems that do not provide it raise.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not provide alt_gradient")
 
     def oracle_hint(self) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""

@@ -6,7 +6,12 @@ import numpy as np
 
 from pybai._validation import check_positive_int
 from pybai.models.families import Family
-from pybai.problems._best_arm_kernels import glr_best_arm, oracle_best_arm, oracle_best_arm_warm
+from pybai.problems._best_arm_kernels import (
+    alt_gradient_best_arm,
+    glr_best_arm,
+    oracle_best_arm,
+    oracle_best_arm_warm,
+)
 from pybai.problems.base import BatchSpec, Problem
 
 __all__ = ["BestArmProblem"]
@@ -60,6 +65,17 @@ class BestArmProblem(Problem):
         if hint is None:
             return oracle_best_arm(self.family.code, means, self.family.variances)
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
+
+    def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        """Nature's best response at allocation ``w``: its value and divergences per source.
+
+        Returns ``(value, g)`` with value = inf over the alternative of sum_a w_a d(mu_a, lambda_a)
+        and g_a = d(mu_a, lambda*_a) for the minimiser (a supergradient in ``w``).
+        """
+        out = np.empty(self.n_arms) if out is None else out
+        value = alt_gradient_best_arm(self.family.code, np.asarray(w, float), np.asarray(means, float),
+                                      self.family.variances, out)
+        return value, out
 
     def oracle_hint(self) -> np.ndarray:
         """A fresh warm-start buffer for :meth:`oracle`."""

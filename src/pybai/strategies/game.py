@@ -1,0 +1,122 @@
+"""Pure exploration as a game: AdaHedge against nature's best response (Degenne, Koolen & Menard 2019)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from pybai._validation import check_choice
+from pybai.strategies.base import Strategy
+from pybai.strategies.registry import register
+from pybai.strategies.tracking import c_tracking_step
+
+__all__ = ["GameSampling", "adahedge_weights", "adahedge_update"]
+
+
+@njit(cache=True)
+def adahedge_weights(cum_loss, mix_gap, out):
+    """AdaHedge weights (de Rooij et al. 2014): w ~ exp(-eta L), eta = ln K / Delta."""
+    k = cum_loss.shape[0]
+    low = cum_loss.min()
+    if mix_gap <= 0.0:  # eta = inf: uniform on the leaders
+        n = 0
+        for i in range(k):
+            out[i] = 1.0 if cum_loss[i] == low else 0.0
+            n += out[i] > 0.0
+        for i in range(k):
+            out[i] /= n
+        return
+    eta = math.log(k) / mix_gap
+    total = 0.0
+    for i in range(k):
+        out[i] = math.exp(-eta * (cum_loss[i] - low))
+        total += out[i]
+    for i in range(k):
+        out[i] /= total
+
+
+@njit(cache=True)
+def adahedge_update(cum_loss, mix_gap, w, loss):
+    """Add ``loss`` to the cumulative losses; return the new cumulative mixability gap."""
+    k = cum_loss.shape[0]
+    h = 0.0
+    for i in range(k):
+        h += w[i] * loss[i]
+    if mix_gap <= 0.0:
+        m = math.inf
+        for i in range(k):
+            if w[i] > 0.0 and loss[i] < m:
+                m = loss[i]
+    else:
+        eta = math.log(k) / mix_gap
+        low = loss.min()
+        s = 0.0
+        for i in range(k):
+            s += w[i] * math.exp(-eta * (loss[i] - low))
+        m = low - math.log(s) / eta
+    for i in range(k):
+        cum_loss[i] += loss[i]
+    return mix_gap + max(h - m, 0.0)
+
+
+@register
+class GameSampling(Strategy):
+    """Sampling by solving the lower-bound game max_w inf_lambda sum_s w_s d(mu_s, lambda_s).
+
+    The sampler runs AdaHedge over the requests; at each step nature best-responds with the
+    closest alternative lambda* to the empirical means under the sampler's weights (the
+    problem's :meth:`~pybai.problems.base.Problem.alt_gradient`), the sampler gains
+    d(mu_hat_s, lambda*_s) per source (made optimistic by
+    (sqrt(d) + sqrt(ln(t) / N_s))^2, the confidence-interval bonus of
+    Degenne, Koolen & Menard 2019 in its Gaussian form, with ``optimism="ucb"``), and the cumulative weights are
+    C-tracked.  No oracle is solved: one best response per step, so it is much cheaper
+    than Track-and-Stop where the oracle is an optimisation (subpopulation constraints).
+
+    Parameters
+    ----------
+    optimism : {"none", "ucb"}, default "none"
+        ``"ucb"`` is the analysed variant (optimistic gains); it explores much more in
+        practice (bai-gaussian-5: about 2,260 samples against 1,640 without, 50 runs), so
+        the default relies on the forced exploration of C-tracking instead.
+    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    n_init : int, default 1
+
+    References
+    ----------
+    R. Degenne, W. M. Koolen, P. Menard. Non-asymptotic pure exploration by solving games.
+    NeurIPS 2019.  S. de Rooij, T. van Erven, P. Grunwald, W. M. Koolen. Follow the leader if
+    you can, hedge if you must. JMLR 2014.
+    """
+
+    name = "game"
+    goals = ("best-arm", "best-feasible-arm")
+
+    def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1):
+        super().__init__(threshold=threshold, n_init=n_init)
+        self.optimism = optimism
+
+    def _check_params(self, problem):
+        super()._check_params(problem)
+        check_choice(self.optimism, ("ucb", "none"), "optimism", type(self).__name__)
+
+    def _initialize(self):
+        n = self.problem_.n_requests
+        self.cum_loss_ = np.zeros(n)
+        self.mix_gap_ = 0.0
+        self.cumulative_ = np.zeros(n)
+        self._w = np.empty(n)
+        self._grad = np.empty(self.problem_.n_sources)
+
+    def _select(self):
+        problem = self.problem_
+        adahedge_weights(self.cum_loss_, self.mix_gap_, self._w)
+        _, g = problem.alt_gradient(self.means_, problem.expand_request_weights(self._w), self._grad)
+        if self.optimism == "ucb":
+            bonus = math.log(max(self.t_, 2)) / np.maximum(self.counts_, 1.0)
+            g = (np.sqrt(g) + np.sqrt(bonus)) ** 2
+        gains = problem.request_gains(g)
+        self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -gains)
+        counts = problem.request_counts(self.counts_)
+        return c_tracking_step(self.cumulative_, counts, self._w, float(self.t_))
