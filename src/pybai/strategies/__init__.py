@@ -2,6 +2,7 @@
 
 from pybai.strategies.base import Strategy
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
+from pybai.strategies.game import GameSampling
 from pybai.strategies.lucb import LUCB
 from pybai.strategies.registry import get_strategy_class, make_strategy, registered_names
 from pybai.strategies.top_two import TopTwo
@@ -14,6 +15,7 @@ __all__ = [
     "TrackAndStop",
     "ConstrainedTrackAndStop",
     "LUCB",
+    "GameSampling",
     "TopTwo",
     "get_strategy_class",
     "make_strategy",
