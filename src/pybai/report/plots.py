@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_mean_samples", "plot_allocation"]
+__all__ = ["plot_mean_samples", "plot_allocation", "plot_allocation_heatmap"]
 
 
 def plot_mean_samples(document: dict, ax, lower_bound: float | None = None):
@@ -40,4 +40,27 @@ def plot_allocation(document: dict, ax, optimal_weights=None):
     ax.set_xlabel("source")
     ax.set_ylabel("fraction of samples")
     ax.legend(fontsize=7)
+    return ax
+
+
+def plot_allocation_heatmap(document: dict, ax, strategy: str, vmax: float | None = None):
+    """Heat map of one strategy's mean allocation over arms x subpopulations (a (K, L) result).
+
+    Each cell shows the mean fraction of samples spent on (arm k, subpopulation l); the
+    image is ``ax.images[-1]`` (for a colour bar).
+    """
+    rows = {r["strategy"]: r for r in document["results"]}
+    if strategy not in rows:
+        raise KeyError(f"no strategy {strategy!r} in the document; have {sorted(rows)}")
+    alloc = np.asarray(rows[strategy]["mean_allocation"], dtype=float)
+    if alloc.ndim != 2:
+        raise ValueError("plot_allocation_heatmap needs a (K, L) allocation (subpopulation problems)")
+    ax.imshow(alloc, cmap="viridis", vmin=0.0, vmax=vmax if vmax is not None else alloc.max())
+    for (k, l), value in np.ndenumerate(alloc):
+        ax.text(l, k, f"{value:.2f}", ha="center", va="center", color="white" if value < 0.6 * alloc.max() else "black", fontsize=8)
+    ax.set_xticks(range(alloc.shape[1]))
+    ax.set_yticks(range(alloc.shape[0]))
+    ax.set_xticklabels([f"subpop {l + 1}" for l in range(alloc.shape[1])], fontsize=8)
+    ax.set_yticklabels([f"arm {k + 1}" for k in range(alloc.shape[0])], fontsize=8)
+    ax.set_title(f"{strategy}: mean allocation")
     return ax
