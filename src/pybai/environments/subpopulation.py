@@ -53,7 +53,7 @@ class SubpopulationGaussianEnvironment(Environment):
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = q / q.sum()
         self.constrained = _check_constrained(constrained, L, owner)
-        self.floors = _check_floors(floor, self.constrained, L, owner)
+        self.floors = _check_floors(floor, self.constrained, L, owner, "floor")
         sig = check_array(sigma, "sigma", owner, low=0.0, strict_low=True)
         if sig.ndim == 0:
             sig = np.full((K, L), float(sig))
