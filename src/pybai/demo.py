@@ -17,6 +17,7 @@ __all__ = ["run_demo", "DEMO_EXPERIMENTS"]
 DEMO_EXPERIMENTS = [
     ("bai-gaussian-5", 200, 40),
     ("gk16-bernoulli-mu2", 200, 40),
+    ("baics-example-1", 60, 20),
 ]
 
 
@@ -27,7 +28,7 @@ def run_demo(out: Path = Path("out/demo"), jobs: int = 2, quick: bool = False) -
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pybai.report.plots import plot_allocation, plot_mean_samples
+    from pybai.report.plots import plot_allocation, plot_allocation_heatmap, plot_mean_samples
 
     out.mkdir(parents=True, exist_ok=True)
     documents = []
@@ -40,9 +41,16 @@ def run_demo(out: Path = Path("out/demo"), jobs: int = 2, quick: bool = False) -
         print(format_results(document))
         print(f"  T*(mu) = {cx['characteristic_time']:.1f}, lower bound T* kl(delta, 1-delta) = {cx['lower_bound']:.1f}\n")
         (out / f"{name}.json").write_text(json.dumps(document, indent=2) + "\n")
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-        plot_mean_samples(document, axes[0], lower_bound=cx["lower_bound"])
-        plot_allocation(document, axes[1], optimal_weights=cx["optimal_weights"])
+        if len(experiment.problem.source_shape) == 2:  # arms x subpopulations: heat maps
+            labels = [r["strategy"] for r in document["results"]]
+            fig, axes = plt.subplots(1, len(labels) + 1, figsize=(4.2 * (len(labels) + 1), 3.6))
+            plot_mean_samples(document, axes[0], lower_bound=cx["lower_bound"])
+            for ax, label in zip(axes[1:], labels):
+                plot_allocation_heatmap(document, ax, label, vmax=0.5)
+        else:
+            fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+            plot_mean_samples(document, axes[0], lower_bound=cx["lower_bound"])
+            plot_allocation(document, axes[1], optimal_weights=cx["optimal_weights"])
         fig.tight_layout()
         fig.savefig(out / f"{name}.png", dpi=110)
         plt.close(fig)
