@@ -209,7 +209,28 @@ class HeuristicThreshold(_LogLogThreshold):
         self._finish(const=-math.log(self.delta), coef=1.0, shift=1.0, scale=1.0)
 
 
-class ExponentialFamilyThreshold(_LogLogThreshold):
+class _UnionBoundThreshold(_LogLogThreshold):
+    """Shared parts of the proven thresholds: a union bound over ``n_alternatives`` pieces of
+    the alternative, each involving ``n_terms`` sources; subclasses give the calibration."""
+
+    def __init__(self, delta: float, n_alternatives: int, n_terms: int = 2):
+        super().__init__(delta)
+        owner = type(self).__name__
+        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
+        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
+        n = self.n_terms
+        const, coef, shift = self._calibrate(math.log(self.n_alternatives / self.delta), n)
+        self._finish(const=const, coef=coef, shift=shift, scale=n)
+
+    def _calibrate(self, x: float, n: int) -> tuple[float, float, float]:
+        """(constant, coefficient, shift) of beta = constant + coefficient ln(shift + ln(t/n))."""
+        raise NotImplementedError
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}
+
+
+class ExponentialFamilyThreshold(_UnionBoundThreshold):
     r"""Delta-correct threshold for one-parameter exponential families.
 
     .. math::
@@ -251,20 +272,11 @@ class ExponentialFamilyThreshold(_LogLogThreshold):
     name = "kk21-exponential-family"
     proven = True
 
-    def __init__(self, delta: float, n_alternatives: int, n_terms: int):
-        super().__init__(delta)
-        owner = type(self).__name__
-        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
-        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
-        n = self.n_terms
-        x = math.log(self.n_alternatives / self.delta)
-        self._finish(const=n * c_exp(x / n), coef=3.0 * n, shift=1.0, scale=n)
-
-    def _params(self) -> dict:
-        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}
+    def _calibrate(self, x, n):
+        return n * c_exp(x / n), 3.0 * n, 1.0
 
 
-class GaussianThreshold(_LogLogThreshold):
+class GaussianThreshold(_UnionBoundThreshold):
     r"""Delta-correct threshold for Gaussian arms with known variances.
 
     .. math::
@@ -304,17 +316,8 @@ class GaussianThreshold(_LogLogThreshold):
     name = "kk21-gaussian"
     proven = True
 
-    def __init__(self, delta: float, n_alternatives: int, n_terms: int = 2):
-        super().__init__(delta)
-        owner = type(self).__name__
-        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
-        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
-        n = self.n_terms
-        x = math.log(self.n_alternatives / self.delta)
-        self._finish(const=n * c_gauss(x / n), coef=2.0 * n, shift=4.0, scale=n)
-
-    def _params(self) -> dict:
-        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}
+    def _calibrate(self, x, n):
+        return n * c_gauss(x / n), 2.0 * n, 4.0
 
 
 def _family_name(family: Any) -> str:
