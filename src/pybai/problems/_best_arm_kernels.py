@@ -153,12 +153,25 @@ def oracle_best_arm_warm(code, means, var, hint):
     ``hint`` (length K + 1) carries y and the roots x_a of a previous call (for nearby
     means, e.g. the next step of Track-and-Stop) and is updated in place; zeros mean
     "no hint".  The result does not depend on the hint beyond the solver's tolerance.
-    Returns ``(T_star, w)``; ``(inf, uniform)`` when the best mean is not unique.
+    Returns ``(T_star, w)``; ``(inf, uniform on the tied leaders)`` when the best mean is
+    not unique.
     """
     k = means.shape[0]
     w = np.full(k, 1.0 / k)
     best, unique = best_index(means)
-    if not unique or k < 2:
+    if not unique:
+        # T* is infinite.  Uniform weights on the tied leaders: the limit of w*(mu) when two
+        # leaders merge (the other arms' weights vanish relative to theirs); also the choice
+        # of Garivier & Kaufmann's experiment code for this case.
+        top = means[best]
+        n_top = 0
+        for a in range(k):
+            if means[a] == top:
+                n_top += 1
+        for a in range(k):
+            w[a] = 1.0 / n_top if means[a] == top else 0.0
+        return math.inf, w
+    if k < 2:
         return math.inf, w
     y_max = math.inf
     for a in range(k):
