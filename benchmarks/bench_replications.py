@@ -33,6 +33,7 @@ T_START = time.perf_counter()
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -68,11 +69,26 @@ def strip(doc: dict) -> dict:
     return out
 
 
+def _cpu() -> tuple[float, float]:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
 def timed(fn):
+    """Wall seconds, CPU seconds of this process and of its (finished) children, load before/after.
+
+    cpu / wall is the number of cores the call actually got: about 2 for jobs = 2 on an idle
+    2-core machine, less when other jobs compete.
+    """
     before = bc.load()
+    c_own, c_kids = _cpu()
     t0 = time.perf_counter()
     value = fn()
-    return value, {"seconds": round(time.perf_counter() - t0, 3), "load_before": before, "load_after": bc.load()}
+    wall = time.perf_counter() - t0
+    own, kids = _cpu()
+    cpu = (own - c_own) + (kids - c_kids)
+    return value, {"seconds": round(wall, 3), "cpu_seconds": round(cpu, 3), "cores_used": round(cpu / wall, 2),
+                   "load_before": before, "load_after": bc.load()}
 
 
 def same_outcomes(a, b) -> tuple[bool, int]:
@@ -147,10 +163,11 @@ def main(argv=None) -> int:
           f"{reps * r['mean_samples']:,.0f} samples in all.\n")
     names = {"cold_jobs2": "run_experiment, jobs=2, first call (cold)", "warm_jobs2": "run_experiment, jobs=2, warm",
              "jobs1": "run_experiment, jobs=1 (this process)", "cli_jobs2": "`pybai run FILE --jobs 2` (fresh process)"}
-    print(bc.table(["what", "wall seconds", "runs / s", "load before -> after"],
-                   [[names[k], f"{t['seconds']:.2f}", f"{reps / t['seconds']:,.0f}",
-                     f"{bc.load_str(t['load_before'])} -> {bc.load_str(t['load_after'])}"] for k, t in timings.items()],
-                   "lrrl"))
+    print(bc.table(["what", "wall seconds", "runs / s", "CPU seconds", "cores used (CPU / wall)", "load before -> after"],
+                   [[names[k], f"{t['seconds']:.2f}", f"{reps / t['seconds']:,.0f}", f"{t['cpu_seconds']:.2f}",
+                     f"{t['cores_used']:.2f}", f"{bc.load_str(t['load_before'])} -> {bc.load_str(t['load_after'])}"]
+                    for k, t in timings.items()],
+                   "lrrrrl"))
     target = "met" if cold["seconds"] < 30 else "NOT met"
     print(f"\nTarget < 30 s on 2 cores: {target} (cold {cold['seconds']:.2f} s). Speed-up jobs=2 over jobs=1: "
           f"{doc['speedup_jobs2']:.2f}x. Import of pybai: {T_IMPORT:.2f} s.")
