@@ -21,8 +21,8 @@ from numba import njit
 
 from pybai.models._kl import GAUSSIAN, kl, pair_cost, pooled_mean
 
-_MAX_NEWTON = 200
-_MAX_OUTER = 300
+_MAX_NEWTON = 100
+_MAX_OUTER = 100
 
 
 @njit(cache=True)
@@ -76,6 +76,7 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
         d2 = (m1 - ma) * (m1 - ma)
         return 2.0 * y * va / (d2 - 2.0 * y * v1)
     x = x0
+    prev = math.inf
     for _ in range(_MAX_NEWTON):
         g, m = _g(code, x, m1, v1, ma, va)
         slope = kl(code, ma, m, va)
@@ -84,10 +85,12 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
         nx = x + (y - g) / slope
         if nx < 0.0:
             nx = 0.0
-        if abs(nx - x) <= 1e-12 * max(nx, 1e-300):  # quadratic convergence: next error ~1e-24
-            x = nx
-            break
+        step = abs(nx - x)
         x = nx
+        # converged (quadratic: the next error is ~1e-24), or rounding noise stops the progress
+        if step <= 1e-12 * max(nx, 1e-300) or step >= prev:
+            break
+        prev = step
     return x
 
 
@@ -190,7 +193,8 @@ def oracle_best_arm_warm(code, means, var, hint):
             lo = y
         else:
             hi = y
-        if abs(h) <= 1e-13 or hi - lo <= 1e-15 * hi:
+        # |h| and the bracket cannot shrink below rounding error when two leaders nearly tie
+        if abs(h) <= 1e-12 or hi - lo <= 1e-12 * hi:
             break
         nxt = y - h / dh if (dh > 0.0 and math.isfinite(h)) else -1.0
         if not (lo < nxt < hi):
