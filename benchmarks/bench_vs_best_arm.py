@@ -87,8 +87,10 @@ def load_peer_oracle(python) -> None:
     from best_arm.environment import BaseEnvironment
     from best_arm.utils import _compute_w_star
 
+    # _compute_w_star reads only the environment's family (Bernoulli) from ``env``
+    env = BaseEnvironment.from_dict({"env_name": "bernoulli", "state": {"probs": list(MEANS)}})
+
     def oracle(mu):
-        env = BaseEnvironment.from_dict({"env_name": "bernoulli", "state": {"probs": [float(x) for x in mu]}})
         return np.asarray(_compute_w_star([float(x) for x in mu], env=env), dtype=float)
 
     _PEER_ORACLE = oracle
