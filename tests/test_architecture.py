@@ -1,0 +1,41 @@
+"""The import boundaries of docs/DESIGN: a learner never sees the truth, math never knows the driver."""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "src" / "pybai"
+
+FORBIDDEN = {
+    "strategies": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.config", "pybai.session"),
+    "problems": ("pybai.strategies", "pybai.environments", "pybai.simulate"),
+    "models": ("pybai.strategies", "pybai.problems", "pybai.environments", "pybai.simulate"),
+    "report": ("pybai.simulate",),
+    "environments": ("pybai.strategies", "pybai.simulate"),
+}
+
+
+def imported_modules(path: pathlib.Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
+def test_import_boundaries(folder):
+    bad = []
+    for path in (PACKAGE / folder).rglob("*.py"):
+        for module in imported_modules(path):
+            if module.startswith(FORBIDDEN[folder]):
+                bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, bad
+
+
+def test_no_module_over_500_lines():
+    long = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if len(p.read_text().splitlines()) > 500]
+    assert not long, long
