@@ -133,3 +133,27 @@ def test_glr_matches_brute_force():
             best = int(np.argmax(means))
             expected = min(pair_value(counts, means, kl, best, a) for a in range(k) if a != best)
             assert p.glr(counts, means) == pytest.approx(expected, rel=1e-6)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    means=st.lists(st.floats(0.02, 0.98), min_size=2, max_size=8, unique=True),
+    family=st.sampled_from(["gaussian", "bernoulli"]),
+)
+def test_glr_at_optimal_allocation_is_t_over_tstar(means, family):
+    """max-min duality: the GLR of the true means under counts t w* equals t / T* (exactly)."""
+    means = np.asarray(means)
+    if np.sort(means)[-1] - np.sort(means)[-2] < 1e-3:
+        return  # near-ties: T* too large for a meaningful relative check
+    p = problem(means, family)
+    t_star, w = p.oracle(means)
+    t = 1000.0
+    assert p.glr(t * w, means) == pytest.approx(t / t_star, rel=1e-8)
+    # and no other allocation does better (w* is the maximiser)
+    rng = np.random.default_rng(0)
+    for v in rng.dirichlet(np.ones(len(means)), size=20):
+        assert p.glr(t * v, means) <= t / t_star * (1 + 1e-9)
