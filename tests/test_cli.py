@@ -72,3 +72,10 @@ def test_missing_file_and_bad_jobs(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["run", "x.toml", "--jobs", "zero"])
     assert exc.value.code == 2
+
+
+def test_run_json_to_stdout_is_pure_json(tmp_path, capsys):
+    assert main(["run", str(write(tmp_path, GOOD)), "--json", "-", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["name"] == "cli"
+    assert "mean samples" in captured.err

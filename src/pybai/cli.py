@@ -51,7 +51,8 @@ def _cmd_run(args) -> int:
 
     experiment = load_experiment(args.file)
     document = run_experiment(experiment, jobs=args.jobs, progress=not args.quiet)
-    print(format_results(document))
+    # with --json - the document owns standard output; the table goes to standard error
+    print(format_results(document), file=sys.stderr if args.json == "-" else sys.stdout)
     if args.json:
         _write_json(document, args.json)
     return 0
