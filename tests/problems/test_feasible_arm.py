@@ -184,3 +184,44 @@ def test_wrong_means_shape_names_means():
         make().answer(np.zeros(8))
     with pytest.raises(InvalidParameterError, match="n_arms"):
         make(mu=[[0.0, 1.0]], q=[1.0, 1.0], constrained=[])
+
+
+@pytest.mark.slow
+def test_oracle_is_not_improvable_along_tas_cs_trajectories():
+    """On empirical means met by T-a-SCS (not only at the truth), the oracle's weights cannot be
+    improved by projected supergradient ascent nor by random allocations."""
+    import numpy as np
+
+    import pybai.problems.feasible_oracle as fo
+    from pybai import make_strategy
+    from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
+    from pybai.problems.base import FixedConfidence
+    from pybai.problems.feasible_arm import FeasibleArmProblem
+
+    rng0 = np.random.default_rng(0)
+    env = SubpopulationGaussianEnvironment([[-0.2, 0.4, 1.2], [0.2, 0.6, 0.6], [0.3, 0.3, 0.6], [-0.6, 0.8, 0.4]],
+                                           [1 / 3, 1 / 3, 1 / 3])
+    p = FeasibleArmProblem(**env.structure(), regime=FixedConfidence(0.1, 1500))
+    s = make_strategy("tas-cs").start(p, rng=0)
+    rng = np.random.default_rng(1)
+    trajectory = []
+    while not s.stopped:
+        s.tell(*env.respond(s.ask(), rng))
+        trajectory.append(s.means_.copy())
+    checked = 0
+    for m in trajectory[::50]:
+        mu = m.reshape(p.source_shape)
+        args = (mu, p.weights, p.cmask, p.floors, p.variances)
+        t_star, w = fo.feasible_oracle(*args)
+        if not np.isfinite(t_star):
+            continue
+        value = fo.feasible_alt_value(w, *args)
+        v = w.ravel().copy()
+        for it in range(100):
+            _, g = p.alt_gradient(m, v)
+            v = fo.project_simplex(v + 0.05 / np.sqrt(it + 1) * g / max(np.abs(g).max(), 1e-12))
+            assert fo.feasible_alt_value(v.reshape(p.source_shape), *args) <= value * (1 + 1e-7)
+        for u in rng0.dirichlet(np.ones(p.n_sources), size=50):
+            assert fo.feasible_alt_value(u.reshape(p.source_shape), *args) <= value * (1 + 1e-7)
+        checked += 1
+    assert checked >= 10
