@@ -77,22 +77,31 @@ def check_inputs(mu, q, floors, cmask, s2, w):
 
 
 @njit(cache=True)
+def is_feasible(mu, floors, cmask, k):
+    """Arm k meets every constrained floor (a mean on its floor counts as feasible)."""
+    for l in range(mu.shape[1]):
+        if cmask[l] and mu[k, l] < floors[l]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def quality(mu, q, k):
+    """q-weighted quality of arm k."""
+    v = 0.0
+    for l in range(mu.shape[1]):
+        v += q[l] * mu[k, l]
+    return v
+
+
+@njit(cache=True)
 def answer_kernel(mu, q, floors, cmask):
     """Feasible arm of largest quality (lowest index on ties), -1 if none is feasible."""
-    K = mu.shape[0]
-    L = mu.shape[1]
     best = -1
     best_val = -math.inf
-    for k in range(K):
-        feasible = True
-        for l in range(L):
-            if cmask[l] and mu[k, l] < floors[l]:
-                feasible = False
-                break
-        if feasible:
-            v = 0.0
-            for l in range(L):
-                v += q[l] * mu[k, l]
+    for k in range(mu.shape[0]):
+        if is_feasible(mu, floors, cmask, k):
+            v = quality(mu, q, k)
             if best < 0 or v > best_val:
                 best = k
                 best_val = v
@@ -109,28 +118,13 @@ def is_degenerate(mu, q, floors, cmask, a):
     """
     if a < 0:
         return False
-    K = mu.shape[0]
-    L = mu.shape[1]
-    for l in range(L):
+    for l in range(mu.shape[1]):
         if cmask[l] and mu[a, l] == floors[l]:
             return True
-    qa = 0.0
-    for l in range(L):
-        qa += q[l] * mu[a, l]
-    for k in range(K):
-        if k == a:
-            continue
-        feasible = True
-        for l in range(L):
-            if cmask[l] and mu[k, l] < floors[l]:
-                feasible = False
-                break
-        if feasible:
-            v = 0.0
-            for l in range(L):
-                v += q[l] * mu[k, l]
-            if v == qa:
-                return True
+    qa = quality(mu, q, a)
+    for k in range(mu.shape[0]):
+        if k != a and is_feasible(mu, floors, cmask, k) and quality(mu, q, k) == qa:
+            return True
     return False
 
 
