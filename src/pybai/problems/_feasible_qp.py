@@ -208,26 +208,22 @@ def challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, need, brk, s
                 grad[L + l] = disp * disp / (2.0 * s2[b, l])
     if need >= 2:
         nu2 = nu * nu
+        # per coordinate i of (row a, row b): its weight, z_i = q_l^2 s2 / w^2, and whether it moves
+        wv = np.empty(2 * L)
+        zv = np.empty(2 * L)
+        for i in range(2 * L):
+            k = a if i < L else b
+            l = i if i < L else i - L
+            wv[i] = w[k, l]
+            zv[i] = q[l] * q[l] * s2[k, l] / (wv[i] * wv[i])
         for i in range(2 * L):
             if i >= L and state[i - L] == 1:
                 continue
-            if i < L:
-                wi = w[a, i]
-                zi = q[i] * q[i] * s2[a, i] / (wi * wi)
-            else:
-                wi = w[b, i - L]
-                zi = q[i - L] * q[i - L] * s2[b, i - L] / (wi * wi)
             for j in range(2 * L):
                 if j >= L and state[j - L] == 1:
                     continue
-                if j < L:
-                    wj = w[a, j]
-                    zj = q[j] * q[j] * s2[a, j] / (wj * wj)
-                else:
-                    wj = w[b, j - L]
-                    zj = q[j - L] * q[j - L] * s2[b, j - L] / (wj * wj)
-                hess[i, j] = nu2 * zi * zj / U
-            hess[i, i] -= nu2 * zi / wi
+                hess[i, j] = nu2 * zv[i] * zv[j] / U
+            hess[i, i] -= nu2 * zv[i] / wv[i]
     return val
 
 
