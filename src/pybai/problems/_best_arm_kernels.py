@@ -88,7 +88,9 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
         step = abs(nx - x)
         x = nx
         # converged (quadratic: the next error is ~1e-24), or rounding noise stops the progress
-        if step <= 1e-12 * max(nx, 1e-300) or step >= prev:
+        # (steps may grow at first when g_a' falls fast, so a non-shrinking step only counts
+        # as a stall once it is already tiny)
+        if step <= 1e-12 * max(nx, 1e-300) or (step >= prev and step <= 1e-9 * max(nx, 1e-300)):
             break
         prev = step
     return x
