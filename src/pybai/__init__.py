@@ -27,12 +27,14 @@ from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
     ConfigError,
     DegenerateInstanceError,
+    BatchLimitError,
     InvalidParameterError,
     PybaiError,
+    RequestError,
     PybaiWarning,
     SessionStateError,
 )
-from pybai.models import Bernoulli, Family, Gaussian
+from pybai.models import Bernoulli, EmpiricalMeans, Family, Gaussian, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import FeasibleArmProblem
 from pybai.result import RunResult
@@ -52,6 +54,7 @@ from pybai.strategies import (
     make_strategy,
     registered_names,
 )
+from pybai.strategies.state import restore_strategy
 
 __all__ = [
     "__version__",
@@ -65,6 +68,8 @@ __all__ = [
     "Family",
     "Gaussian",
     "Bernoulli",
+    "Model",
+    "EmpiricalMeans",
     # environments
     "Environment",
     "GaussianEnvironment",
@@ -81,6 +86,7 @@ __all__ = [
     "get_strategy_class",
     "make_strategy",
     "registered_names",
+    "restore_strategy",
     "make_threshold",
     # experiments and simulation
     "Experiment",
@@ -95,6 +101,8 @@ __all__ = [
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "RequestError",
+    "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
 ]

@@ -44,7 +44,7 @@ def _is_real(value: Any) -> bool:
 def check_probability(value: Any, name: str, owner: str = "") -> float:
     """Return ``value`` as a float in the open interval (0, 1)."""
     if not _is_real(value) or not 0.0 < float(value) < 1.0:
-        raise fail(name, owner, "a float in (0, 1)", value)
+        raise fail(name, owner, "a number in (0, 1)", value)
     return float(value)
 
 
@@ -74,6 +74,9 @@ def check_choice(value: Any, choices: Sequence[str], name: str, owner: str = "")
     return value
 
 
+_KIND = {0: "a number", 1: "a list of numbers", 2: "a list of lists of numbers (a matrix)"}
+
+
 def check_array(
     value: Any,
     name: str,
@@ -91,12 +94,14 @@ def check_array(
     ``shape`` entries that are ``None`` are free.
     """
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "biuf":  # strings ("1.0") and ragged lists are not numbers
+            raise TypeError
+        arr = raw.astype(float)
     except (TypeError, ValueError):
-        raise fail(name, owner, "an array of numbers", value) from None
+        raise fail(name, owner, "numbers" if ndim is None else _KIND.get(ndim, "an array of numbers"), value) from None
     if ndim is not None and arr.ndim != ndim:
-        kind = {0: "a number", 1: "a list of numbers", 2: "a list of lists of numbers (a matrix)"}
-        raise fail(name, owner, kind.get(ndim, f"an array with {ndim} dimensions"), value)
+        raise fail(name, owner, _KIND.get(ndim, f"an array with {ndim} dimensions"), value)
     if shape is not None:
         want = tuple(shape)
         if arr.ndim != len(want) or any(w is not None and w != s for w, s in zip(want, arr.shape)):

@@ -12,6 +12,8 @@ __all__ = [
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "RequestError",
+    "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
 ]
@@ -25,7 +27,7 @@ class InvalidParameterError(PybaiError, ValueError, TypeError):
     """A parameter has a wrong type or value.
 
     The message names the parameter and what was expected, e.g.
-    ``The 'delta' parameter of TrackAndStop must be a float in (0, 1). Got 1.5.``
+    ``The 'delta' parameter of TrackAndStop must be a number in (0, 1). Got 1.5.``
     """
 
 
@@ -35,6 +37,16 @@ class ConfigError(InvalidParameterError):
 
 class SessionStateError(PybaiError, RuntimeError):
     """An ask/tell call that the current state does not allow (e.g. ``ask`` after stopping)."""
+
+
+class RequestError(InvalidParameterError):
+    """A ``tell`` that does not answer the pending request (unknown or answered request id,
+    sources that were not requested, rewards outside the family's support).  The strategy's
+    state is unchanged."""
+
+
+class BatchLimitError(PybaiError, RuntimeError):
+    """A strategy asked for a batch that breaks the problem's (b, r) limits (a bug of the strategy)."""
 
 
 class DegenerateInstanceError(InvalidParameterError):

@@ -54,7 +54,7 @@ def test_defaults_and_per_subpopulation_floors():
     p = parse_experiment(data).problem
     assert p.constrained == (0, 1, 2) and p.sampling == "pair"
     p = parse_experiment(edit("floor", [0.1, -1.0, 0.0])).problem
-    np.testing.assert_array_equal(p.floors, [0.1, -1.0, 0.0])
+    np.testing.assert_array_equal(p.floor, [0.1, -1.0, 0.0])
     data = edit("constrained", [2])
     data["environment"]["floor"] = [0.5]
     assert parse_experiment(data).problem.answer(np.ravel(BASE["environment"]["means"])) == 2
@@ -76,7 +76,7 @@ def test_defaults_and_per_subpopulation_floors():
         ("floor", [0.0, 0.0], r"environment\.floor: expected a number or a list of 3 numbers"),
         ("sigma", [1.0, 1.0, 1.0], r"environment\.sigma: expected a number or a 3 x 3 matrix"),
         ("sigma", -1.0, r"environment\.sigma: expected all > 0"),
-        ("sampling", "cell", r'environment\.sampling: expected one of "pair", "arm"'),
+        ("sampling", "cell", r"environment\.sampling: expected one of 'pair', 'arm'"),
         ("floors", 0.0, r"environment\.floors: unknown key"),
     ],
 )
@@ -121,7 +121,7 @@ def test_star_data_is_shipped_and_matches_the_file():
         k, l = arms.index(r["class_type"]), subs.index(r["school_type"])
         assert env.means[k, l] == pytest.approx(float(r["math1_mean"]))
         assert env.sigma[k, l] == pytest.approx(float(r["math1_sd"]))
-    np.testing.assert_allclose(env.floors, env.means[0] - 5.0)
+    np.testing.assert_allclose(env.floor, env.means[0] - 5.0)
     assert exp.problem.answer(env.source_means) == 2
 
 

@@ -53,7 +53,7 @@ def test_structure_builds_the_problem():
     env = SubpopulationGaussianEnvironment(MU, Q, constrained=[2, 0], floor=[0.5, -1.0], sampling="arm")
     p = FeasibleArmProblem(**env.structure(), regime=FixedConfidence(0.1))
     assert p.sampling == "arm" and p.constrained == (2, 0)
-    np.testing.assert_array_equal(p.floors, [-1.0, 0.0, 0.5])
+    np.testing.assert_array_equal(p.floor, [-1.0, 0.0, 0.5])
     assert p.answer(env.source_means) == 2
     assert np.isfinite(p.oracle(env.source_means)[0])
 

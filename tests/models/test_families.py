@@ -3,16 +3,24 @@ import pytest
 
 from pybai import Bernoulli, Gaussian, InvalidParameterError
 from pybai.models import _kl
-from pybai.models.families import bernoulli_kl
 
 
-def test_kernels_agree_with_numpy():
+def test_kernels_agree_with_the_textbook_formulas():
     rng = np.random.default_rng(0)
     for x, y in rng.uniform(0, 1, size=(50, 2)):
-        assert _kl.kl(_kl.BERNOULLI, x, y, 1.0) == pytest.approx(float(bernoulli_kl(x, y)), rel=1e-12)
+        textbook = x * np.log(x / y) + (1 - x) * np.log((1 - x) / (1 - y))
+        assert _kl.kl(_kl.BERNOULLI, x, y, 1.0) == pytest.approx(textbook, rel=1e-12)
         assert _kl.kl(_kl.GAUSSIAN, x, y, 2.0) == pytest.approx((x - y) ** 2 / 4.0, rel=1e-12)
-    assert bernoulli_kl(0.0, 0.5) == pytest.approx(np.log(2))
-    assert bernoulli_kl(1.0, 0.5) == pytest.approx(np.log(2))
+    assert _kl.kl(_kl.BERNOULLI, 0.0, 0.5, 1.0) == pytest.approx(np.log(2))
+    assert _kl.kl(_kl.BERNOULLI, 1.0, 0.5, 1.0) == pytest.approx(np.log(2))
+
+
+def test_reward_support():
+    assert Bernoulli(n_sources=2).check_rewards(np.array([0.0, 1.0])) is None
+    assert Bernoulli(n_sources=2).check_rewards(np.array([5.0])) is not None
+    assert Bernoulli(n_sources=2).check_rewards(np.array([-1.0])) is not None
+    assert Gaussian(1.0, n_sources=2).check_rewards(np.array([-3.0, 1e6])) is None
+    assert Gaussian(1.0, n_sources=2).check_rewards(np.array([np.inf])) is not None
 
 
 @pytest.mark.parametrize("code", [_kl.GAUSSIAN, _kl.BERNOULLI])

@@ -20,6 +20,7 @@ def strip(document):
     document.pop("elapsed_seconds")
     for r in document["results"]:
         r.pop("wall_seconds")
+        r.pop("cpu_seconds")
     return document
 
 

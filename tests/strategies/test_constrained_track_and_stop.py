@@ -120,11 +120,11 @@ def test_baselines_tracked_subpopulation_is_proportional():
     assert res.status == "stopped" and res.recommendation == 0
 
 
-def test_tas_baseline_tracks_constraint_blind_weights():
+def test_tas_baseline_tracks_relaxed_weights():
     env, problem = setup(delta=1e-6)
     res = play(TrackAndStop(n_init=5), env, problem, 0)
     assert res.recommendation == 0
-    v = problem.constraint_blind_weights(env.source_means).reshape(3, 3).sum(axis=1)
+    v = problem.relaxed_weights(env.source_means).reshape(3, 3).sum(axis=1)
     arms = res.counts.reshape(3, 3).sum(axis=1) / res.samples
     np.testing.assert_allclose(arms, v, atol=0.06)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any
 
 import numpy as np
@@ -85,13 +87,31 @@ class Table:
         try:
             return check_array(value, self.key(name), "", **checks)
         except InvalidParameterError as exc:
-            raise ConfigError(_config_message(self.key(name), str(exc))) from None
+            raise ConfigError(_config_message(self.prefix, str(exc))) from None
 
     def table(self, name: str, default: Any = _MISSING) -> "Table | None":
         value = self.raw(name, default)
         if value is None:
             return None
         return Table(value, self.key(name))
+
+    def construct(self, cls, keys, *, finish: bool = True, **fixed):
+        """``cls(**{key: value for the keys present}, **fixed)``.
+
+        With ``finish`` (default), keys of the table that nobody read are refused first.  The
+        constructor validates; its :class:`InvalidParameterError` becomes a
+        :class:`ConfigError` naming the key of this table.
+        """
+        kwargs = {key: self.raw(key) for key in keys if self.has(key)}
+        if finish:
+            self.finish()
+        for name, param in inspect.signature(cls).parameters.items():
+            if name in keys and param.default is param.empty and name not in kwargs and name not in fixed:
+                raise ConfigError(f"{self.key(name)}: missing required key.")
+        try:
+            return cls(**kwargs, **fixed)
+        except InvalidParameterError as exc:
+            raise ConfigError(_config_message(self.prefix, str(exc))) from None
 
     def finish(self) -> None:
         """Raise on keys nobody read (typos)."""
@@ -100,11 +120,17 @@ class Table:
             raise ConfigError(f"{self.key(extra[0])}: unknown key.")
 
 
-def _config_message(key: str, message: str) -> str:
-    # "The 'environment.means' parameter must be X. Got Y." -> "environment.means: expected X, got Y."
-    prefix = f"The '{key}' parameter must be "
-    if message.startswith(prefix):
-        body = message[len(prefix):].rstrip(".")
-        expected, _, got = body.partition(". Got ")
-        return f"{key}: expected {expected}, got {got}."
-    return f"{key}: {message}"
+_PARAMETER_MESSAGE = re.compile(r"^The '([^']+)' parameter(?: of [\w.]+)? must be (.*?)\. Got (.*)\.$", re.S)
+
+
+def _config_message(prefix: str, message: str) -> str:
+    """"The 'means' parameter [of X] must be E. Got V." -> "<prefix>.means: expected E, got V."
+
+    A name that already carries the prefix (``check_array`` called with the dotted key) is kept.
+    """
+    match = _PARAMETER_MESSAGE.match(message)
+    if not match:
+        return f"{prefix}: {message}" if prefix else message
+    name, expected, got = match.groups()
+    key = name if not prefix or name.startswith(prefix + ".") else f"{prefix}.{name}"
+    return f"{key}: expected {expected}, got {got}."

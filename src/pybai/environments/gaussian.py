@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_array
+from pybai._validation import check_array, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
 
@@ -27,7 +27,9 @@ class GaussianEnvironment(Environment):
         sig = check_array(sigma, "sigma", "GaussianEnvironment", low=0.0, strict_low=True)
         if sig.ndim == 0:
             sig = np.full(self.means.shape, float(sig))
-        check_array(sig, "sigma", "GaussianEnvironment", shape=self.means.shape)
+        if sig.shape != self.means.shape:
+            raise fail("sigma", "GaussianEnvironment", f"a number or a list of {self.means.size} numbers",
+                       f"shape {sig.shape}")
         self.sigma = sig
 
     @property

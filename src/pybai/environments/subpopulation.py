@@ -7,7 +7,8 @@ import numpy as np
 from pybai._validation import check_array, check_choice, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
-from pybai.problems.feasible_arm import _check_constrained, _check_floors
+from pybai.problems.arm_level import SAMPLING_MODELS
+from pybai.problems.feasible_arm import _check_constrained, _check_floor
 
 __all__ = ["SubpopulationGaussianEnvironment"]
 
@@ -53,14 +54,14 @@ class SubpopulationGaussianEnvironment(Environment):
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = q / q.sum()
         self.constrained = _check_constrained(constrained, L, owner)
-        self.floors = _check_floors(floor, self.constrained, L, owner, "floor")
+        self.floor = _check_floor(floor, self.constrained, L, owner)
         sig = check_array(sigma, "sigma", owner, low=0.0, strict_low=True)
         if sig.ndim == 0:
             sig = np.full((K, L), float(sig))
         if sig.shape != (K, L):
-            raise fail("sigma", owner, f"a number or an array of shape ({K}, {L})", f"shape {sig.shape}")
+            raise fail("sigma", owner, f"a number or a {K} x {L} matrix", f"shape {sig.shape}")
         self.sigma = sig
-        self.sampling = check_choice(sampling, ("pair", "arm"), "sampling", owner)
+        self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         if K == 1 and not self.constrained:
             raise fail("means", owner, "at least 2 arms (rows) when no subpopulation is constrained", K)
         self._flat_means = self.means.ravel()
@@ -108,7 +109,7 @@ class SubpopulationGaussianEnvironment(Environment):
             "n_subpopulations": L,
             "weights": self.weights.copy(),
             "constrained": list(self.constrained),
-            "floors": np.array([self.floors[l] for l in self.constrained]),
+            "floor": np.array([self.floor[l] for l in self.constrained]),
             "family": self.family(),
             "sampling": self.sampling,
         }

@@ -1,4 +1,6 @@
-"""Reward families (KL divergences, confidence bounds) used by problems and strategies."""
-from pybai.models.families import Bernoulli, Family, Gaussian, bernoulli_kl
+"""The model layer (statistics -> estimates) and the reward families (KL, support)."""
 
-__all__ = ["Family", "Gaussian", "Bernoulli", "bernoulli_kl"]
+from pybai.models.base import EmpiricalMeans, Model
+from pybai.models.families import Bernoulli, Family, Gaussian
+
+__all__ = ["Model", "EmpiricalMeans", "Family", "Gaussian", "Bernoulli"]

@@ -1,8 +1,9 @@
 """Reward families: what the learner knows about the law of each source.
 
-A family gives the KL divergence used by GLR statistics and oracles.  Gaussian
-sources have a known variance (one per source); Bernoulli sources have means in
-[0, 1].
+A family names the KL divergence that the numba kernels of :mod:`pybai.models._kl` compute
+(by its integer ``code``), the known variances, and the support of the rewards.  Gaussian
+sources have a known variance (one per source); Bernoulli sources have means in [0, 1] and
+rewards in {0, 1}.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from pybai._validation import check_array
 from pybai.models import _kl
 
-__all__ = ["Family", "Gaussian", "Bernoulli", "bernoulli_kl"]
+__all__ = ["Family", "Gaussian", "Bernoulli"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,9 +39,11 @@ class Family:
     def variances(self) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def kl(self, x, y) -> np.ndarray:
-        """Vectorised d(x, y) per source (``x``, ``y`` broadcast against the sources)."""
-        raise NotImplementedError
+    def check_rewards(self, rewards: np.ndarray) -> str | None:
+        """What is wrong with ``rewards`` for this family (``None`` when they are fine)."""
+        if not np.all(np.isfinite(rewards)):
+            return "finite numbers"
+        return None
 
     def to_dict(self) -> dict:
         """JSON-serialisable description."""
@@ -77,21 +80,8 @@ class Gaussian(Family):
     def variances(self) -> np.ndarray:
         return self._var
 
-    def kl(self, x, y):
-        return (np.asarray(x) - np.asarray(y)) ** 2 / (2.0 * self._var)
-
     def to_dict(self) -> dict:
         return {"name": "gaussian", "sigma": self.sigma.tolist()}
-
-
-def bernoulli_kl(x, y):
-    """Vectorised Bernoulli KL divergence kl(x, y) with the conventions 0 ln 0 = 0."""
-    x = np.clip(np.asarray(x, dtype=float), 0.0, 1.0)
-    y = np.clip(np.asarray(y, dtype=float), 1e-15, 1.0 - 1e-15)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(x > 0, x * np.log(x / y), 0.0)
-        b = np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - y)), 0.0)
-    return np.maximum(a + b, 0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,8 +99,10 @@ class Bernoulli(Family):
     def variances(self) -> np.ndarray:
         return self._var
 
-    def kl(self, x, y):
-        return bernoulli_kl(x, y)
+    def check_rewards(self, rewards: np.ndarray) -> str | None:
+        if not np.all((rewards == 0.0) | (rewards == 1.0)):
+            return "0 or 1 (Bernoulli rewards)"
+        return None
 
     def to_dict(self) -> dict:
         return {"name": "bernoulli"}

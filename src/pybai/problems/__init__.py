@@ -1,6 +1,6 @@
 """Identification goals and their math (answers, GLR statistics, oracles)."""
 
-from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, bernoulli_kl_scalar
+from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, lower_bound_factor
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 
@@ -11,5 +11,5 @@ __all__ = [
     "BatchSpec",
     "BestArmProblem",
     "FeasibleArmProblem",
-    "bernoulli_kl_scalar",
+    "lower_bound_factor",
 ]

@@ -2,35 +2,38 @@
 
 A :class:`Problem` never holds the hidden truth.  It gives the math of its goal:
 
+* ``new_model()``: the model that turns samples into estimates (default: empirical means);
 * ``answer(means)``: the correct answer for source means ``means``;
-* ``glr(counts, means)``: the GLR statistic of the empirical answer (fixed confidence);
-* ``oracle(means)``: the characteristic time T*(mu) and the optimal weights w*(mu).
+* ``glr(counts, means)`` / ``statistic(model)``: the GLR statistic of the empirical answer;
+* ``oracle(means)``: the characteristic time T*(mu) and the optimal weights w*(mu);
+* ``threshold(kind, delta)``: its stopping threshold (each family gives its proven one);
+* ``initial_requests(n_init)``: what to sample before a sampling rule takes over;
+* ``complexity(truth)``: the report of ``pybai complexity``.
+
+Strategies call these methods and never branch on the goal: a new goal is a new subclass.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from pybai._validation import check_positive_int, check_probability
+from pybai._validation import check_positive_int, check_probability, fail
+from pybai.models import _kl
+from pybai.models.base import EmpiricalMeans, Model
 from pybai.models.families import Family
+from pybai.stopping.thresholds import Threshold, make_threshold
 
-__all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "bernoulli_kl_scalar"]
+__all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "lower_bound_factor"]
 
 
-def bernoulli_kl_scalar(p: float, q: float) -> float:
-    """kl(p, q) for Bernoulli laws; ``kl(delta, 1 - delta)`` is the lower-bound factor."""
-    import math
-
-    out = 0.0
-    if p > 0:
-        out += p * math.log(p / q)
-    if p < 1:
-        out += (1 - p) * math.log((1 - p) / (1 - q))
-    return out
+def lower_bound_factor(delta: float) -> float:
+    """kl(delta, 1 - delta): the lower bound on E[samples] is T*(mu) times this (GK16, Theorem 1)."""
+    return float(_kl.kl(_kl.BERNOULLI, delta, 1.0 - delta, 1.0))
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class BatchSpec:
     def __post_init__(self):
         check_positive_int(self.size, "size", "BatchSpec")
         check_positive_int(self.max_repeats, "max_repeats", "BatchSpec")
+        if self.max_repeats > self.size:
+            raise fail("max_repeats", "BatchSpec", f"an int <= size ({self.size})", self.max_repeats)
 
 
 class Problem(ABC):
@@ -98,7 +103,9 @@ class Problem(ABC):
 
     def __init__(self, family: Family, regime, batch: BatchSpec | None = None):
         if not isinstance(regime, (FixedConfidence, FixedBudget)):
-            raise TypeError("regime must be a FixedConfidence or FixedBudget instance")
+            raise fail("regime", type(self).__name__, "a FixedConfidence or FixedBudget instance", regime)
+        if batch is not None and not isinstance(batch, BatchSpec):
+            raise fail("batch", type(self).__name__, "a BatchSpec or None", batch)
         self.family = family
         self.regime = regime
         self.batch = batch
@@ -137,6 +144,45 @@ class Problem(ABC):
     def request_gains(self, gains: np.ndarray) -> np.ndarray:
         """Gain of one more request, from per-sample gains per source (expected over sources)."""
         return gains
+
+    def request_of(self, sources: np.ndarray) -> np.ndarray:
+        """The request that each observed source answers (identity when requests are sources)."""
+        return sources
+
+    def arm_level(self):
+        """An arm-level view for rules that pick an arm and let a sub-source arrive at random.
+
+        ``None`` (the default) when requests are the units the rules track; see
+        :class:`~pybai.problems.arm_level.ArmLevel`.
+        """
+        return None
+
+    # --- model, regime, initial phase, threshold ------------------------
+    def new_model(self) -> Model:
+        """A fresh model of the sources (default: :class:`~pybai.models.base.EmpiricalMeans`)."""
+        return EmpiricalMeans(self.n_sources)
+
+    @property
+    def budget_unit(self) -> str:
+        """What budgets count: ``"batches"`` with a :class:`BatchSpec`, else ``"samples"``."""
+        return "samples" if self.batch is None else "batches"
+
+    def initial_requests(self, n_init: int) -> np.ndarray:
+        """Requests of the initial phase, in order: every request ``n_init`` times, round robin."""
+        return np.tile(np.arange(self.n_requests, dtype=np.intp), n_init)
+
+    def threshold(self, kind: str, delta: float) -> Threshold:
+        """The stopping threshold of kind ``"heuristic"`` or ``"delta-correct"`` for this problem.
+
+        The default is the union bound over :attr:`n_alternatives` pieces of the alternative,
+        each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`).
+        """
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
+                              family=self.family.name)
+
+    def statistic(self, model: Model) -> float:
+        """GLR statistic of the empirical answer under ``model`` (default: from counts and estimate)."""
+        return self.glr(model.counts, model.estimate)
 
     @property
     def delta(self) -> float | None:
@@ -180,6 +226,33 @@ class Problem(ABC):
     def oracle_hint(self) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""
         return None
+
+    def relaxed_weights(self, means: np.ndarray, hint: Any = None) -> np.ndarray:
+        """Oracle weights with the problem's side constraints dropped (default: the oracle's).
+
+        What a constraint-blind baseline tracks (e.g. plain Track-and-Stop on a problem with
+        fairness constraints).
+        """
+        return self.oracle(means, hint)[1]
+
+    def complexity(self, truth: np.ndarray) -> dict:
+        """The report of ``pybai complexity``: answer, T*(mu), w*(mu), lower bound, delta.
+
+        The lower bound on the expected samples of any delta-correct strategy is
+        T*(mu) kl(delta, 1 - delta) (Garivier & Kaufmann 2016, Theorem 1).  Families add keys.
+        """
+        t_star, w = self.oracle(truth)
+        delta = self.delta
+        finite = math.isfinite(t_star)
+        lower = t_star * lower_bound_factor(delta) if (delta is not None and finite) else None
+        answer = self.answer(truth)
+        return {
+            "answer": int(answer) if np.ndim(answer) == 0 else [int(a) for a in answer],
+            "characteristic_time": round(float(t_star), 6) if finite else None,
+            "optimal_weights": np.round(np.asarray(w).reshape(self.source_shape), 8).tolist(),
+            "lower_bound": None if lower is None else round(float(lower), 6),
+            "delta": delta,
+        }
 
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         return bool(np.all(np.asarray(answer) == np.asarray(self.answer(means))))

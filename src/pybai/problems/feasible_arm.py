@@ -16,8 +16,6 @@ Subpopulations" (sections 2-4).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from pybai._validation import check_array, check_choice, check_positive_int, fail
@@ -25,18 +23,14 @@ from pybai.models._kl import GAUSSIAN
 from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import oracle_best_arm_warm
 from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel
+from pybai.problems.arm_level import SAMPLING_MODELS, ArmLevel
 from pybai.problems.base import BatchSpec, Problem
-from pybai.problems.feasible_oracle import feasible_oracle, project_simplex
+from pybai.problems.feasible_oracle import feasible_oracle, feasible_subgradient_step
 
-__all__ = ["BERNOULLI_VARIANCE", "WARM_START", "FeasibleArmProblem"]
-
-#: Whether :meth:`FeasibleArmProblem.oracle` warm-starts the solver from ``hint`` (see there).
-WARM_START = False
+__all__ = ["BERNOULLI_VARIANCE", "FeasibleArmProblem"]
 
 #: Variance proxy used for Bernoulli cells: rewards in [0, 1] are 1/2-sub-Gaussian (Hoeffding).
 BERNOULLI_VARIANCE = 0.25
-
-_SAMPLING = ("pair", "arm")
 
 
 class FeasibleArmProblem(Problem):
@@ -53,7 +47,7 @@ class FeasibleArmProblem(Problem):
     constrained : sequence of int or None
         0-based indices of the constrained subpopulations (no repeats); ``None``: all.
         An empty list means no constraint (plain best-arm identification on qualities).
-    floors : float or array-like
+    floor : float or array-like
         A number (the same floor for every constrained subpopulation) or one floor per
         constrained subpopulation, in the order of ``constrained``.
     family : Family
@@ -102,7 +96,7 @@ class FeasibleArmProblem(Problem):
 
     goal = "best-feasible-arm"
 
-    def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floors=0.0,
+    def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floor=0.0,
                  family: Family | None = None, regime=None, batch: BatchSpec | None = None,
                  sampling: str = "pair"):
         super().__init__(family, regime, batch)
@@ -110,13 +104,13 @@ class FeasibleArmProblem(Problem):
         K = check_positive_int(n_arms, "n_arms", owner)
         L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
         self.n_arms, self.n_subpopulations = K, L
-        self.sampling = check_choice(sampling, _SAMPLING, "sampling", owner)
+        self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = q / q.sum()
         self.constrained = _check_constrained(constrained, L, owner)
         self.cmask = np.zeros(L, dtype=np.bool_)
         self.cmask[list(self.constrained)] = True
-        self.floors = _check_floors(floors, self.constrained, L, owner)
+        self.floor = _check_floor(floor, self.constrained, L, owner)
         if K == 1 and not self.constrained:
             raise fail("n_arms", owner, "an int >= 2 when no subpopulation is constrained", K)
         if family is None or getattr(family, "name", None) not in ("gaussian", "bernoulli"):
@@ -162,6 +156,18 @@ class FeasibleArmProblem(Problem):
             return np.asarray(gains, dtype=float).reshape(self.source_shape) @ self.weights
         return gains
 
+    def request_of(self, sources):
+        """The arm of each observed cell in the ``"arm"`` model; the cell itself in ``"pair"``."""
+        if self.sampling == "arm":
+            return np.asarray(sources) // self.n_subpopulations
+        return sources
+
+    def arm_level(self) -> ArmLevel | None:
+        """In the ``"pair"`` model, the arm-level view used by rules that draw the subpopulation."""
+        if self.sampling != "pair":
+            return None
+        return ArmLevel(self.n_arms, self.n_subpopulations, self.weights)
+
     def alt_gradient(self, means, w, out=None):
         """Nature's best response at allocation ``w``: ``(value, d(mu, lambda*) per source)``.
 
@@ -173,8 +179,8 @@ class FeasibleArmProblem(Problem):
         w = np.asarray(w, dtype=float).reshape(self.source_shape)
         weff = np.where(w > 0, w, 1e-12)
         grad = np.zeros(self.source_shape)
-        a = int(answer_kernel(mu, self.weights, self.floors, self.cmask))
-        value = alt_supergradient(mu, self.variances, self.weights, self.floors, self.cmask, weff, a, grad)
+        a = int(answer_kernel(mu, self.weights, self.floor, self.cmask))
+        value = alt_supergradient(mu, self.variances, self.weights, self.floor, self.cmask, weff, a, grad)
         if out is None:
             return float(value), grad.ravel()
         out[:] = grad.ravel()
@@ -228,52 +234,37 @@ class FeasibleArmProblem(Problem):
     def feasible(self, means) -> np.ndarray:
         """Boolean array: arm k is feasible under ``means`` (a mean on its floor is feasible)."""
         mu = self._matrix(means)
-        return np.all((mu >= self.floors[None, :]) | ~self.cmask[None, :], axis=1)
+        return np.all((mu >= self.floor[None, :]) | ~self.cmask[None, :], axis=1)
 
     def answer(self, means) -> int:
         """The feasible arm of largest quality (lowest index on exact ties), -1 if none."""
-        return int(answer_kernel(self._matrix(means), self.weights, self.floors, self.cmask))
+        return int(answer_kernel(self._matrix(means), self.weights, self.floor, self.cmask))
 
     def glr(self, counts, means) -> float:
         """GLR statistic of the empirical answer (the paper's Z(t), Eq. (10)), exact."""
         return float(glr_kernel(self._matrix(counts, "counts"), self._matrix(means), self.weights,
-                                self.floors, self.cmask, self.variances))
+                                self.floor, self.cmask, self.variances))
 
     def oracle(self, means, hint: dict | None = None):
         """T*(mu) and w*(mu) flattened over sources (Theorem 3.2, solved exactly).
 
         In the ``"arm"`` sampling model the weights are ``v_k q_l`` (the best arm
         allocation when subpopulations arrive with probability q).  Degenerate instances
-        return ``(inf, uniform)``.
-
-        ``hint`` (from :meth:`oracle_hint`) records the last weights in ``hint["w"]``.  They
-        are passed to the solver as a warm start only when :data:`WARM_START` is true, which
-        it is not by default: on empirical-mean trajectories of Track-and-Stop the
-        interior-point warm start of :func:`~pybai.problems.feasible_oracle.feasible_oracle`
-        returned clearly suboptimal weights in about 0.6% of the calls (T* up to 17 times too
-        large) and occasionally a singular Newton system, for a gain of only ~20% in time.
-        Every call is therefore a cold start from uniform weights (exact to ~1e-10).
+        return ``(inf, uniform)``.  Every call is a cold start from uniform weights (exact to
+        ~1e-10): on empirical-mean trajectories of Track-and-Stop the interior-point warm start
+        of :func:`~pybai.problems.feasible_oracle.feasible_oracle` returned clearly suboptimal
+        weights in about 0.6% of the calls (docs/baics.md), so ``hint`` is not used here.
         """
         mu = self._matrix(means)
-        warm = None
-        if WARM_START and hint is not None and hint["w"].sum() > 0:
-            warm = hint["w"].reshape(self.source_shape)
-        args = (mu, self.weights, self.cmask, self.floors, self.variances)
-        try:
-            t_star, w = feasible_oracle(*args, sampling=self.sampling, warm_start=warm)
-        except np.linalg.LinAlgError:
-            if warm is None:
-                raise
-            t_star, w = feasible_oracle(*args, sampling=self.sampling)  # cold start
-        if hint is not None and math.isfinite(t_star) and t_star > 0:
-            hint["w"][:] = w.ravel()
+        t_star, w = feasible_oracle(mu, self.weights, self.cmask, self.floor, self.variances,
+                                    sampling=self.sampling)
         return float(t_star), w.ravel()
 
-    def oracle_hint(self) -> dict:
-        """Warm-start state: ``{"w": last oracle weights, "blind": constraint-blind state}``."""
-        return {"w": np.zeros(self.n_sources), "blind": np.zeros(self.n_arms + 1)}
+    def oracle_hint(self) -> np.ndarray:
+        """Warm-start state of :meth:`relaxed_weights` (the best-arm oracle on qualities)."""
+        return np.zeros(self.n_arms + 1)
 
-    def constraint_blind_weights(self, means, hint: dict | None = None) -> np.ndarray:
+    def relaxed_weights(self, means, hint: np.ndarray | None = None) -> np.ndarray:
         """Track-and-Stop weights that ignore the constraints, flattened over sources.
 
         The Gaussian best-arm oracle (Garivier & Kaufmann 2016) on the qualities
@@ -283,29 +274,20 @@ class FeasibleArmProblem(Problem):
         ``w[k, l] = v_k q_l``.  This is the paper's T-a-S baseline (section 5).
         """
         qual = self.qualities(means)
-        state = hint["blind"] if hint is not None else np.zeros(self.n_arms + 1)
+        state = hint if hint is not None else np.zeros(self.n_arms + 1)
         _, v = oracle_best_arm_warm(GAUSSIAN, qual, self._quality_var, state)
         return (v[:, None] * self.weights).ravel()
 
     def subgradient_step(self, w, means, step: float = 1.0) -> np.ndarray:
         """One projected supergradient ascent step on F_mu (the paper's section 4.1).
 
-        ``w`` (flattened over sources) -> ``P(w + step c)``, ``c`` the divergence vector of a
-        minimiser of the alternative in the paper's scaling (its F has no 1/2), so
-        ``step = 1`` is the paper's choice.  In the ``"arm"`` model the step is taken on the
-        arm weights v (gradient ``sum_l q_l c[k, l]``) and the result is ``v_k q_l``.
+        See :func:`~pybai.problems.feasible_oracle.feasible_subgradient_step`; in the ``"arm"``
+        model the step is taken on the arm weights v and the result is ``v_k q_l``.
         """
-        mu = self._matrix(means)
-        K, L = self.source_shape
-        w = np.asarray(w, dtype=float).reshape(K, L)
-        weff = np.where(w > 0, w, 1e-12)
-        out = np.zeros((K, L))
-        a = int(answer_kernel(mu, self.weights, self.floors, self.cmask))
-        alt_supergradient(mu, self.variances, self.weights, self.floors, self.cmask, weff, a, out)
-        if self.sampling == "arm":
-            v = project_simplex(w.sum(axis=1) + step * 2.0 * (out @ self.weights))
-            return np.outer(v, self.weights).ravel()
-        return project_simplex(w + step * 2.0 * out).ravel()
+        w = np.asarray(w, dtype=float).reshape(self.source_shape)
+        out = feasible_subgradient_step(w, self._matrix(means), self.weights, self.cmask, self.floor,
+                                        self.variances, step, sampling=self.sampling)
+        return out.ravel()
 
     def simple_regret(self, answer, means) -> float:
         """Quality of the true best feasible arm minus quality of ``answer``.
@@ -334,7 +316,7 @@ class FeasibleArmProblem(Problem):
             n_subpopulations=self.n_subpopulations,
             weights=self.weights.tolist(),
             constrained=list(self.constrained),
-            floors=[float(self.floors[l]) for l in self.constrained],
+            floor=[float(self.floor[l]) for l in self.constrained],
             sampling=self.sampling,
         )
         return out
@@ -344,18 +326,17 @@ def _check_constrained(constrained, L, owner) -> tuple[int, ...]:
     if constrained is None:
         return tuple(range(L))
     values = np.asarray(constrained)
+    expected = f"a list of distinct 0-based subpopulation indices in [0, {L - 1}]"
     if values.ndim != 1 or (values.size and values.dtype.kind not in "iu"):
-        raise fail("constrained", owner, f"a list of subpopulation indices in [0, {L - 1}]", constrained)
+        raise fail("constrained", owner, expected, constrained)
     out = tuple(int(v) for v in values)
-    if any(not 0 <= v < L for v in out):
-        raise fail("constrained", owner, f"a list of subpopulation indices in [0, {L - 1}]", list(out))
-    if len(set(out)) != len(out):
-        raise fail("constrained", owner, "a list of distinct subpopulation indices", list(out))
+    if any(not 0 <= v < L for v in out) or len(set(out)) != len(out):
+        raise fail("constrained", owner, expected, list(out))
     return out
 
 
-def _check_floors(floors, constrained, L, owner, name="floors") -> np.ndarray:
-    f = check_array(floors, name, owner, min_size=0 if not constrained else 1)
+def _check_floor(floor, constrained, L, owner, name="floor") -> np.ndarray:
+    f = check_array(floor, name, owner, min_size=0 if not constrained else 1)
     full = np.zeros(L)
     if f.ndim == 0:
         full[list(constrained)] = float(f)

@@ -55,7 +55,9 @@ import math
 
 import numpy as np
 
+from pybai.exceptions import InvalidParameterError
 from pybai.problems._feasible_outer import solve_barrier
+from pybai.problems.arm_level import SAMPLING_MODELS
 from pybai.problems._feasible_qp import (
     alt_supergradient,
     answer_kernel,
@@ -73,7 +75,6 @@ __all__ = [
     "project_simplex",
 ]
 
-_SAMPLING = ("pair", "arm")
 _WARM_MIX = 0.01
 _WARM_MUB = 0.01
 
@@ -83,7 +84,7 @@ def _vec(x, L, name):
     if a.ndim == 0:
         a = np.full(L, float(a))
     if a.ndim != 1:
-        raise ValueError(f"{name} must be a scalar or a vector of length L")
+        raise InvalidParameterError(f"{name} must be a scalar or a vector of length L")
     return a
 
 
@@ -91,23 +92,26 @@ def _prepare(means, weights, constrained, floors, sigma2=1.0, w=None):
     """Validated float64 copies ``(mu, q, floors, cmask, s2, w)``; q is normalised."""
     mu = np.asarray(means, dtype=np.float64)
     if mu.ndim != 2:
-        raise ValueError("means must be a (K, L) array")
+        raise InvalidParameterError("means must be a (K, L) array")
     K, L = mu.shape
     q = _vec(weights, L, "weights")
     f = _vec(floors, L, "floors")
     c = np.asarray(constrained)
     if c.ndim != 1:
-        raise ValueError("constrained must be a boolean mask of length L")
+        raise InvalidParameterError("constrained must be a boolean mask of length L")
     c = c.astype(np.bool_)
     s2 = np.asarray(sigma2, dtype=np.float64)
     if s2.ndim == 0:
         s2 = np.full((K, L), float(s2))
     ww = np.zeros((K, L)) if w is None else np.asarray(w, dtype=np.float64)
     if mu.size == 0:
-        raise ValueError("means must be a non-empty (K, L) array")
+        raise InvalidParameterError("means must be a non-empty (K, L) array")
     if ww.ndim != 2 or s2.ndim != 2:
-        raise ValueError("counts / weights and sigma2 must be (K, L) arrays")
-    check_inputs(mu, q, f, c, s2, ww)
+        raise InvalidParameterError("counts / weights and sigma2 must be (K, L) arrays")
+    try:
+        check_inputs(mu, q, f, c, s2, ww)
+    except ValueError as exc:  # raised inside the numba kernel, which knows only built-in errors
+        raise InvalidParameterError(str(exc)) from None
     q = q / q.sum()
     return mu, q, f, c, s2, ww
 
@@ -139,7 +143,7 @@ def feasible_glr(counts, means, weights, constrained, floors=0.0, sigma2=1.0) ->
     """
     mu = np.asarray(means, dtype=np.float64)
     if mu.ndim != 2:
-        raise ValueError("means must be a (K, L) array")
+        raise InvalidParameterError("means must be a (K, L) array")
     K, L = mu.shape
     q = np.asarray(weights, dtype=np.float64)
     f = np.asarray(floors, dtype=np.float64)
@@ -151,7 +155,7 @@ def feasible_glr(counts, means, weights, constrained, floors=0.0, sigma2=1.0) ->
     n = np.asarray(counts, dtype=np.float64)
     c = np.asarray(constrained, dtype=np.bool_)
     if q.ndim != 1 or f.ndim != 1 or c.ndim != 1 or s2.ndim != 2 or n.ndim != 2:
-        raise ValueError("bad dimensions: expected counts/means/sigma2 (K, L) and q/floors/constrained (L,)")
+        raise InvalidParameterError("bad dimensions: expected counts/means/sigma2 (K, L) and q/floors/constrained (L,)")
     return float(glr_kernel(n, mu, q, f, c, s2))
 
 
@@ -214,10 +218,10 @@ def feasible_oracle(means, weights, constrained, floors=0.0, sigma2=1.0, samplin
     ``(inf, uniform)``; a single arm with no constrained subpopulation (empty alternative)
     returns ``(0.0, uniform)``.
     """
-    if sampling not in _SAMPLING:
-        raise ValueError(f"sampling must be one of {_SAMPLING}, got {sampling!r}")
+    if sampling not in SAMPLING_MODELS:
+        raise InvalidParameterError(f"sampling must be one of {SAMPLING_MODELS}, got {sampling!r}")
     if not (tol > 0):
-        raise ValueError("tol must be positive")
+        raise InvalidParameterError("tol must be positive")
     mu, q, f, c, s2, _ = _prepare(means, weights, constrained, floors, sigma2)
     K, L = mu.shape
     arm_mode = sampling == "arm"
@@ -247,7 +251,8 @@ def feasible_oracle(means, weights, constrained, floors=0.0, sigma2=1.0, samplin
     return 1.0 / float(val), w
 
 
-def feasible_subgradient_step(w, means, weights, constrained, floors=0.0, sigma2=1.0, step=1.0):
+def feasible_subgradient_step(w, means, weights, constrained, floors=0.0, sigma2=1.0, step=1.0,
+                              sampling="pair"):
     """One projected supergradient ascent step on the paper's F_mu (section 4.1).
 
     ``w_new = P_simplex(w + step * c)`` where ``c`` is the divergence vector of a minimiser
@@ -255,11 +260,15 @@ def feasible_subgradient_step(w, means, weights, constrained, floors=0.0, sigma2
     ``c[k, l] = (mu[k, l] - lambda*[k, l])^2 / sigma2[k, l]``, so that F_mu(w) = c . w and
     ``step=1`` is the paper's choice.  With no feasible arm the same step is taken on (7).
     Zero entries of ``w`` are replaced by 1e-12 to evaluate c (the one-sided derivative at
-    the boundary is finite; the infimum is not attained there).
+    the boundary is finite; the infimum is not attained there).  With ``sampling="arm"`` the
+    step is taken on the arm weights v = w.sum(axis=1) (gradient ``c @ q``) and the result is
+    ``outer(v, q)``.
     """
     mu, q, f, c, s2, ww = _prepare(means, weights, constrained, floors, sigma2, w)
     a = int(answer_kernel(mu, q, f, c))
     weff = np.where(ww > 0, ww, 1e-12)
     out = np.zeros_like(mu)
     alt_supergradient(mu, s2, q, f, c, weff, a, out)
+    if sampling == "arm":
+        return np.outer(project_simplex(ww.sum(axis=1) + step * 2.0 * (out @ q)), q)
     return project_simplex(ww + step * 2.0 * out)

@@ -1,8 +1,11 @@
 """Monte Carlo over replications: local worker processes, identical results for any count.
 
-Work is cut into tasks (strategy, block of replications); each replication is seeded
-by its own :class:`numpy.random.SeedSequence` child, so where and in which order a task
-runs does not change its outcomes.  Outcomes are reassembled in replication order.
+Work is cut into tasks (strategy, block of :data:`BLOCK` replications); the block size does not
+depend on the number of replications, so a task keeps its identity when R grows.  Each
+replication is seeded directly from the master seed and its index
+(:func:`~pybai.simulate.seeding.replication_seed`) and runs on its own strategy object, so
+where, when and in which order a task runs does not change its outcomes.  Outcomes are
+reassembled in replication order.
 """
 
 from __future__ import annotations
@@ -15,19 +18,22 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pybai import __version__
 from pybai.config.experiment import Experiment
 from pybai.simulate.runner import Outcome, run_replication
-from pybai.simulate.seeding import replication_seeds
+from pybai.simulate.seeding import replication_seed
 from pybai.simulate.summary import summarize
 
-__all__ = ["run_experiment", "run_outcomes", "make_tasks"]
+__all__ = ["BLOCK", "Task", "run_experiment", "run_outcomes", "make_tasks", "run_task"]
+
+#: Replications per task.
+BLOCK = 25
+
+Task = tuple[int, int, int]  # (strategy index, first replication, last replication + 1)
 
 _EXPERIMENT: Experiment | None = None
 
 
-def make_tasks(experiment: Experiment, block: int | None = None) -> list[tuple[int, int, int]]:
+def make_tasks(experiment: Experiment, block: int = BLOCK) -> list[Task]:
     """Tasks ``(strategy_index, first, last)`` covering every replication of every strategy."""
     reps = experiment.replications
-    if block is None:
-        block = max(1, min(50, reps // 8 or 1))
     return [
         (i, first, min(first + block, reps))
         for i in range(len(experiment.strategies))
@@ -35,11 +41,16 @@ def make_tasks(experiment: Experiment, block: int | None = None) -> list[tuple[i
     ]
 
 
-def _run_task(experiment: Experiment, task: tuple[int, int, int]) -> list[Outcome]:
+def run_task(experiment: Experiment, task: Task) -> tuple[list[Outcome], float, float]:
+    """Outcomes of one task, with its start and end times (``time.time()``, comparable across processes)."""
     index, first, last = task
     _, strategy = experiment.strategies[index]
-    seeds = replication_seeds(experiment.seed, experiment.replications)
-    return [run_replication(strategy, experiment.environment, experiment.problem, seeds[r]) for r in range(first, last)]
+    began = time.time()
+    outs = [
+        run_replication(strategy, experiment.environment, experiment.problem, replication_seed(experiment.seed, r))
+        for r in range(first, last)
+    ]
+    return outs, began, time.time()
 
 
 def _init_worker(experiment: Experiment) -> None:
@@ -48,13 +59,14 @@ def _init_worker(experiment: Experiment) -> None:
 
 
 def _run_task_in_worker(task):
-    return task, _run_task(_EXPERIMENT, task)
+    return task, run_task(_EXPERIMENT, task)
 
 
 def run_outcomes(
     experiment: Experiment,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    spans: dict[int, list[float]] | None = None,
 ) -> list[list[Outcome]]:
     """Outcomes per strategy, in replication order.
 
@@ -65,23 +77,30 @@ def run_outcomes(
         Worker processes (1 runs in this process).
     progress : callable, optional
         Called with the number of replications just finished.
+    spans : dict, optional
+        Filled with ``{strategy index: [first start, last end]}`` (wall-clock times).
     """
     tasks = make_tasks(experiment)
-    results: dict[tuple[int, int, int], list[Outcome]] = {}
+    results: dict[Task, list[Outcome]] = {}
+    spans = {} if spans is None else spans
+
+    def record(task, outs, began, ended):
+        results[task] = outs
+        span = spans.setdefault(task[0], [began, ended])
+        span[0], span[1] = min(span[0], began), max(span[1], ended)
+        if progress:
+            progress(task[2] - task[1])
+
     if jobs <= 1:
         for task in tasks:
-            results[task] = _run_task(experiment, task)
-            if progress:
-                progress(task[2] - task[1])
+            record(task, *run_task(experiment, task))
     else:
         ctx = mp.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(experiment,)) as pool:
             futures = [pool.submit(_run_task_in_worker, task) for task in tasks]
             for fut in as_completed(futures):
-                task, outs = fut.result()
-                results[task] = outs
-                if progress:
-                    progress(task[2] - task[1])
+                task, (outs, began, ended) = fut.result()
+                record(task, outs, began, ended)
     per_strategy: list[list[Outcome]] = [[] for _ in experiment.strategies]
     for task in tasks:
         per_strategy[task[0]].extend(results[task])
@@ -102,7 +121,8 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
     Returns
     -------
     dict
-        ``{"name", "version", "seed", "results": [...]}`` with one summary per strategy.
+        ``{"name", "version", "seed", "goal", "answer", "results": [...], "elapsed_seconds"}``
+        with one summary per strategy.
     """
     start = time.perf_counter()
     bar = None
@@ -113,13 +133,15 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         total = experiment.replications * len(experiment.strategies)
         bar = tqdm(total=total, desc=experiment.name, unit="run", leave=False, disable=None)
         callback = bar.update
+    spans: dict[int, list[float]] = {}
     try:
-        outcomes = run_outcomes(experiment, jobs=jobs, progress=callback)
+        outcomes = run_outcomes(experiment, jobs=jobs, progress=callback, spans=spans)
     finally:
         if bar is not None:
             bar.close()
     results = [
-        summarize(label, experiment.problem, outs) for (label, _), outs in zip(experiment.strategies, outcomes)
+        summarize(label, experiment.problem, outs, wall_seconds=spans[i][1] - spans[i][0])
+        for i, ((label, _), outs) in enumerate(zip(experiment.strategies, outcomes))
     ]
     truth = experiment.environment.source_means
     return {

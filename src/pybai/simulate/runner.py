@@ -28,20 +28,25 @@ class Outcome:
     false_negative: float | None
     counts: np.ndarray
     seconds: float
+    cpu_seconds: float = 0.0
 
 
 def run_replication(
     strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence
 ) -> Outcome:
-    """Play ``strategy`` on ``environment`` for one replication seeded by ``seed``.
+    """Play a fresh copy of ``strategy`` on ``environment`` for one replication seeded by ``seed``.
 
-    The loop is bounded: every ``tell`` adds at least one sample, and the strategy stops
-    at ``max_samples`` (fixed confidence, censored) or at the budget (fixed budget).
+    ``strategy`` is a template: the replication runs on ``strategy.clone()`` (a new object
+    with the same parameters), so replications of one experiment can run concurrently, in
+    processes or threads.  The loop is bounded: every ``tell`` adds at least one sample, and
+    the strategy stops at ``max_samples`` (fixed confidence, censored) or at the budget
+    (fixed budget).
     """
     start = time.perf_counter()
+    cpu_start = time.thread_time()
     truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
-    strategy.start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    strategy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:
         tell(*respond(ask(), noise))
@@ -58,4 +63,5 @@ def run_replication(
         false_negative=problem.false_negative_rate(rec, means),
         counts=res.counts,
         seconds=time.perf_counter() - start,
+        cpu_seconds=time.thread_time() - cpu_start,
     )

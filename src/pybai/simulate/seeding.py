@@ -1,26 +1,32 @@
 """Seeds: every random stream derives from one master seed through SeedSequence.
 
-Replication r of an experiment uses ``SeedSequence(seed).spawn(R)[r]`` whatever
-strategy runs on it (common random truths across strategies) and whatever worker
-runs it, so results do not depend on the number of workers.  Inside a replication
-the streams for the truth, the environment noise and the strategy are children
-0, 1, 2 of the replication's sequence.
+Replication r of an experiment is seeded by ``SeedSequence(seed, spawn_key=(r,))``, which is
+``SeedSequence(seed).spawn(R)[r]`` for any R >= r + 1, computed directly: a task derives the
+seeds of its own replications without spawning all R, so its outcomes do not depend on R, on
+the worker that runs it or on the order of execution.  Every strategy sees the same truths
+and noise on replication r (common random numbers).  Inside a replication the streams for
+the truth, the environment noise and the strategy are children 0, 1, 2 of its sequence.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["replication_seeds", "child", "STREAM_TRUTH", "STREAM_NOISE", "STREAM_STRATEGY"]
+__all__ = ["replication_seed", "replication_seeds", "child", "STREAM_TRUTH", "STREAM_NOISE", "STREAM_STRATEGY"]
 
 STREAM_TRUTH = 0
 STREAM_NOISE = 1
 STREAM_STRATEGY = 2
 
 
+def replication_seed(seed: int, replication: int) -> np.random.SeedSequence:
+    """The seed of replication ``replication`` (equal to ``SeedSequence(seed).spawn(R)[replication]``)."""
+    return np.random.SeedSequence(seed, spawn_key=(replication,))
+
+
 def replication_seeds(seed: int, replications: int) -> list[np.random.SeedSequence]:
-    """``SeedSequence(seed).spawn(replications)``."""
-    return np.random.SeedSequence(seed).spawn(replications)
+    """Seeds of replications ``0 .. replications - 1``."""
+    return [replication_seed(seed, r) for r in range(replications)]
 
 
 def child(seq: np.random.SeedSequence, index: int) -> np.random.SeedSequence:

@@ -20,10 +20,12 @@ def _num(x, digits=6):
     return None if math.isnan(x) else round(x, digits)
 
 
-def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome]) -> dict:
+def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_seconds: float | None = None) -> dict:
     """Contract summary of one strategy's replications.
 
-    ``wall_seconds`` is the total time spent in this strategy's replications, summed
+    ``wall_seconds`` is the wall time of this strategy's replications (from the start of its
+    first task to the end of its last, as the driver saw them; the sum of the replications'
+    own wall times when not given); ``cpu_seconds`` the CPU time of its replications summed
     over workers.  ``censored`` runs count in ``mean_samples`` at their cap.
     """
     samples = np.array([o.samples for o in outcomes], dtype=float)
@@ -43,5 +45,6 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome]) -> dict
         "mean_simple_regret": _num(np.nanmean(regrets)) if np.isfinite(regrets).any() else None,
         "false_negative_rate": _num(np.mean(fnr)) if fnr and fnr[0] is not None else None,
         "mean_allocation": np.round(fractions.mean(axis=0).reshape(problem.source_shape), 6).tolist(),
-        "wall_seconds": _num(sum(o.seconds for o in outcomes), 3),
+        "wall_seconds": _num(sum(o.seconds for o in outcomes) if wall_seconds is None else wall_seconds, 3),
+        "cpu_seconds": _num(sum(o.cpu_seconds for o in outcomes), 3),
     }

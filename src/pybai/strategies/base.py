@@ -1,38 +1,44 @@
 """The base strategy: ask/tell mechanics shared by every sampling rule.
 
 A strategy object only stores its parameters when constructed.  :meth:`Strategy.start`
-validates them against a :class:`~pybai.problems.base.Problem` and creates the state:
-sufficient statistics (counts, sums, means per source), the stopping threshold and
-the sampling rule's own small state.  Then
+validates them against a :class:`~pybai.problems.base.Problem` and creates the state: the
+problem's model (per-source statistics and estimates), the stopping threshold and the
+sampling rule's own small state.  Then
 
-* :meth:`Strategy.ask` returns the sources to sample next (an int array; one entry for
-  sequential rules, a whole batch for batch rules);
-* :meth:`Strategy.tell` feeds the observed rewards back, updates the statistics and
-  applies the stopping rule;
+* :meth:`Strategy.ask` returns the requests to sample next (an int array: one entry for
+  sequential rules, a whole batch for batch rules) and numbers them (:attr:`request_id`);
+* :meth:`Strategy.tell` answers the pending request (all of it, or part of a batch), updates
+  the model and applies the stopping rule once the request is complete;
 * :attr:`Strategy.stopped` and :meth:`Strategy.recommendation` say when and what.
 
-The same object drives a simulation and a real experiment.  A concrete strategy
-implements one hook, :meth:`Strategy._select` (the next sources), and optionally
-:meth:`Strategy._observe`, :meth:`Strategy._should_stop`, :meth:`Strategy._recommend`.
+The base owns everything that is the same for every rule: the initial phase
+(:meth:`~pybai.problems.base.Problem.initial_requests`, cut into batches for batch rules), the
+regime (fixed confidence: ``max_samples``; fixed budget: the budget in samples or batches,
+never exceeded by an ask), the (b, r) limits of batches, the validation of answers, and the
+state as a JSON-safe dict (:mod:`pybai.strategies.state`).  A concrete strategy implements
+:meth:`Strategy._select` and optionally :meth:`_initialize`, :meth:`_observe`,
+:meth:`_should_stop`, :meth:`_recommend`; it lists the attributes of its own state in
+``_state_attrs``.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
-import math
 from typing import Any, ClassVar
 
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_int, fail
-from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
-from pybai.stopping.thresholds import make_threshold
+from pybai.stopping.thresholds import KINDS
+from pybai.strategies.batching import check_batch, split_plan
 
-__all__ = ["Strategy", "THRESHOLDS"]
+__all__ = ["Strategy"]
 
-THRESHOLDS = ("heuristic", "delta-correct")
+_NO_SELECTION = np.empty(0, dtype=np.intp)
 
 
 class Strategy:
@@ -41,11 +47,12 @@ class Strategy:
     Parameters
     ----------
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
-        Stopping threshold of fixed-confidence strategies: the seed papers'
-        ln((1 + ln t)/delta), or a threshold proven delta-correct
-        (:mod:`pybai.stopping.thresholds`).
+        Stopping threshold of fixed-confidence strategies, built by the problem
+        (:meth:`~pybai.problems.base.Problem.threshold`): the seed papers' ln((1 + ln t)/delta),
+        or a threshold proven delta-correct (:mod:`pybai.stopping.thresholds`).
     n_init : int, default 1
-        Initial samples of every source before the sampling rule takes over.
+        The initial phase: every request ``n_init`` times (or the problem's own start, e.g.
+        a spanning set of a linear problem) before the sampling rule takes over.
     """
 
     #: contract name in the strategy registry
@@ -54,6 +61,10 @@ class Strategy:
     goals: ClassVar[tuple[str, ...]] = ("best-arm",)
     #: regimes this strategy supports
     regimes: ClassVar[tuple[str, ...]] = ("fixed-confidence",)
+    #: whether the rule chooses whole batches (required when the problem has a BatchSpec)
+    batched: ClassVar[bool] = False
+    #: attributes of the rule's own state, saved by :meth:`get_state`
+    _state_attrs: ClassVar[tuple[str, ...]] = ()
     #: "unstarted" until :meth:`start`, then "running", "stopped", "censored" or "budget-spent"
     status_: str = "unstarted"
 
@@ -77,10 +88,14 @@ class Strategy:
         """Constructor parameters and their values."""
         return {name: getattr(self, name) for name in self._param_names()}
 
+    def clone(self) -> "Strategy":
+        """A new, unstarted strategy with the same parameters (as scikit-learn's ``clone``)."""
+        return type(self)(**copy.deepcopy(self.get_params()))
+
     def _check_params(self, problem: Problem | None) -> None:
         """Validate parameters (subclasses extend, calling ``super()``)."""
         owner = type(self).__name__
-        check_choice(self.threshold, THRESHOLDS, "threshold", owner)
+        check_choice(self.threshold, KINDS, "threshold", owner)
         check_positive_int(self.n_init, "n_init", owner)
         if problem is None:
             return
@@ -91,7 +106,13 @@ class Strategy:
             )
         if problem.regime.kind not in self.regimes:
             raise InvalidParameterError(
-                f"{owner} ('{self.name}') does not support the {problem.regime.kind} regime."
+                f"{owner} ('{self.name}') does not support the {problem.regime.kind} regime "
+                f"(it supports {', '.join(self.regimes)})."
+            )
+        if problem.batch is not None and not self.batched:
+            raise InvalidParameterError(
+                f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
+                "remove [problem.batch] or use a batch strategy."
             )
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
@@ -121,34 +142,56 @@ class Strategy:
         self._check_params(problem)
         self.problem_ = problem
         self.rng_ = np.random.default_rng(rng)
-        n = problem.n_sources
-        self.counts_ = np.zeros(n)
-        self.sums_ = np.zeros(n)
-        self.means_ = np.zeros(n)
+        self.model_ = problem.new_model()
+        self.counts_ = self.model_.counts  # views: the model updates them in place
+        self.sums_ = self.model_.sums
+        self.means_ = self.model_.estimate
         self.t_ = 0
         self.batches_ = 0
         self.status_ = "running"
         self.statistic_ = 0.0
+        self.request_id = None  # id of the pending request, None when nothing is pending
         self._pending: np.ndarray | None = None
-        self._ready = False  # every source has n_init samples
+        self._next_id = 1
+        self._n_requests = problem.n_requests
+        self._batch = problem.batch
         regime = problem.regime
+        self._max_samples = regime.max_samples if isinstance(regime, FixedConfidence) else None
+        self._max_batches = None
         if isinstance(regime, FixedConfidence):
-            self.threshold_ = make_threshold(
-                self.threshold,
-                regime.delta,
-                n_alternatives=problem.n_alternatives,
-                n_terms=problem.n_terms,
-                family=problem.family.name,
-            )
-            self._limit = regime.max_samples
+            self.threshold_ = problem.threshold(self.threshold, regime.delta)
         else:
             self.threshold_ = None
-            self._limit = regime.budget
+            if problem.budget_unit == "samples":
+                self._max_samples = regime.budget
+            else:
+                self._max_batches = regime.budget
+        plan = np.asarray(self._initial_plan(), dtype=np.intp)
+        if self._batch is not None:
+            self._plan = split_plan(plan, self._batch.size, self._batch.max_repeats)
+        else:
+            self._plan = [plan[i : i + 1] for i in range(plan.size)]
+        self._plan_pos = 0
+        self._check_budget_fits_plan(plan)
+        self._ready = not self._plan and not np.isnan(self.means_).any()
         self._initialize()
         return self
 
+    def _initial_plan(self) -> np.ndarray:
+        """Hook: the requests of the initial phase (default: the problem's, ``n_init`` rounds)."""
+        return self.problem_.initial_requests(self.n_init)
+
+    def _check_budget_fits_plan(self, plan: np.ndarray) -> None:
+        if self.threshold_ is not None:
+            return
+        need, unit = (len(self._plan), "batches") if self._max_batches is not None else (plan.size, "samples")
+        have = self._max_batches if self._max_batches is not None else self._max_samples
+        if need > have:
+            raise fail("budget", type(self).__name__,
+                       f"more than the {need} {unit} of the initial phase (n_init = {self.n_init})", have)
+
     def _initialize(self) -> None:
-        """Hook: create the sampling rule's own state (``self.problem_`` is set)."""
+        """Hook: create the sampling rule's own state (``self.problem_``, ``self.model_`` are set)."""
 
     # ------------------------------------------------------------------ ask/tell
     @property
@@ -158,7 +201,8 @@ class Strategy:
         return self.status_ != "running"
 
     def ask(self) -> np.ndarray:
-        """Requests to sample next (int array); the same array until :meth:`tell`.
+        """Requests to sample next (int array); the same array, with the same
+        :attr:`request_id`, until the request is answered.
 
         A request is a source index, except for problems whose requests are coarser than
         their sources (``problem.n_requests < problem.n_sources``): then the environment
@@ -168,65 +212,124 @@ class Strategy:
             self._require_started()
             raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more asks.")
         if self._pending is None:
-            if not self._ready:
-                self._pending = np.array([self._next_initial()], dtype=np.intp)
+            if self._plan_pos < len(self._plan):
+                req = self._plan[self._plan_pos]
+                self._plan_pos += 1
+            elif not self._ready:  # plan done, some source still unidentified
+                missing = np.flatnonzero(np.isnan(self.means_))[:1]
+                req = np.asarray(self.problem_.request_of(missing), dtype=np.intp)
             else:
-                self._pending = np.atleast_1d(np.asarray(self._select(), dtype=np.intp))
+                req = self._checked(self._select())
+            if self._max_samples is not None and self.t_ + req.size > self._max_samples:
+                req = req[: self._max_samples - self.t_]  # never beyond max_samples or the budget
+            self._pending = req
+            self.request_id = self._next_id
+            self._next_id += 1
         return self._pending
 
-    def _next_initial(self) -> int:
-        """The least-sampled request while some request has fewer than ``n_init`` samples."""
-        return int(np.argmin(self.problem_.request_counts(self.counts_)))
+    def _checked(self, selection) -> np.ndarray:
+        """The rule's selection as an int array, checked against the request space and (b, r)."""
+        if isinstance(selection, (int, np.integer)):
+            if not 0 <= selection < self._n_requests:
+                check_batch(np.array([selection]), self._n_requests, None, None, type(self).__name__)
+            return np.array([selection], dtype=np.intp)
+        req = np.asarray(selection, dtype=np.intp).reshape(-1)
+        batch = self._batch
+        check_batch(req, self._n_requests, None if batch is None else batch.size,
+                    None if batch is None else batch.max_repeats, type(self).__name__)
+        return req
 
-    def tell(self, sources, rewards) -> None:
-        """Record the rewards observed for ``sources`` and apply the stopping rule.
+    def tell(self, sources, rewards, request_id: int | None = None) -> None:
+        """Record the rewards observed for the pending request and apply the stopping rule.
 
         Parameters
         ----------
         sources : int or array-like of int
-            Indices of the sampled sources (repeats allowed).
+            The sampled sources (the requests themselves, or the sources observed for them).
+            All of the pending request, or part of it: the rest stays pending.
         rewards : float or array-like of float
-            One finite reward per source.
+            One finite reward per source, in the family's support.
+        request_id : int, optional
+            Id of the request answered (:attr:`request_id` after :meth:`ask`); checked when given.
+
+        Raises
+        ------
+        RequestError
+            The answer does not fit the pending request; nothing is recorded.
+        SessionStateError
+            No request is pending, or the strategy has stopped.
         """
-        if self.status_ != "running":
+        pending = self._pending
+        if pending is None or self.status_ != "running":
             self._require_started()
-            raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more tells.")
-        src = np.asarray(sources).reshape(-1)
-        rew = np.asarray(rewards, dtype=float).reshape(-1)
-        n = self.counts_.shape[0]
-        if src.shape != rew.shape:
-            raise fail("rewards", "tell", f"one reward per source ({src.size})", f"{rew.size} rewards")
-        if src.size == 1:
-            s, r = int(src[0]), float(rew[0])
-            if not 0 <= s < n or src.dtype.kind not in "iu":
-                raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
-            if not math.isfinite(r):
-                raise fail("rewards", "tell", "finite numbers", rew.tolist())
-            c = self.counts_[s] + 1.0
-            total = self.sums_[s] + r
-            self.counts_[s] = c
-            self.sums_[s] = total
-            self.means_[s] = total / c
-        else:
-            if src.size == 0 or src.dtype.kind not in "iu" or src.min() < 0 or src.max() >= n:
-                raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
-            if not np.all(np.isfinite(rew)):
-                raise fail("rewards", "tell", "finite numbers", rew.tolist())
-            src = src.astype(np.intp, copy=False)
-            np.add.at(self.counts_, src, 1.0)
-            np.add.at(self.sums_, src, rew)
-            touched = np.unique(src)
-            self.means_[touched] = self.sums_[touched] / self.counts_[touched]
-        self.t_ += src.size
-        self.batches_ += 1
+            if self.status_ != "running":
+                raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more tells.")
+            raise SessionStateError(f"{type(self).__name__} has no pending request; call ask() first.")
+        if request_id is not None and request_id != self.request_id:
+            raise RequestError(f"request {request_id!r} is not pending (the pending request is {self.request_id}).")
+        src, rew = self._parse_answer(sources, rewards)
+        remaining = self._remaining_after(pending, self.problem_.request_of(src))
+        self.model_.update(src, rew)
+        self.t_ += src.shape[0]
+        if remaining is not None and remaining.size:
+            self._pending = remaining
+            self._observe(src, rew)
+            return
         self._pending = None
+        self.request_id = None
+        self.batches_ += 1
         if not self._ready:
-            self._ready = bool(self.problem_.request_counts(self.counts_).min() >= self.n_init)
+            self._ready = self._plan_pos >= len(self._plan) and not np.isnan(self.means_).any()
         self._observe(src, rew)
         if self._ready and self._should_stop():
             self.status_ = "stopped"
-        elif self.t_ >= self._limit:
+        elif (self._max_samples is not None and self.t_ >= self._max_samples) or (
+            self._max_batches is not None and self.batches_ >= self._max_batches
+        ):
             self.status_ = "censored" if self.threshold_ is not None else "budget-spent"
+
+    def _parse_answer(self, sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+        src = np.asarray(sources)
+        if src.dtype.kind not in "iu":
+            raise fail("sources", "tell", "integer source indices", sources)
+        src = src.reshape(-1)
+        try:
+            rew = np.asarray(rewards, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise fail("rewards", "tell", "numbers", rewards) from None
+        n = self.counts_.shape[0]
+        if src.shape != rew.shape or src.size == 0:
+            raise fail("rewards", "tell", f"one reward per source ({src.size})", f"{rew.size} rewards")
+        if src.size == 1:
+            if not 0 <= src[0] < n:
+                raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
+        elif src.min() < 0 or src.max() >= n:
+            raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
+        problem = self.problem_.family.check_rewards(rew)
+        if problem:
+            raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
+        return src.astype(np.intp, copy=False), rew
+
+    @staticmethod
+    def _remaining_after(pending: np.ndarray, answered: np.ndarray) -> np.ndarray | None:
+        """Pending requests left once ``answered`` is removed (None: all answered); raise if not a sub-multiset."""
+        if answered.shape[0] == pending.shape[0] == 1:
+            if answered[0] != pending[0]:
+                raise RequestError(f"request {int(answered[0])} was not asked; the pending request is {pending.tolist()}.")
+            return None
+        pend_u, pend_c = np.unique(pending, return_counts=True)
+        ans_u, ans_c = np.unique(answered, return_counts=True)
+        pos = np.searchsorted(pend_u, ans_u)
+        ok = pos < pend_u.size
+        ok[ok] = pend_u[pos[ok]] == ans_u[ok]
+        if not ok.all() or np.any(ans_c > pend_c[np.minimum(pos, pend_u.size - 1)]):
+            raise RequestError(
+                f"the answer covers requests that are not pending (answered {answered.tolist()[:10]}, "
+                f"pending {pending.tolist()[:10]})."
+            )
+        left = pend_c.copy()
+        left[pos] -= ans_c
+        return np.repeat(pend_u, left)
 
     def _require_started(self) -> None:
         if self.status_ == "unstarted":
@@ -234,39 +337,46 @@ class Strategy:
 
     # ------------------------------------------------------------------ hooks
     def _select(self) -> np.ndarray | int:
-        """Hook: the next source(s) once every source has ``n_init`` samples."""
+        """Hook: the next request(s) once the initial phase is over."""
         raise NotImplementedError
 
     def _observe(self, sources: np.ndarray, rewards: np.ndarray) -> None:
-        """Hook: update the rule's own state after the statistics are updated."""
+        """Hook: update the rule's own state after the model is updated."""
 
     def _should_stop(self) -> bool:
-        """Stopping rule: GLR > threshold(t) in fixed confidence, budget in fixed budget."""
+        """Stopping rule: the problem's GLR statistic > threshold(t) in fixed confidence.
+
+        Never in fixed budget (the base stops when the budget is spent).
+        """
         if self.threshold_ is None:
             return False
-        self.statistic_ = self.problem_.glr(self.counts_, self.means_)
+        self.statistic_ = self.problem_.statistic(self.model_)
         return self.statistic_ > self.threshold_(self.t_)
 
     def _recommend(self) -> Any:
-        """Hook: the recommendation (default: the empirical answer)."""
-        return self.problem_.answer(self.means_)
+        """Hook: the recommendation (default: the problem's answer on the model's estimate)."""
+        if np.isnan(self.means_).all():
+            return None
+        return self.problem_.answer(np.where(np.isnan(self.means_), -np.inf, self.means_))
 
     # ------------------------------------------------------------------ outputs
     def recommendation(self) -> Any:
-        """Current recommendation (the final one once :attr:`stopped`)."""
+        """Current recommendation (the final one once :attr:`stopped`; None before any sample)."""
         self._require_started()
         return self._recommend()
 
     def result(self) -> RunResult:
         """Summary of the run so far as a :class:`~pybai.result.RunResult`."""
         self._require_started()
+        unit = "batches" if self._max_batches is not None else "samples"
+        limit = self._max_batches if self._max_batches is not None else self._max_samples
         messages = {
             "running": "still sampling",
             "stopped": "stopped: the answer is certified at the requested confidence"
             if self.threshold_ is not None
             else "stopped by the sampling rule",
-            "censored": f"censored: reached max_samples = {self._limit} before certifying",
-            "budget-spent": f"budget of {self._limit} samples spent",
+            "censored": f"censored: reached max_samples = {limit} before certifying",
+            "budget-spent": f"budget of {limit} {unit} spent",
         }
         return RunResult(
             recommendation=self._recommend(),
@@ -280,3 +390,17 @@ class Strategy:
             means=self.means_.copy(),
             statistic=float(self.statistic_),
         )
+
+    # ------------------------------------------------------------------ state
+    def get_state(self) -> dict:
+        """The whole state as a JSON-safe dict (see :func:`pybai.strategies.state.strategy_state`)."""
+        from pybai.strategies.state import strategy_state
+
+        self._require_started()
+        return strategy_state(self)
+
+    def set_state(self, problem: Problem, state: dict) -> "Strategy":
+        """Restore a state from :meth:`get_state` on ``problem`` (the same problem); returns self."""
+        from pybai.strategies.state import restore_state
+
+        return restore_state(self, problem, state)

@@ -28,14 +28,14 @@ class ConstrainedTrackAndStop(TrackAndStop):
       ``tracking="D"`` gives D-tracking instead.
     * ``oracle="exact"`` (default): w(t) = w*(mu_hat(t)), solved to ~1e-10 relative accuracy
       at every step by :meth:`~pybai.problems.feasible_arm.FeasibleArmProblem.oracle`
-      (a cold start each time: see there why warm starts are off; ~150-250 us per step for
-      K = L = 3, no recomputation is skipped).  ``oracle="subgradient"``: the paper's cheap variant used in its
-      experiments (section 5): w(t) = P_simplex(w(t - 1) + alpha c(t)), one projected
-      supergradient ascent step per round with step size ``step_size`` (alpha = 1, the
-      paper's), started from uniform weights.  With a constant step and no averaging the
-      iterate does not converge; on the paper's example 1 alpha = 1 oscillates between
-      vertices in some runs (mean 2,600 samples against 1,075 for the exact oracle, heavy
-      tail), while alpha = 0.1 matched the exact oracle (mean ~1,060 over 40 runs).
+      (a cold start each time: see there why warm starts are off; no recomputation is
+      skipped; timings in docs/baics.md).  ``oracle="subgradient"``: the paper's cheap
+      variant used in its experiments (section 5): w(t) = P_simplex(w(t - 1) + alpha c(t)),
+      one projected supergradient ascent step per round with step size ``step_size``
+      (alpha = 1, the paper's), started from uniform weights.  With a constant step and no
+      averaging the iterate does not converge: on the paper's example 1 alpha = 1 oscillates
+      between vertices in some runs, while alpha = 0.1 matches the exact oracle
+      (measurements in docs/baics.md).
     * **Stopping** (section 4.2): the exact GLR statistic Z(t) of Eq. (10) against the
       threshold (``"heuristic"``: ln((1 + ln t)/delta), the paper's experiments;
       ``"delta-correct"``: see :attr:`~pybai.problems.feasible_arm.FeasibleArmProblem.n_terms`).
@@ -63,6 +63,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
 
     name = "tas-cs"
     goals = ("best-feasible-arm",)
+    _state_attrs = TrackAndStop._state_attrs + ("weights_",)
 
     def __init__(self, *, oracle: str = "exact", step_size: float = 1.0, tracking: str = "C",
                  threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked"):
@@ -79,14 +80,12 @@ class ConstrainedTrackAndStop(TrackAndStop):
 
     def _initialize(self):
         super()._initialize()
-        self.weights_ = np.full(self.problem_.n_sources, 1.0 / self.problem_.n_sources)
-        if self.problem_.sampling == "arm":
-            self.weights_ = np.outer(np.full(self.problem_.n_arms, 1.0 / self.problem_.n_arms),
-                                     self.problem_.weights).ravel()
+        n = self.problem_.n_requests
+        self.weights_ = np.asarray(self.problem_.expand_request_weights(np.full(n, 1.0 / n)), dtype=float)
 
     def _target_weights(self) -> np.ndarray:
         if self.oracle == "exact":
-            _, w = self.problem_.oracle(self.means_, self._hint)
+            _, w = self.problem_.oracle(self.means_)
         else:
             w = self.problem_.subgradient_step(self.weights_, self.means_, self.step_size)
         self.weights_ = w

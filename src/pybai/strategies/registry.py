@@ -36,10 +36,16 @@ def get_strategy_class(name: str) -> type:
     return _REGISTRY[name]
 
 
-def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = "strategy"):
-    """Instantiate strategy ``name`` with keyword ``params``; unknown keys raise."""
+def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = "strategy", **kwargs):
+    """Instantiate strategy ``name`` with parameters ``params`` and/or keywords; unknown keys raise.
+
+    Examples
+    --------
+    >>> make_strategy("tas", tracking="D")
+    TrackAndStop(tracking='D', threshold='heuristic', n_init=1, subpopulation='random')
+    """
     cls = get_strategy_class(name)
-    params = dict(params or {})
+    params = {**(params or {}), **kwargs}
     allowed = cls._param_names()
     for key in params:
         if key not in allowed:

@@ -60,6 +60,7 @@ class TopTwo(Strategy):
 
     name = "top-two"
     goals = ("best-arm",)
+    _state_attrs = ("leader_rounds_", "leader_pulls_")
 
     def __init__(
         self,

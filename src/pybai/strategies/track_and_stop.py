@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_choice
-from pybai.strategies._subpopulation import SUBPOPULATION_MODES, arm_level
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import c_tracking_step, d_tracking_step
+from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
 
@@ -25,11 +25,11 @@ class TrackAndStop(Strategy):
     * ``tracking="D"``: direct tracking with forced exploration of sources with
       N_a < sqrt(t) - K/2 (GK16, Eq. (13)); the variant of GK16's Table 2.
 
-    On goal ``"best-feasible-arm"`` this is the paper's constraint-blind T-a-S baseline
-    (Wu, Zheng & Zhu, section 5): it tracks
-    :meth:`~pybai.problems.feasible_arm.FeasibleArmProblem.constraint_blind_weights`
-    (the best-arm oracle on the arm qualities, spread over subpopulations in proportion to
-    q) and stops with the same constraint-aware GLR rule as ``tas-cs``.
+    It tracks the problem's :meth:`~pybai.problems.base.Problem.relaxed_weights`: the oracle
+    weights, or, on a problem with side constraints, the weights of its constraint-blind
+    version.  On goal ``"best-feasible-arm"`` this is the paper's T-a-S baseline (Wu, Zheng &
+    Zhu, section 5: the best-arm oracle on the arm qualities, spread over subpopulations in
+    proportion to q), stopped by the same constraint-aware GLR rule as ``tas-cs``.
 
     Parameters
     ----------
@@ -48,6 +48,7 @@ class TrackAndStop(Strategy):
 
     name = "tas"
     goals = ("best-arm", "best-feasible-arm")
+    _state_attrs = ("cumulative_", "_hint")
 
     def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,
                  subpopulation: str = "random"):
@@ -61,23 +62,15 @@ class TrackAndStop(Strategy):
         check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", type(self).__name__)
 
     def _initialize(self):
-        self._arms = arm_level(self.problem_, self.subpopulation)
-        if self._arms is not None and not self._arms.random:
-            self._arms = None  # "tracked": track every cell
+        # "random": track the arms and draw the subpopulation; "tracked": track every request
+        self._arms = self.problem_.arm_level() if self.subpopulation == "random" else None
         n = self.problem_.n_requests if self._arms is None else self._arms.n_arms
         self.cumulative_ = np.zeros(n)
         self._hint = self.problem_.oracle_hint()
 
     def _target_weights(self) -> np.ndarray:
-        """Hook: the proportions to track, per request (default: the problem's oracle).
-
-        On best-feasible-arm: the constraint-blind weights (the paper's T-a-S baseline).
-        """
-        if self.problem_.goal == "best-feasible-arm":
-            w = self.problem_.constraint_blind_weights(self.means_, self._hint)
-        else:
-            _, w = self.problem_.oracle(self.means_, self._hint)
-        return self.problem_.request_weights(w)
+        """Hook: the proportions to track, per request (here the problem's relaxed weights)."""
+        return self.problem_.request_weights(self.problem_.relaxed_weights(self.means_, self._hint))
 
     def _select(self):
         w = self._target_weights()

@@ -1,29 +1,36 @@
-"""Uniform sampling: round robin over the sources, GLR stopping."""
+"""Uniform sampling: round robin over the requests, in any regime, sequential or in batches."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from pybai._validation import check_choice
-from pybai.strategies._subpopulation import SUBPOPULATION_MODES, arm_level
 from pybai.strategies.base import Strategy
+from pybai.strategies.batching import even_batch
 from pybai.strategies.registry import register
 
-__all__ = ["Uniform"]
+__all__ = ["Uniform", "SUBPOPULATION_MODES"]
+
+#: How arm-level rules pick the subpopulation of an arm in the "pair" model of BAICS.
+SUBPOPULATION_MODES = ("random", "tracked")
 
 
 @register
 class Uniform(Strategy):
     """Sample the least-sampled request (lowest index on ties): a round robin.
 
-    The baseline of every fixed-confidence comparison: same GLR stopping rule and
-    threshold as the adaptive strategies, no adaptivity in the sampling.
+    The reference of every regime: in fixed confidence it stops with the same GLR rule and
+    threshold as the adaptive strategies; in fixed budget it spends the budget and recommends
+    the empirical answer; with (b, r) batches each batch raises the least-sampled requests
+    as evenly as possible (water filling, at most r pulls of one request,
+    :func:`~pybai.strategies.batching.even_batch`).
 
-    On goal ``"best-feasible-arm"`` in the ``"pair"`` sampling model, ``subpopulation``
-    chooses how the cell is picked within the least-sampled arm: ``"random"`` (default, the
-    paper's baseline, Wu, Zheng & Zhu section 5) draws the subpopulation l ~ q with the
-    strategy's rng; ``"tracked"`` takes the cell furthest below the q-proportional
-    allocation (deterministic, same expected proportions).  Ignored otherwise.
+    On problems with an arm-level view (goal ``"best-feasible-arm"`` in the ``"pair"``
+    sampling model), ``subpopulation`` chooses how the cell is picked within the least-sampled
+    arm: ``"random"`` (default, the paper's baseline, Wu, Zheng & Zhu section 5) draws the
+    subpopulation l ~ q with the strategy's rng; ``"tracked"`` takes the cell furthest below
+    the q-proportional allocation (deterministic, same expected proportions; with batches it
+    fills the cells evenly instead).  Ignored otherwise.
 
     Parameters
     ----------
@@ -34,6 +41,8 @@ class Uniform(Strategy):
 
     name = "uniform"
     goals = ("best-arm", "best-feasible-arm")
+    regimes = ("fixed-confidence", "fixed-budget")
+    batched = True
 
     def __init__(self, *, threshold: str = "heuristic", n_init: int = 1, subpopulation: str = "random"):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -44,12 +53,19 @@ class Uniform(Strategy):
         check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", type(self).__name__)
 
     def _initialize(self):
-        self._arms = arm_level(self.problem_, self.subpopulation)
+        self._arms = self.problem_.arm_level()
+        self._random = self.subpopulation == "random"
 
     def _select(self):
-        if self._arms is not None:
-            arm = int(np.argmin(self._arms.arm_counts(self.counts_)))
-            if self._arms.random:
-                return self._arms.random_cell(arm, self.rng_)
-            return self._arms.proportional_cell(arm, self.counts_)
-        return int(np.argmin(self.problem_.request_counts(self.counts_)))
+        batch = self.problem_.batch
+        arms = self._arms
+        if batch is None:
+            if arms is not None:
+                arm = int(np.argmin(arms.arm_counts(self.counts_)))
+                return arms.random_cell(arm, self.rng_) if self._random else arms.proportional_cell(arm, self.counts_)
+            return int(np.argmin(self.problem_.request_counts(self.counts_)))
+        if arms is not None and self._random:
+            pulls = even_batch(arms.arm_counts(self.counts_), batch.size, batch.max_repeats)
+            return arms.random_cells(np.repeat(np.arange(pulls.size), pulls), self.rng_)
+        pulls = even_batch(self.problem_.request_counts(self.counts_), batch.size, batch.max_repeats)
+        return np.repeat(np.arange(pulls.size), pulls)

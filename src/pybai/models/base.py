@@ -1,0 +1,109 @@
+"""The model layer: the learner's sufficient statistics and the estimate they give.
+
+A :class:`Model` holds, per source, the number of samples and the sum of rewards (sufficient
+for every family of pybai: independent means, linear least squares, correlated Gaussian
+posteriors) and turns them into the per-source estimate that a problem's ``answer``, ``glr``
+and ``oracle`` use.  Strategies never compute means themselves: they read
+``model.estimate`` (and any extra attribute a model offers, such as a posterior covariance).
+
+A problem chooses its model (:meth:`pybai.problems.base.Problem.new_model`); the default is
+:class:`EmpiricalMeans`.  A model's state is its statistics: :meth:`Model.from_statistics`
+rebuilds it exactly, which is what serialisation and session replay use.
+
+Examples
+--------
+>>> import numpy as np
+>>> m = EmpiricalMeans(3)
+>>> m.update(np.array([0, 0, 2]), np.array([1.0, 3.0, -1.0]))
+>>> m.estimate.tolist()  # source 1 has no sample: its mean is unknown, not 0
+[2.0, nan, -1.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Model", "EmpiricalMeans"]
+
+
+class Model:
+    """Base model: per-source ``counts`` and ``sums``, and an ``estimate`` computed from them.
+
+    Subclasses implement :meth:`_refresh` (recompute derived quantities from the statistics)
+    and may override :meth:`update` with an incremental version.
+
+    Parameters
+    ----------
+    n_sources : int
+        Number of sources.
+
+    Attributes
+    ----------
+    counts : ndarray of shape (n_sources,)
+        Samples per source (float, for the numba kernels).
+    sums : ndarray of shape (n_sources,)
+        Sum of the rewards of each source.
+    estimate : ndarray of shape (n_sources,)
+        Per-source mean estimate; NaN where the model cannot identify it yet.
+    """
+
+    #: attributes saved in a strategy's state (arrays are restored in place)
+    state_attrs: tuple[str, ...] = ("counts", "sums", "estimate")
+
+    def __init__(self, n_sources: int):
+        self.counts = np.zeros(n_sources)
+        self.sums = np.zeros(n_sources)
+        self.estimate = np.full(n_sources, np.nan)
+
+    @property
+    def n_sources(self) -> int:
+        return self.counts.shape[0]
+
+    @property
+    def total(self) -> int:
+        """Number of samples recorded."""
+        return int(self.counts.sum())
+
+    def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
+        """Record ``rewards`` observed for ``sources`` (int array, repeats allowed)."""
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, rewards)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Recompute ``estimate`` (and any derived quantity) from ``counts`` and ``sums``."""
+        raise NotImplementedError
+
+    def set_statistics(self, counts, sums) -> "Model":
+        """Replace the statistics (in place: arrays keep their identity) and refresh."""
+        self.counts[:] = counts
+        self.sums[:] = sums
+        self._refresh()
+        return self
+
+
+class EmpiricalMeans(Model):
+    """Independent sources: the estimate of a source is the mean of its rewards (NaN if none).
+
+    The single-sample update costs a few scalar operations (the hot path of sequential
+    strategies).
+    """
+
+    def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
+        if sources.shape[0] == 1:
+            s = sources[0]
+            c = self.counts[s] + 1.0
+            total = self.sums[s] + rewards[0]
+            self.counts[s] = c
+            self.sums[s] = total
+            self.estimate[s] = total / c
+            return
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, rewards)
+        touched = np.unique(sources)
+        self.estimate[touched] = self.sums[touched] / self.counts[touched]
+
+    def _refresh(self) -> None:
+        seen = self.counts > 0
+        self.estimate[:] = np.nan
+        self.estimate[seen] = self.sums[seen] / self.counts[seen]
