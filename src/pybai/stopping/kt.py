@@ -34,7 +34,7 @@ Proof.
    :math:`(s/N)^s(1-s/N)^{N-s} / (\mu^s(1-\mu)^{N-s}) = \exp(N\,\mathrm{kl}(s/N, \mu))`,
    :math:`\ln M_a \ge N_a\,\mathrm{kl}(\hat\mu_a, \mu_a) - \ln 2 - \tfrac12 \ln N_a` when
    ``N_a >= 1``.  (``tests/stopping/test_kt.py`` checks the inequality exactly for every
-   ``N <= 3000``.)
+   ``N <= 2000``.)
 3. *Only t.*  Outside the event of step 1, with ``k`` the number of sources of ``S`` with
    ``N_a >= 1`` (``k <= min(n, t)``) and :math:`\sum_a N_a \le t`,
    :math:`\sum_a N_a \mathrm{kl}(\hat\mu_a,\mu_a) < \ln(m/\delta) + k\ln 2 + \tfrac12\sum\ln N_a
