@@ -29,6 +29,12 @@ Proof.
    given the past and the (predictable) choice, so :math:`\prod_{a \in S} M_a(t)` is a
    nonnegative martingale of mean 1 for *any* sampling rule.  Ville's maximal inequality:
    :math:`\mathbb{P}(\exists t: \prod_{a\in S} M_a(t) \ge m/\delta) \le \delta/m`.
+   (For rewards in [0, 1] that are not {0, 1}-valued, with ``s`` the sum of the rewards, the
+   factor :math:`x \mapsto (\lambda/\mu)^x((1-\lambda)/(1-\mu))^{1-x}` is convex, so its
+   conditional mean is at most 1: a supermartingale, and the statement below still holds.
+   And since :math:`\mathrm{kl}(p, q) \ge 2(p-q)^2` (Pinsker), it also bounds the
+   Gaussian-approximation deviation :math:`\sum_a 2 N_a(\hat\mu_a - \mu_a)^2` that
+   variance-1/4 GLR statistics use.)
 2. *KT regret bound* (Krichevsky & Trofimov 1981; Willems, Shtarkov & Tjalkens 1995, Lemma 1):
    for ``N >= 1``, :math:`q(s, N) \ge \frac{1}{2\sqrt N}(s/N)^s (1 - s/N)^{N-s}`.  Since
    :math:`(s/N)^s(1-s/N)^{N-s} / (\mu^s(1-\mu)^{N-s}) = \exp(N\,\mathrm{kl}(s/N, \mu))`,
