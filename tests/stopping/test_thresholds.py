@@ -12,6 +12,7 @@ from scipy.optimize import brentq
 from scipy.special import zeta
 
 from pybai.stopping.thresholds import (
+    BernoulliKTThreshold,
     ExponentialFamilyThreshold,
     GaussianThreshold,
     HeuristicThreshold,
@@ -312,7 +313,12 @@ def test_make_threshold_dispatch():
     g = make_threshold("delta-correct", 0.1, n_alternatives=4)
     assert isinstance(g, GaussianThreshold) and g == GaussianThreshold(0.1, 4, 2)
     b = make_threshold("delta-correct", 0.1, n_alternatives=4, family="bernoulli")
-    assert isinstance(b, ExponentialFamilyThreshold) and b == ExponentialFamilyThreshold(0.1, 4, 2)
+    assert isinstance(b, BernoulliKTThreshold) and b == BernoulliKTThreshold(0.1, 4, 2)
+    assert make_threshold("kk21", 0.1, n_alternatives=4, family="bernoulli") == ExponentialFamilyThreshold(0.1, 4, 2)
+    assert make_threshold("kk21", 0.1, n_alternatives=4) == GaussianThreshold(0.1, 4, 2)
+    assert make_threshold("kt-mixture", 0.1, n_alternatives=4, family="bernoulli") == b
+    with pytest.raises(ValueError, match="family"):
+        make_threshold("kt-mixture", 0.1, n_alternatives=4, family="gaussian")
     e = make_threshold("delta-correct", 0.1, n_alternatives=9, n_terms=3, family="exponential_family")
     assert e == ExponentialFamilyThreshold(0.1, 9, 3)
 
@@ -321,7 +327,7 @@ def test_make_threshold_accepts_family_objects():
     from pybai.models import Bernoulli
 
     th = make_threshold("delta-correct", 0.1, n_alternatives=4, family=Bernoulli())
-    assert isinstance(th, ExponentialFamilyThreshold)
+    assert isinstance(th, BernoulliKTThreshold)
 
 
 @pytest.mark.parametrize("delta", [0, 0.0, 1, 1.0, -0.1, 1.5, float("nan"), float("inf"), "0.1", None, True])

@@ -14,6 +14,11 @@ module provides
   known variances, from the Gaussian-specific Theorem 9 of Kaufmann & Koolen
   (2021), in the form used by Jourdan et al. (2022).  Tighter than the
   exponential-family threshold.
+* :class:`~pybai.stopping.kt.BernoulliKTThreshold` -- proven delta-correct for Bernoulli
+  sources, :math:`\ln(m/\delta) + n\ln 2 + (n/2)\ln(t/n)` (``ln(2t(K-1)/delta)`` for best-arm
+  identification, Garivier & Kaufmann 2016, Proposition 12), from a product of per-source
+  Krichevsky--Trofimov mixture martingales (module :mod:`pybai.stopping.kt`).  Several times
+  smaller than :class:`ExponentialFamilyThreshold` at the sample sizes met in practice.
 * :func:`make_threshold` -- factory choosing between them.
 
 All thresholds are small picklable objects whose delta-dependent constant is
@@ -33,19 +38,21 @@ References
 
 from __future__ import annotations
 
-import abc
 import math
 from typing import Any
 
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_int, check_probability, fail
+from pybai.stopping.kt import BernoulliKTThreshold
+from pybai.stopping.threshold_base import Threshold
 
 __all__ = [
     "Threshold",
     "HeuristicThreshold",
     "ExponentialFamilyThreshold",
     "GaussianThreshold",
+    "BernoulliKTThreshold",
     "make_threshold",
     "h",
     "h_inv",
@@ -58,8 +65,9 @@ __all__ = [
     "FAMILIES",
 ]
 
-#: Accepted values of the ``kind`` argument of :func:`make_threshold`.
-KINDS = ("heuristic", "delta-correct")
+#: Accepted values of the ``kind`` argument of :func:`make_threshold`: ``"delta-correct"`` is the
+#: best proven threshold of the family; ``"kk21"`` and ``"kt-mixture"`` name proven ones.
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture")
 #: Accepted values of the ``family`` argument of :func:`make_threshold`.
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -77,55 +85,6 @@ from pybai.stopping.calibration import (  # noqa: E402  (re-exported)
 # ---------------------------------------------------------------------------
 # Threshold objects
 # ---------------------------------------------------------------------------
-
-
-class Threshold(abc.ABC):
-    r"""Abstract stopping threshold :math:`t \mapsto \beta(t, \delta)`.
-
-    Parameters
-    ----------
-    delta : float
-        Risk level in ``(0, 1)``.
-
-    Attributes
-    ----------
-    name : str
-        Short identifier of the threshold kind.
-    delta : float
-        Risk level.
-    proven : bool
-        Whether the threshold is proven delta-correct (under the conditions
-        stated in the subclass docstring).
-    """
-
-    name: str = "threshold"
-    proven: bool = False
-
-    def __init__(self, delta: float):
-        self.delta = check_probability(delta, "delta", type(self).__name__)
-
-    @abc.abstractmethod
-    def __call__(self, t: float) -> float:
-        """Return ``beta(t, delta)`` for a sample count ``t >= 1``."""
-
-    @abc.abstractmethod
-    def values(self, t: Any) -> np.ndarray:
-        """Vectorised ``beta(t, delta)`` for an array of sample counts (all ``>= 1``)."""
-
-    def _params(self) -> dict:
-        return {"delta": self.delta}
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._params() == other._params()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(self._params().items())))
 
 
 class _LogLogThreshold(Threshold):
@@ -339,11 +298,16 @@ def make_threshold(
 
     Parameters
     ----------
-    kind : {"heuristic", "delta-correct"}
+    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture"}
         ``"heuristic"``: :class:`HeuristicThreshold` (not proven).
         ``"delta-correct"``: the tightest proven threshold for ``family``:
         :class:`GaussianThreshold` for ``"gaussian"``,
-        :class:`ExponentialFamilyThreshold` otherwise.
+        :class:`~pybai.stopping.kt.BernoulliKTThreshold` for ``"bernoulli"``,
+        :class:`ExponentialFamilyThreshold` for ``"exponential_family"``.
+        ``"kk21"``: the Kaufmann & Koolen (2021) threshold of the family
+        (:class:`GaussianThreshold` or :class:`ExponentialFamilyThreshold`).
+        ``"kt-mixture"``: :class:`~pybai.stopping.kt.BernoulliKTThreshold` (``family`` must be
+        ``"bernoulli"``).
     delta : float
         Risk level in ``(0, 1)``.
     n_alternatives : int
@@ -377,6 +341,10 @@ def make_threshold(
     fam = _family_name(family)
     if kind == "heuristic":
         return HeuristicThreshold(delta)
+    if kind == "kt-mixture" and fam != "bernoulli":
+        raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
+    if kind == "kt-mixture" or (kind == "delta-correct" and fam == "bernoulli"):
+        return BernoulliKTThreshold(delta, n_alternatives, n_terms)
     if fam == "gaussian":
         return GaussianThreshold(delta, n_alternatives, n_terms)
     return ExponentialFamilyThreshold(delta, n_alternatives, n_terms)
