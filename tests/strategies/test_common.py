@@ -1,123 +1,245 @@
-"""Checks every registered strategy must pass (found through the registry)."""
+"""Checks every registered strategy must pass, on every goal and regime it declares.
+
+The cases come from the registry and from ``instances.GOAL_INSTANCES``: a new strategy or a
+new goal is covered without editing this file.
+"""
+
+import json
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from pybai import (
+    BatchLimitError,
     BernoulliEnvironment,
     BestArmProblem,
     FixedConfidence,
-    GaussianEnvironment,
     InvalidParameterError,
+    RequestError,
     SessionStateError,
     get_strategy_class,
     registered_names,
 )
 
-BEST_ARM = [n for n in registered_names() if "best-arm" in get_strategy_class(n).goals]
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from instances import build, cases  # noqa: E402
+
+CASES = cases(registered_names(), get_strategy_class)
+IDS = ["-".join(str(x) for x in (n, g, label, r, "batch" if b else "seq")) for n, g, label, r, b in CASES]
 
 
-def gaussian_setup(delta=0.1, max_samples=100_000):
-    env = GaussianEnvironment([1.0, 0.6, 0.3, 0.0])
-    return env, BestArmProblem(4, env.family(), FixedConfidence(delta, max_samples))
-
-
-def play(strategy, env, problem, seed):
-    strategy.start(problem, rng=seed)
-    rng = np.random.default_rng(seed + 1000)
-    steps = 0
+def finish(strategy, env, noise, limit=200_000):
+    """Drive ``strategy`` to its end against ``env``; return a JSON-able record of the run."""
+    problem = strategy.problem_
+    batch = problem.batch
+    asks = 0
     while not strategy.stopped:
-        src = strategy.ask()
-        strategy.tell(src, env.sample(src, rng))
-        steps += 1
-        assert steps <= problem.regime.max_samples
-    return strategy.result()
+        req = strategy.ask()
+        if batch is not None:
+            assert req.size <= batch.size
+            assert np.unique(req, return_counts=True)[1].max() <= batch.max_repeats
+        else:
+            assert req.size <= 2
+        strategy.tell(*env.respond(req, noise), request_id=strategy.request_id)
+        asks += 1
+        assert asks <= limit, "a run must stop"
+    res = strategy.result()
+    rec = res.recommendation
+    return {
+        "status": res.status,
+        "samples": res.samples,
+        "batches": res.batches,
+        "counts": res.counts.tolist(),
+        "recommendation": rec if rec is None or np.ndim(rec) == 0 else list(rec),
+    }
+
+
+def start(case, seed=0):
+    name, goal, label, regime, batched = case
+    env, problem = build(goal, label, regime, batched)
+    return env, problem, get_strategy_class(name)().start(problem, rng=seed)
 
 
 def test_standard_strategies_are_registered():
-    assert {"uniform", "tas", "lucb", "top-two"} <= set(registered_names())
+    assert {"uniform", "tas", "lucb", "top-two", "game", "tas-cs"} <= set(registered_names())
+    assert {c[0] for c in CASES} == set(registered_names()), "every registered strategy has a case"
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_runs_stops_and_recommends(name):
-    env, problem = gaussian_setup()
-    res = play(get_strategy_class(name)(), env, problem, seed=0)
-    assert res.stopped and res.status == "stopped"
-    assert res.recommendation == 0
-    assert res.samples == res.counts.sum()
-    assert res.statistic > 0
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_runs_within_its_regime_and_recommends(case):
+    env, problem, strategy = start(case)
+    run = finish(strategy, env, np.random.default_rng(1))
+    assert run["samples"] == sum(run["counts"])
+    if case[3] == "fixed-budget":
+        assert run["status"] == "budget-spent"
+        spent = run["batches"] if problem.batch is not None else run["samples"]
+        assert spent == problem.regime.budget  # exactly the budget
+    else:
+        assert run["status"] in ("stopped", "censored")
+        assert run["samples"] <= problem.regime.max_samples
+        if run["status"] == "stopped":
+            assert strategy.result().statistic > 0
+    assert run["recommendation"] is not None
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_same_seed_same_run(name):
-    env, problem = gaussian_setup()
-    a = play(get_strategy_class(name)(), env, problem, seed=7)
-    b = play(get_strategy_class(name)(), env, problem, seed=7)
-    assert a.samples == b.samples
-    np.testing.assert_array_equal(a.counts, b.counts)
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_same_seed_same_run(case):
+    env, _, a = start(case, seed=7)
+    env, _, b = start(case, seed=7)
+    assert finish(a, env, np.random.default_rng(3)) == finish(b, env, np.random.default_rng(3))
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_restart_resets_state(name):
-    env, problem = gaussian_setup()
-    s = get_strategy_class(name)()
-    first = play(s, env, problem, seed=3)
-    second = play(s, env, problem, seed=3)
-    assert first.samples == second.samples
-
-
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_state_machine(name):
-    env, problem = gaussian_setup()
-    s = get_strategy_class(name)()
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_request_rules(case):
+    env, problem, strategy = start(case)
+    fresh = get_strategy_class(case[0])()
     with pytest.raises(SessionStateError):
-        s.ask()
-    s.start(problem, rng=0)
-    first = s.ask()
-    np.testing.assert_array_equal(s.ask(), first)  # ask is idempotent until tell
-    with pytest.raises(InvalidParameterError, match="rewards"):
-        s.tell(first, [np.nan] * len(first))
-    with pytest.raises(InvalidParameterError, match="sources"):
-        s.tell([99], [0.0])
-    with pytest.raises(InvalidParameterError, match="rewards"):
-        s.tell([0, 1], [0.0])
-    play(s, env, problem, seed=0)
+        fresh.ask()
+    with pytest.raises(SessionStateError, match="ask"):
+        strategy.tell([0], [0.0])  # nothing pending yet
+    req = strategy.ask()
+    rid = strategy.request_id
+    np.testing.assert_array_equal(strategy.ask(), req)  # idempotent until answered
+    assert strategy.request_id == rid
+    sources, rewards = env.respond(req, np.random.default_rng(0))
+    before = json.dumps(strategy.get_state())
+    bad_calls = [
+        ((sources, [np.nan] * len(sources)), {}, InvalidParameterError, "rewards"),
+        ((["a"] * len(sources), rewards), {}, InvalidParameterError, "sources"),
+        ((sources, ["x"] * len(sources)), {}, InvalidParameterError, "rewards"),
+        (([problem.n_sources + 5], [0.0]), {}, InvalidParameterError, "sources"),
+        ((sources, rewards[:-1] if len(rewards) > 1 else []), {}, InvalidParameterError, "rewards"),
+        ((sources, rewards), {"request_id": rid + 1}, RequestError, "not pending"),
+    ]
+    other = [s for s in range(problem.n_sources) if problem.request_of(np.array([s]))[0] not in req]
+    if other:
+        bad_calls.append((([other[0]], [0.0]), {}, RequestError, "not"))
+    if problem.family.name == "bernoulli":
+        bad_calls.append(((sources, [5.0] * len(sources)), {}, RequestError, "0 or 1"))
+        bad_calls.append(((sources, [-1.0] * len(sources)), {}, RequestError, "0 or 1"))
+    for args, kwargs, error, message in bad_calls:
+        with pytest.raises(error, match=message):
+            strategy.tell(*args, **kwargs)
+        assert json.dumps(strategy.get_state()) == before, "a refused tell changes nothing"
+    strategy.tell(sources, rewards, request_id=rid)
+    assert strategy.t_ == len(sources)
     with pytest.raises(SessionStateError):
-        s.ask()
-    with pytest.raises(SessionStateError):
-        s.tell([0], [1.0])
+        strategy.tell(sources, rewards, request_id=rid)  # already answered, nothing pending
+    finish(strategy, env, np.random.default_rng(2))
+    with pytest.raises(SessionStateError, match="stopped"):
+        strategy.ask()
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_censoring_is_a_status(name):
-    env = GaussianEnvironment([0.0, 0.0001])
-    problem = BestArmProblem(2, env.family(), FixedConfidence(0.01, max_samples=200))
-    res = play(get_strategy_class(name)(), env, problem, seed=0)
-    assert res.status == "censored"
-    assert not res.success
-    assert res.samples <= 201
+@pytest.mark.parametrize("case", [c for c in CASES if c[4]], ids=[i for i, c in zip(IDS, CASES) if c[4]])
+def test_partial_answer_keeps_the_rest_pending(case):
+    env, problem, strategy = start(case)
+    noise = np.random.default_rng(0)
+    for _ in range(200):  # find a batch of several samples
+        req = strategy.ask()
+        if req.size > 1 or strategy.stopped:
+            break
+        strategy.tell(*env.respond(req, noise))
+    if req.size < 2:
+        pytest.skip("no multi-sample batch before the end")
+    rid = strategy.request_id
+    sources, rewards = env.respond(req, noise)
+    strategy.tell(sources[:1], rewards[:1], request_id=rid)
+    rest = strategy.ask()
+    assert strategy.request_id == rid and rest.size == req.size - 1
+    strategy.tell(sources[1:], rewards[1:], request_id=rid)
+    assert strategy.request_id is None or strategy.request_id != rid
+    assert strategy.batches_ >= 1
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
+@pytest.mark.parametrize("name", registered_names())
 def test_bad_parameters_name_the_parameter(name):
-    _, problem = gaussian_setup()
+    _, problem = build("best-arm", "gaussian", "fixed-confidence", False) if "best-arm" in get_strategy_class(
+        name).goals else build("best-feasible-arm", "pair", "fixed-confidence", False)
     with pytest.raises(InvalidParameterError, match="'threshold'"):
         get_strategy_class(name)(threshold="fast").start(problem)
     with pytest.raises(InvalidParameterError, match="'n_init'"):
         get_strategy_class(name)(n_init=0).start(problem)
 
 
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_bernoulli(name):
-    env = BernoulliEnvironment([0.8, 0.4, 0.3])
-    problem = BestArmProblem(3, env.family(), FixedConfidence(0.1))
-    res = play(get_strategy_class(name)(threshold="delta-correct"), env, problem, seed=1)
-    assert res.recommendation == 0
-
-
-@pytest.mark.parametrize("name", BEST_ARM)
-def test_get_params_round_trip(name):
+@pytest.mark.parametrize("name", registered_names())
+def test_get_params_and_clone(name):
     cls = get_strategy_class(name)
     s = cls()
     assert cls(**s.get_params()).get_params() == s.get_params()
     assert name == cls.name and cls.__name__ in repr(s)
+    c = s.clone()
+    assert c is not s and c.get_params() == s.get_params()
+
+
+@pytest.mark.parametrize("name", [n for n in registered_names() if not get_strategy_class(n).batched])
+def test_sequential_strategies_refuse_batches(name):
+    cls = get_strategy_class(name)
+    goal = cls.goals[0]
+    label = "gaussian" if goal == "best-arm" else "pair"
+    _, problem = build(goal, label, "fixed-confidence", True)
+    with pytest.raises(InvalidParameterError, match="batch"):
+        cls().start(problem)
+
+
+def test_max_samples_is_exact_and_censoring_is_a_status():
+    env = BernoulliEnvironment([0.5, 0.5001])
+    for name in registered_names():
+        cls = get_strategy_class(name)
+        if "best-arm" not in cls.goals:
+            continue
+        problem = BestArmProblem(2, env.family(), FixedConfidence(0.01, max_samples=101))
+        run = finish(cls().start(problem, rng=0), env, np.random.default_rng(0))
+        assert run["status"] == "censored" and run["samples"] == 101, name
+
+
+def test_batch_limits_are_enforced():
+    from pybai import Uniform
+    from pybai.problems import BatchSpec
+
+    env = BernoulliEnvironment([0.5, 0.4, 0.3])
+    problem = BestArmProblem(3, env.family(), FixedConfidence(0.1), BatchSpec(4, 2))
+
+    class Greedy(Uniform):
+        def _select(self):
+            return np.zeros(3, dtype=int)  # three pulls of one arm: r = 2 allows two
+
+    s = Greedy().start(problem, rng=0)
+    with pytest.raises(BatchLimitError, match="r = 2"):
+        while True:
+            s.tell(*env.respond(s.ask(), np.random.default_rng(0)))
+
+
+def test_round_trip_in_a_fresh_process(tmp_path):
+    """Stop mid-run, serialise, restore in a new process, continue: exactly the uninterrupted run."""
+    saved, expected = {}, {}
+    for i, case in enumerate(CASES):
+        env, _, strategy = start(case, seed=11)
+        noise = np.random.default_rng(5)
+        for _ in range(17):  # into the rule's own phase for most cases
+            if strategy.stopped:
+                break
+            req = strategy.ask()
+            sources, rewards = env.respond(req, noise)
+            if req.size > 1:  # also save a partly answered batch
+                strategy.tell(sources[:1], rewards[:1])
+                break
+            strategy.tell(sources, rewards)
+        if strategy.stopped:
+            continue
+        saved[str(i)] = {"case": list(case), "state": strategy.get_state(), "noise": noise.bit_generator.state}
+        json.dumps(saved[str(i)])  # JSON-safe
+        expected[str(i)] = finish(strategy, env, noise)  # the uninterrupted run: the same object, continued
+    src = tmp_path / "saved.json"
+    out = tmp_path / "out.json"
+    src.write_text(json.dumps(saved))
+    here = pathlib.Path(__file__).parent
+    proc = subprocess.run([sys.executable, str(here / "_resume_child.py"), str(src), str(out), str(here)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(out.read_text())
+    assert len(got) >= len(CASES) - 2
+    for key, run in expected.items():
+        assert got[key] == run, (saved[key]["case"], got[key], run)

@@ -114,6 +114,13 @@ class Strategy:
                 f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
                 "remove [problem.batch] or use a batch strategy."
             )
+        if problem.regime.kind == "fixed-budget":
+            plan = self._initial_batches(problem)
+            unit = problem.budget_unit
+            need = len(plan) if unit == "batches" else sum(b.size for b in plan)
+            if need > problem.regime.budget:
+                raise fail("budget", owner, f"at least the {need} {unit} of the initial phase (n_init = "
+                           f"{self.n_init})", problem.regime.budget)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
@@ -166,29 +173,22 @@ class Strategy:
                 self._max_samples = regime.budget
             else:
                 self._max_batches = regime.budget
-        plan = np.asarray(self._initial_plan(), dtype=np.intp)
-        if self._batch is not None:
-            self._plan = split_plan(plan, self._batch.size, self._batch.max_repeats)
-        else:
-            self._plan = [plan[i : i + 1] for i in range(plan.size)]
+        self._plan = self._initial_batches(problem)
         self._plan_pos = 0
-        self._check_budget_fits_plan(plan)
         self._ready = not self._plan and not np.isnan(self.means_).any()
         self._initialize()
         return self
 
-    def _initial_plan(self) -> np.ndarray:
+    def _initial_plan(self, problem: Problem) -> np.ndarray:
         """Hook: the requests of the initial phase (default: the problem's, ``n_init`` rounds)."""
-        return self.problem_.initial_requests(self.n_init)
+        return problem.initial_requests(self.n_init)
 
-    def _check_budget_fits_plan(self, plan: np.ndarray) -> None:
-        if self.threshold_ is not None:
-            return
-        need, unit = (len(self._plan), "batches") if self._max_batches is not None else (plan.size, "samples")
-        have = self._max_batches if self._max_batches is not None else self._max_samples
-        if need > have:
-            raise fail("budget", type(self).__name__,
-                       f"more than the {need} {unit} of the initial phase (n_init = {self.n_init})", have)
+    def _initial_batches(self, problem: Problem) -> list[np.ndarray]:
+        """The initial phase as the successive asks: one request each, or (b, r) batches."""
+        plan = np.asarray(self._initial_plan(problem), dtype=np.intp)
+        if problem.batch is not None:
+            return split_plan(plan, problem.batch.size, problem.batch.max_repeats)
+        return [plan[i : i + 1] for i in range(plan.size)]
 
     def _initialize(self) -> None:
         """Hook: create the sampling rule's own state (``self.problem_``, ``self.model_`` are set)."""

@@ -1,0 +1,69 @@
+"""Small instances for the common checks: one factory per goal, extended by each family.
+
+``GOAL_INSTANCES[goal]`` is a list of ``(label, make)`` where ``make(regime, batch)`` returns
+``(environment, problem)``.  A new goal adds its entry here; the common checks then run every
+strategy that declares the goal on it, in every regime the strategy declares.
+"""
+
+from __future__ import annotations
+
+from pybai import (
+    BatchSpec,
+    BernoulliEnvironment,
+    BestArmProblem,
+    FixedBudget,
+    FixedConfidence,
+    GaussianEnvironment,
+    SubpopulationGaussianEnvironment,
+)
+from pybai.problems.feasible_arm import FeasibleArmProblem
+
+REGIMES = {
+    "fixed-confidence": lambda: FixedConfidence(0.1, max_samples=20_000),
+    "fixed-budget": lambda: FixedBudget(60),
+}
+BATCH = BatchSpec(size=4, max_repeats=2)
+
+
+def _best_arm(env):
+    def make(regime, batch):
+        return env, BestArmProblem(env.n_sources, env.family(), regime, batch)
+
+    return make
+
+
+def _feasible(sampling):
+    env = SubpopulationGaussianEnvironment([[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]],
+                                           [0.2, 0.3, 0.5], sigma=0.5, sampling=sampling)
+
+    def make(regime, batch):
+        return env, FeasibleArmProblem(**env.structure(), regime=regime, batch=batch)
+
+    return make
+
+
+GOAL_INSTANCES = {
+    "best-arm": [
+        ("gaussian", _best_arm(GaussianEnvironment([1.0, 0.6, 0.3, 0.0]))),
+        ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
+    ],
+    "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
+}
+
+
+def cases(registry_names, get_class):
+    """Every (strategy name, goal, instance label, regime, batched) that a strategy declares."""
+    out = []
+    for name in registry_names:
+        cls = get_class(name)
+        for goal in cls.goals:
+            for label, _ in GOAL_INSTANCES.get(goal, []):
+                for regime in cls.regimes:
+                    for batched in ((False, True) if cls.batched else (False,)):
+                        out.append((name, goal, label, regime, batched))
+    return out
+
+
+def build(goal, label, regime, batched):
+    make = dict(GOAL_INSTANCES[goal])[label]
+    return make(REGIMES[regime](), BATCH if batched else None)
