@@ -5,19 +5,24 @@ import sys
 
 import numpy as np
 
-from pybai import restore_strategy
 
-sys.path.insert(0, sys.argv[3])
-from instances import build  # noqa: E402
+def main(saved_path, out_path, here):
+    sys.path.insert(0, here)
+    from instances import build
+    from test_common import finish
 
-from test_common import finish  # noqa: E402
+    from pybai import restore_strategy
 
-saved = json.loads(open(sys.argv[1], encoding="utf-8").read())
-out = {}
-for key, item in saved.items():
-    env, problem = build(*item["case"][1:])
-    strategy = restore_strategy(item["state"], problem)
-    noise = np.random.default_rng()
-    noise.bit_generator.state = item["noise"]
-    out[key] = finish(strategy, env, noise)
-open(sys.argv[2], "w", encoding="utf-8").write(json.dumps(out))
+    saved = json.loads(open(saved_path, encoding="utf-8").read())
+    out = {}
+    for key, item in saved.items():
+        env, problem = build(*item["case"][1:])
+        strategy = restore_strategy(item["state"], problem)
+        noise = np.random.default_rng()
+        noise.bit_generator.state = item["noise"]
+        out[key] = finish(strategy, env, noise)
+    open(out_path, "w", encoding="utf-8").write(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

@@ -8,6 +8,7 @@ rewards in {0, 1}.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,10 +41,9 @@ class Family:
         raise NotImplementedError
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
-        """What is wrong with ``rewards`` for this family (``None`` when they are fine)."""
-        if not np.all(np.isfinite(rewards)):
-            return "finite numbers"
-        return None
+        """What is wrong with ``rewards`` (float array) for this family (``None`` when they are fine)."""
+        ok = math.isfinite(rewards[0]) if rewards.shape[0] == 1 else bool(np.isfinite(rewards).all())
+        return None if ok else "finite numbers"
 
     def to_dict(self) -> dict:
         """JSON-serialisable description."""
@@ -100,9 +100,11 @@ class Bernoulli(Family):
         return self._var
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
-        if not np.all((rewards == 0.0) | (rewards == 1.0)):
-            return "0 or 1 (Bernoulli rewards)"
-        return None
+        if rewards.shape[0] == 1:
+            ok = rewards[0] == 0.0 or rewards[0] == 1.0
+        else:
+            ok = bool(((rewards == 0.0) | (rewards == 1.0)).all())
+        return None if ok else "0 or 1 (Bernoulli rewards)"
 
     def to_dict(self) -> dict:
         return {"name": "bernoulli"}

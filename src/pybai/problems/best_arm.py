@@ -77,6 +77,12 @@ class BestArmProblem(Problem):
                                       self.family.variances, out)
         return value, out
 
+    def relaxed_weights(self, means, hint=None) -> np.ndarray:
+        """The oracle weights (no side constraints to drop); called at every step of Track-and-Stop."""
+        if hint is None:
+            return oracle_best_arm(self.family.code, np.asarray(means, dtype=float), self.family.variances)[1]
+        return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)[1]
+
     def oracle_hint(self) -> np.ndarray:
         """A fresh warm-start buffer for :meth:`oracle`."""
         return np.zeros(self.n_arms + 1)

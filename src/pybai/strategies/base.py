@@ -161,6 +161,7 @@ class Strategy:
         self._pending: np.ndarray | None = None
         self._next_id = 1
         self._n_requests = problem.n_requests
+        self._requests_are_sources = type(problem).request_of is Problem.request_of
         self._batch = problem.batch
         regime = problem.regime
         self._max_samples = regime.max_samples if isinstance(regime, FixedConfidence) else None
@@ -268,7 +269,14 @@ class Strategy:
         if request_id is not None and request_id != self.request_id:
             raise RequestError(f"request {request_id!r} is not pending (the pending request is {self.request_id}).")
         src, rew = self._parse_answer(sources, rewards)
-        remaining = self._remaining_after(pending, self.problem_.request_of(src))
+        answered = src if self._requests_are_sources else self.problem_.request_of(src)
+        if pending.shape[0] == 1:  # the sequential hot path
+            if answered.shape[0] != 1 or answered[0] != pending[0]:
+                raise RequestError(f"the answer covers requests that are not pending (answered "
+                                   f"{answered.tolist()[:10]}, pending {pending.tolist()}).")
+            remaining = None
+        else:
+            remaining = self._remaining_after(pending, answered)
         self.model_.update(src, rew)
         self.t_ += src.shape[0]
         if remaining is not None and remaining.size:
@@ -289,18 +297,23 @@ class Strategy:
             self.status_ = "censored" if self.threshold_ is not None else "budget-spent"
 
     def _parse_answer(self, sources, rewards) -> tuple[np.ndarray, np.ndarray]:
-        src = np.asarray(sources)
+        src = sources if type(sources) is np.ndarray else np.asarray(sources)
         if src.dtype.kind not in "iu":
             raise fail("sources", "tell", "integer source indices", sources)
-        src = src.reshape(-1)
-        try:
-            rew = np.asarray(rewards, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
-            raise fail("rewards", "tell", "numbers", rewards) from None
+        if src.ndim != 1:
+            src = src.reshape(-1)
+        if type(rewards) is np.ndarray and rewards.dtype == np.float64 and rewards.ndim == 1:
+            rew = rewards
+        else:
+            try:
+                rew = np.asarray(rewards, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise fail("rewards", "tell", "numbers", rewards) from None
         n = self.counts_.shape[0]
-        if src.shape != rew.shape or src.size == 0:
-            raise fail("rewards", "tell", f"one reward per source ({src.size})", f"{rew.size} rewards")
-        if src.size == 1:
+        size = src.shape[0]
+        if size != rew.shape[0] or size == 0:
+            raise fail("rewards", "tell", f"one reward per source ({size})", f"{rew.shape[0]} rewards")
+        if size == 1:
             if not 0 <= src[0] < n:
                 raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
         elif src.min() < 0 or src.max() >= n:
@@ -308,15 +321,11 @@ class Strategy:
         problem = self.problem_.family.check_rewards(rew)
         if problem:
             raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
-        return src.astype(np.intp, copy=False), rew
+        return src, rew
 
     @staticmethod
-    def _remaining_after(pending: np.ndarray, answered: np.ndarray) -> np.ndarray | None:
-        """Pending requests left once ``answered`` is removed (None: all answered); raise if not a sub-multiset."""
-        if answered.shape[0] == pending.shape[0] == 1:
-            if answered[0] != pending[0]:
-                raise RequestError(f"request {int(answered[0])} was not asked; the pending request is {pending.tolist()}.")
-            return None
+    def _remaining_after(pending: np.ndarray, answered: np.ndarray) -> np.ndarray:
+        """Pending requests left once ``answered`` is removed; raise if ``answered`` is not a sub-multiset."""
         pend_u, pend_c = np.unique(pending, return_counts=True)
         ans_u, ans_c = np.unique(answered, return_counts=True)
         pos = np.searchsorted(pend_u, ans_u)
