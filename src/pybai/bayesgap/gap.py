@@ -68,12 +68,12 @@ __all__ = [
 
 def max_other(values) -> np.ndarray:
     """``out[k] = max_{i != k} values[i]`` for every k (O(K); needs K >= 2)."""
-    v = np.asarray(values, dtype=float)
-    top = int(np.argmax(v))
-    first = v[top]
-    rest = np.delete(v, top)
-    second = rest.max()
-    out = np.full(v.shape, first)
+    out = np.array(values, dtype=float)  # a copy
+    top = int(np.argmax(out))
+    first = out[top]
+    out[top] = -np.inf
+    second = out.max()
+    out.fill(first)
     out[top] = second
     return out
 
@@ -93,9 +93,9 @@ def hardness_terms(gaps, epsilon: float = 0.0) -> np.ndarray:
 def hardness(gaps, epsilon: float = 0.0) -> float:
     """``H_eps = sum_k H_{k,eps}^-2`` (section 5); ``inf`` when some ``H_{k,eps}`` is 0."""
     h = hardness_terms(gaps, epsilon)
-    if np.any(h <= 0.0):
+    if h.min() <= 0.0:
         return float("inf")
-    return float(np.sum(h**-2.0))
+    return float(np.sum(1.0 / (h * h)))
 
 
 def adaptive_gaps(means, stds, width: float = 3.0) -> np.ndarray:
