@@ -144,3 +144,17 @@ def test_kernel_spec_errors_name_the_key():
         kernel_covariance({"name": "rbf"})
     with pytest.raises(InvalidParameterError, match=r"'kernel\.scale'"):
         kernel_covariance({"points": [0, 1], "scale": 2.0})
+
+
+def test_prior_copy_is_a_fresh_independent_posterior():
+    G = rbf_covariance(np.linspace(0, 2, 5), 1.0)
+    post = GaussianPosterior(G, 0.5, 2.0, prior_mean=1.0)
+    post.update(np.array([1, 1, 3]), np.array([0.0, 0.5, 2.0]))
+    fresh = post.prior_copy()
+    np.testing.assert_array_equal(fresh.counts, 0.0)
+    np.testing.assert_array_equal(fresh.estimate, 1.0)
+    np.testing.assert_allclose(fresh.covariance, 4.0 * G, atol=1e-12)
+    fresh.update(np.array([0]), np.array([3.0]))
+    np.testing.assert_array_equal(post.counts, [0, 2, 0, 1, 0])  # the original is untouched
+    ref = GaussianPosterior.from_statistics(G, 0.5, [1, 0, 0, 0, 0], [3.0, 0, 0, 0, 0], eta=2.0, prior_mean=1.0)
+    np.testing.assert_allclose(fresh.estimate, ref.estimate, atol=1e-12)

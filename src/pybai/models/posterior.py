@@ -23,7 +23,8 @@ and ``gamma = 1 / (1 + sqrt(alpha sigma^2))``,
 
     mean += alpha h (y - mean[a]),      R -= alpha gamma h f^T,
 
-which costs O(K d) and keeps P = R R^T positive semi-definite by construction (no inverse is
+which costs O(K d) (one fused numba pass, :mod:`._posterior_kernels`) and keeps P = R R^T
+positive semi-definite by construction (no inverse is
 propagated).  Every ``refresh_every`` samples (and whenever a batch is larger than d) the state
 is rebuilt exactly from the sufficient statistics (counts, sums) by a Cholesky factorisation of
 the d x d precision of Eq. 4, O(K d^2), which bounds any accumulated rounding.
@@ -42,10 +43,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import copy
+
 from scipy.linalg import cho_solve, solve_triangular
-from scipy.linalg.blas import dger
 
 from pybai._validation import check_array, check_positive_float, check_positive_int, fail
+from pybai.models._posterior_kernels import potter_update
 from pybai.models.kernels import check_covariance, feature_matrix
 
 __all__ = ["GaussianPosterior"]
@@ -101,13 +104,24 @@ class GaussianPosterior:
         if refresh_every is None:
             refresh_every = max(10 * d, 100)
         self.refresh_every = check_positive_int(refresh_every, "refresh_every", _OWNER)
+        self._reset()
+
+    def _reset(self) -> None:
+        """No data: the prior (``P = R R^T = eta^2 X X^T = eta^2 G``)."""
+        n = self.features.shape[0]
         self.counts = np.zeros(n)
         self.sums = np.zeros(n)
-        self.estimate = m0.copy()
-        # P = R R^T; prior: eta^2 X X^T = eta^2 G.  Fortran order for the in-place BLAS update.
-        self._root = np.asfortranarray(self.eta * self.features)
+        self.estimate = self.prior_mean.copy()
+        self._root = np.ascontiguousarray(self.eta * self.features)
+        self._variance = np.einsum("kd,kd->k", self._root, self._root)
         self._since_refresh = 0
         self._cov_cache: np.ndarray | None = None
+
+    def prior_copy(self) -> "GaussianPosterior":
+        """A new posterior with the same prior and no data (no re-validation, no eigendecomposition)."""
+        out = copy.copy(self)
+        out._reset()
+        return out
 
     # ------------------------------------------------------------------ state
     @property
@@ -147,7 +161,8 @@ class GaussianPosterior:
         theta = cho_solve((upper, False), rhs)  # (Eq. 5)
         self.estimate[:] = self.prior_mean + X @ theta
         # Sigma_hat = U^-1 U^-T, so R = X U^-1 gives R R^T = X Sigma_hat X^T.
-        self._root = np.asfortranarray(solve_triangular(upper, X.T, trans="T", lower=False).T)
+        self._root = np.ascontiguousarray(solve_triangular(upper, X.T, trans="T", lower=False).T)
+        self._variance = np.einsum("kd,kd->k", self._root, self._root)
         self._since_refresh = 0
         self._cov_cache = None
 
@@ -178,20 +193,10 @@ class GaussianPosterior:
         if src.size > self.features.shape[1] or self._since_refresh + src.size >= self.refresh_every:
             self._refresh()
             return
+        noise_var = self.sigma**2
         for a, y in zip(src.tolist(), rew.tolist()):
-            self._rank_one(a, y)
+            potter_update(self._root, self.estimate, self._variance, a, y, noise_var)
         self._since_refresh += src.size
-
-    def _rank_one(self, a: int, y: float) -> None:
-        """Potter square-root Kalman update for one sample y of arm a (module docstring)."""
-        R = self._root
-        f = R[a].copy()
-        h = R @ f  # P[:, a]
-        alpha = 1.0 / (f @ f + self.sigma**2)
-        gamma = 1.0 / (1.0 + np.sqrt(alpha * self.sigma**2))
-        self.estimate += (alpha * (y - self.estimate[a])) * h
-        # R -= alpha gamma h f^T, in place (BLAS dger on the Fortran-ordered root)
-        self._root = dger(-alpha * gamma, h, f, a=R, overwrite_a=1)
 
     # ----------------------------------------------------------------- output
     @property
@@ -201,13 +206,13 @@ class GaussianPosterior:
 
     @property
     def variance(self) -> np.ndarray:
-        """Posterior variance of every arm mean, ``x_k^T Sigma_hat x_k`` (O(K d))."""
-        return np.einsum("kd,kd->k", self._root, self._root)
+        """Posterior variance of every arm mean, ``x_k^T Sigma_hat x_k`` (squared row norms of R; a copy)."""
+        return self._variance.copy()
 
     @property
     def std(self) -> np.ndarray:
         """Posterior standard deviation of every arm mean (sqrt of the covariance diagonal)."""
-        return np.sqrt(self.variance)
+        return np.sqrt(self._variance)
 
     @property
     def covariance(self) -> np.ndarray:

@@ -13,12 +13,13 @@ def test_bayes_gap_error_probability_below_uniform_on_gp_draws():
     G = rbf_covariance(np.linspace(0.0, 10.0, K), lengthscale=0.5)
     env = CorrelatedGaussianEnvironment(covariance=G, sigma=sigma, eta=eta, draw="prior")
     rng = np.random.default_rng(2024)
-    kappa = GaussianPosterior(G, sigma, eta).kappa()
+    prior = GaussianPosterior(G, sigma, eta)
+    kappa = prior.kappa()
     truths, rec_gap, rec_uniform = [], [], []
     for _ in range(R):
         truth = env.realize(rng)
         truths.append(truth.source_means)
-        post = GaussianPosterior(G, sigma, eta)
+        post = prior.prior_copy()
         best = (np.inf, -1)
         for _t in range(T):
             choice, _beta = bayes_gap_step(post.estimate, post.std, budget=T, sigma=sigma, eta=eta, kappa=kappa)
@@ -29,9 +30,7 @@ def test_bayes_gap_error_probability_below_uniform_on_gp_draws():
         # uniform allocation with the same model, recommending the best posterior mean
         arms = np.arange(T) % K
         rewards = truth.sample(arms, rng)
-        uni = GaussianPosterior.from_statistics(
-            G, sigma, np.bincount(arms, minlength=K).astype(float), np.bincount(arms, rewards, minlength=K), eta=eta
-        )
+        uni = prior.prior_copy().set_statistics(np.bincount(arms, minlength=K), np.bincount(arms, rewards, minlength=K))
         rec_uniform.append(int(np.argmax(uni.estimate)))
     truths = np.array(truths)
     gap_err = error_probability_epsilon(truths, np.array(rec_gap), eps)
