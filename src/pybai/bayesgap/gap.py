@@ -34,7 +34,8 @@ Readings of the paper (documented choices)
 Defaults of the paper's experiments (section 6): epsilon = 0 and the adaptive hardness for
 BayesGap (beta from Eq. 9 recomputed every round).  The paper gives no parameters for UGap;
 our default is the theory value ``a = (T - K) / (4 H_eps)`` of Gabillon et al. (2012) with the
-same adaptive hardness, and bounds of width ``b sqrt(a / N_k)`` with ``b = 2 sigma`` for
+same adaptive hardness (``adaptive_hardness(mu_hat, sigma / sqrt(N), epsilon)``, the standard
+error of an independent empirical mean in place of the posterior std), and bounds of width ``b sqrt(a / N_k)`` with ``b = 2 sigma`` for
 Gaussian rewards (the sub-Gaussian analogue of Hoeffding's range b: both give deviation
 probability ``2 exp(-2a)``).
 """

@@ -14,7 +14,8 @@ Section 6 of the paper does not state the parameters used for these baselines (o
 
 * UCBE (Audibert, Bubeck and Munos 2010): index ``mu_hat_k + scale sqrt(a / N_k)``, theory
   requires ``0 < a <= (25/36) (T - K) / H_1``, ``H_1 = sum_k Delta_k^-2``; default ``a`` at that
-  maximum (c = 25/36) with ``H_1`` estimated adaptively like BayesGap's hardness.  ``scale`` is 1
+  maximum (c = 25/36) with ``H_1`` estimated adaptively like BayesGap's hardness:
+  ``independent_hardness(adaptive_gaps(mu_hat, sigma / sqrt(N)))`` (every arm pulled once first).  ``scale`` is 1
   for rewards in [0, 1], ``2 sigma`` for Gaussian rewards (same deviation probability).
 * BayesUCB (Kaufmann, Cappe and Garivier 2012): quantile ``1 - 1/(t (log T)^c)`` of the posterior
   of each mean; c = 0 (the value of their experiments; theory needs c >= 5).
