@@ -1,0 +1,40 @@
+"""BayesGap beats uniform allocation on synthetic GP draws (own small loop, not the core runner)."""
+
+import numpy as np
+
+from pybai.bayesgap import bayes_gap_step, error_probability_epsilon, simple_regret, update_recommendation
+from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.models.kernels import rbf_covariance
+from pybai.models.posterior import GaussianPosterior
+
+
+def test_bayes_gap_error_probability_below_uniform_on_gp_draws():
+    K, T, sigma, eta, R, eps = 40, 80, 0.5, 1.0, 150, 0.1
+    G = rbf_covariance(np.linspace(0.0, 10.0, K), lengthscale=0.5)
+    env = CorrelatedGaussianEnvironment(covariance=G, sigma=sigma, eta=eta, draw="prior")
+    rng = np.random.default_rng(2024)
+    prior = GaussianPosterior(G, sigma, eta)
+    kappa = prior.kappa()
+    truths, rec_gap, rec_uniform = [], [], []
+    for _ in range(R):
+        truth = env.realize(rng)
+        truths.append(truth.source_means)
+        post = prior.prior_copy()
+        best = (np.inf, -1)
+        for _t in range(T):
+            choice, _beta = bayes_gap_step(post.estimate, post.std, budget=T, sigma=sigma, eta=eta, kappa=kappa)
+            best = update_recommendation(*best, choice)
+            arm = np.array([choice.arm])
+            post.update(arm, truth.sample(arm, rng))
+        rec_gap.append(best[1])
+        # uniform allocation with the same model, recommending the best posterior mean
+        arms = np.arange(T) % K
+        rewards = truth.sample(arms, rng)
+        uni = prior.prior_copy().set_statistics(np.bincount(arms, minlength=K), np.bincount(arms, rewards, minlength=K))
+        rec_uniform.append(int(np.argmax(uni.estimate)))
+    truths = np.array(truths)
+    gap_err = error_probability_epsilon(truths, np.array(rec_gap), eps)
+    uni_err = error_probability_epsilon(truths, np.array(rec_uniform), eps)
+    # measured with this seed: 0.13 against 0.33 (0.95 with the argmin typo of line 3 of Algorithm 1)
+    assert gap_err < uni_err - 0.05, (gap_err, uni_err)
+    assert simple_regret(truths, np.array(rec_gap)).mean() < simple_regret(truths, np.array(rec_uniform)).mean()
