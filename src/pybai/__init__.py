@@ -26,7 +26,6 @@ from pybai.environments import BernoulliEnvironment, Environment, GaussianEnviro
 from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
     ConfigError,
-    DegenerateInstanceError,
     BatchLimitError,
     InvalidParameterError,
     PybaiError,
@@ -103,6 +102,5 @@ __all__ = [
     "SessionStateError",
     "RequestError",
     "BatchLimitError",
-    "DegenerateInstanceError",
     "PybaiWarning",
 ]

@@ -14,7 +14,6 @@ __all__ = [
     "SessionStateError",
     "RequestError",
     "BatchLimitError",
-    "DegenerateInstanceError",
     "PybaiWarning",
 ]
 
@@ -49,9 +48,5 @@ class BatchLimitError(PybaiError, RuntimeError):
     """A strategy asked for a batch that breaks the problem's (b, r) limits (a bug of the strategy)."""
 
 
-class DegenerateInstanceError(InvalidParameterError):
-    """The instance has no unique answer (ties), so identification is impossible."""
-
-
 class PybaiWarning(UserWarning):
-    """Base class of pybai's warnings."""
+    """Base class of pybai's warnings (e.g. an instance whose answer is not unique)."""

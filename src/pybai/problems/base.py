@@ -254,6 +254,10 @@ class Problem(ABC):
             "delta": delta,
         }
 
+    def answer_is_unique(self, means: np.ndarray) -> bool:
+        """Whether ``means`` has a unique answer (else no strategy can certify one; default True)."""
+        return True
+
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         return bool(np.all(np.asarray(answer) == np.asarray(self.answer(means))))
 

@@ -87,6 +87,10 @@ class BestArmProblem(Problem):
         """A fresh warm-start buffer for :meth:`oracle`."""
         return np.zeros(self.n_arms + 1)
 
+    def answer_is_unique(self, means) -> bool:
+        means = np.asarray(means, dtype=float)
+        return int(np.sum(means == means.max())) == 1
+
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)
         return float(means.max() - means[int(answer)])

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
+import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from pybai import __version__
 from pybai.config.experiment import Experiment
+from pybai.exceptions import PybaiWarning
 from pybai.simulate.runner import Outcome, run_replication
 from pybai.simulate.seeding import replication_seed
 from pybai.simulate.summary import summarize
@@ -125,6 +127,13 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         with one summary per strategy.
     """
     start = time.perf_counter()
+    truth = experiment.environment.source_means
+    if not experiment.problem.answer_is_unique(truth):
+        warnings.warn(PybaiWarning(
+            f"{experiment.name}: the true answer is not unique (tied means): no strategy can certify it; "
+            "fixed-confidence runs end at max_samples unless the threshold is crossed by chance, and "
+            "'correct_rate' takes the lowest tied index as the answer."
+        ), stacklevel=2)
     bar = None
     callback = progress if callable(progress) else None
     if progress is True:
@@ -143,7 +152,6 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         summarize(label, experiment.problem, outs, wall_seconds=spans[i][1] - spans[i][0])
         for i, ((label, _), outs) in enumerate(zip(experiment.strategies, outcomes))
     ]
-    truth = experiment.environment.source_means
     return {
         "name": experiment.name,
         "version": __version__,
