@@ -3,6 +3,7 @@
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, lower_bound_factor
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.top_k import TopKProblem
 
 __all__ = [
     "Problem",
@@ -11,5 +12,6 @@ __all__ = [
     "BatchSpec",
     "BestArmProblem",
     "FeasibleArmProblem",
+    "TopKProblem",
     "lower_bound_factor",
 ]

@@ -1,0 +1,60 @@
+"""Numba kernels of top-k identification: GLR statistic and nature's best response.
+
+Both take the top set and the bottom set as index arrays (from
+:func:`pybai.problems._top_k_oracle.top_bottom`) and scan the k (n - k) pairs (i in top,
+j in bottom).  For a pair, the closest alternative in which j beats i merges the two means
+at the pooled mean m (every other arm unchanged), with cost
+inf_m N_i d(mu_i, m) + N_j d(mu_j, m) (:func:`pybai.models._kl.pair_cost`); the alternative
+to "the top-k set is S" is the union of these k (n - k) pieces.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from pybai.models._kl import kl, pair_cost, pooled_mean
+
+
+@njit(cache=True)
+def glr_top_k(code, counts, means, var, top, bot):
+    """min over (i in top, j in bot) of the pair cost with weights ``counts`` (inf if no pair)."""
+    z = math.inf
+    for a in range(top.shape[0]):
+        i = top[a]
+        for b in range(bot.shape[0]):
+            j = bot[b]
+            c = pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j])
+            if c < z:
+                z = c
+    return z
+
+
+@njit(cache=True)
+def alt_gradient_top_k(code, w, means, var, top, bot, out):
+    """Nature's best response to allocation ``w``: fills ``out`` and returns the value.
+
+    value = min over pairs of inf_m w_i d(mu_i, m) + w_j d(mu_j, m); ``out`` gets
+    d(mu_i, m*), d(mu_j, m*) at the minimising pair (first in scan order on ties), zeros
+    elsewhere, so value == sum(w * out) and ``out`` is a supergradient of the concave map
+    w -> value.
+    """
+    for a in range(out.shape[0]):
+        out[a] = 0.0
+    val = math.inf
+    bi, bj = -1, -1
+    for a in range(top.shape[0]):
+        i = top[a]
+        wi = max(w[i], 1e-300)
+        for b in range(bot.shape[0]):
+            j = bot[b]
+            c = pair_cost(code, wi, means[i], var[i], max(w[j], 1e-300), means[j], var[j])
+            if c < val:
+                val, bi, bj = c, i, j
+    if bi < 0:
+        return 0.0
+    m = pooled_mean(code, max(w[bi], 1e-300), means[bi], var[bi], max(w[bj], 1e-300), means[bj], var[bj])
+    out[bi] = kl(code, means[bi], m, var[bi])
+    out[bj] = kl(code, means[bj], m, var[bj])
+    return val

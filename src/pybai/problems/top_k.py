@@ -1,0 +1,199 @@
+"""Top-k identification: find the k arms with the largest means.
+
+Answer convention: the sorted array of the k arm indices with the largest means; ties are
+broken towards the lowest indices (an instance with mu_(k) == mu_(k+1) has no unique answer:
+its GLR statistic is 0 and its characteristic time is infinite).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pybai._validation import check_positive_int, fail
+from pybai.models.families import Family
+from pybai.problems._top_k_kernels import alt_gradient_top_k, glr_top_k
+from pybai.problems._top_k_oracle import TopKOracleResult, top_bottom, top_k_oracle
+from pybai.problems.base import BatchSpec, Problem
+
+__all__ = ["TopKProblem"]
+
+
+class TopKProblem(Problem):
+    r"""Identify the set of the k arms with the largest means.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms n >= 2.
+    k : int
+        Size of the answer, 1 <= k < n.
+    family : Family
+        Reward family (:class:`~pybai.models.Gaussian` or :class:`~pybai.models.Bernoulli`).
+    regime : FixedConfidence or FixedBudget
+    batch : BatchSpec, optional
+        (b, r)-batch pulls; ``max_repeats`` must not exceed ``size``.
+
+    Notes
+    -----
+    The alternative to "the top-k set is S" is the union over pairs (i in S, j not in S) of
+    {lambda : lambda_j >= lambda_i}: ``n_alternatives`` = k (n - k) pieces, each changing
+    ``n_terms`` = 2 arms.  With k = 1 everything reduces to best-arm identification.
+
+    Examples
+    --------
+    >>> from pybai import FixedConfidence, Gaussian
+    >>> p = TopKProblem(4, 2, Gaussian(1.0, n_sources=4), FixedConfidence(0.1))
+    >>> p.answer([0.1, 0.9, 0.5, 0.7]).tolist()
+    [1, 3]
+    >>> t_star, w = p.oracle([1.0, 0.8, 0.2, 0.0])
+    >>> round(t_star, 2), w.round(3).tolist()
+    (30.92, [0.141, 0.359, 0.359, 0.141])
+    """
+
+    goal = "top-k"
+
+    def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None):
+        super().__init__(family, regime, batch)
+        owner = type(self).__name__
+        self.n_arms = check_positive_int(n_arms, "n_arms", owner, minimum=2)
+        self.k = check_positive_int(k, "k", owner)
+        if self.k >= self.n_arms:
+            raise fail("k", owner, f"an int in [1, n_arms - 1] = [1, {self.n_arms - 1}]", k)
+        if batch is not None and batch.max_repeats > batch.size:
+            raise fail("max_repeats", owner, f"an int in [1, size] = [1, {batch.size}] (r <= b)", batch.max_repeats)
+
+    @property
+    def n_sources(self) -> int:
+        return self.n_arms
+
+    @property
+    def n_alternatives(self) -> int:
+        return self.k * (self.n_arms - self.k)
+
+    @property
+    def n_terms(self) -> int:
+        return 2
+
+    # --- the math of the goal -------------------------------------------
+    def _means(self, means) -> np.ndarray:
+        means = np.asarray(means, dtype=float)
+        if means.shape != (self.n_arms,):
+            raise fail("means", type(self).__name__, f"of shape ({self.n_arms},)", f"shape {means.shape}")
+        return means
+
+    def answer(self, means) -> np.ndarray:
+        """Sorted indices of the k largest means (ties: lowest indices)."""
+        top, _, _ = top_bottom(self._means(means), self.k)
+        return np.sort(top)
+
+    def is_correct(self, answer, means) -> bool:
+        got = np.sort(np.asarray(answer, dtype=np.int64).ravel())
+        return got.shape == (self.k,) and bool(np.all(got == self.answer(means)))
+
+    def false_negative_rate(self, answer, means) -> float:
+        """Fraction of the true top-k missing from ``answer`` (section 5.2 of Jun et al. 2016)."""
+        missing = np.setdiff1d(self.answer(means), np.asarray(answer, dtype=np.int64))
+        return missing.size / self.k
+
+    def simple_regret(self, answer, means) -> float:
+        """Sum of the k largest means minus the sum of the means of ``answer`` (>= 0).
+
+        The gap in "gain" of section 5.3 (the gain of a set J is sum_{i in J} mu_i).
+        """
+        means = self._means(means)
+        arms = np.unique(np.asarray(answer, dtype=np.int64))
+        if arms.size != self.k or arms.min() < 0 or arms.max() >= self.n_arms:
+            raise fail("answer", f"{type(self).__name__}.simple_regret", f"{self.k} distinct arm indices", answer)
+        best = np.sort(means)[::-1][: self.k].sum()
+        return float(best - means[arms].sum())
+
+    def glr(self, counts, means) -> float:
+        """GLR statistic of the empirical top-k set.
+
+        min over (i in empirical top, j outside) of inf_m N_i d(mu_i, m) + N_j d(mu_j, m);
+        0 when the empirical k-th and (k+1)-th means tie or some mean is not identified (NaN).
+        """
+        means = self._means(means)
+        if np.isnan(means).any():
+            return 0.0
+        top, bot, unique = top_bottom(means, self.k)
+        if not unique:
+            return 0.0
+        counts = np.asarray(counts, dtype=float)
+        return float(glr_top_k(self.family.code, counts, means, self.family.variances, top, bot))
+
+    def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        """Nature's best response at allocation ``w``: ``(value, divergences per arm)``.
+
+        value = min over pairs (i top, j bottom) of inf_m w_i d(mu_i, m) + w_j d(mu_j, m);
+        the divergences d(mu_i, m*), d(mu_j, m*) of the minimising pair (zeros elsewhere) are
+        a supergradient in ``w``.  (0, zeros) when the top-k set of ``means`` is not unique.
+        """
+        means = self._means(means)
+        out = np.empty(self.n_arms) if out is None else out
+        top, bot, unique = top_bottom(means, self.k)
+        if not unique:
+            out[:] = 0.0
+            return 0.0, out
+        value = alt_gradient_top_k(self.family.code, np.asarray(w, dtype=float), means,
+                                   self.family.variances, top, bot, out)
+        return float(value), out
+
+    def oracle(self, means, hint=None) -> tuple[float, np.ndarray]:
+        """T*(mu) and w*(mu) for top-k (see :mod:`pybai.problems._top_k_oracle`).
+
+        Solved by an interior-point method with a duality certificate (relative gap < 1e-8
+        on typical instances; :meth:`oracle_result` gives both bounds).  ``hint`` is accepted
+        for interface compatibility and ignored (no warm start).
+        """
+        res = self.oracle_result(means)
+        return res.t_star, res.weights
+
+    def oracle_result(self, means, rtol: float = 1e-8) -> TopKOracleResult:
+        """The oracle with its certificate: ``t_star`` (attained by ``weights``) and ``lower``."""
+        means = self._means(means)
+        return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol)
+
+    def lower_bound_samples(self, means) -> float:
+        """T*(mu) kl(delta, 1 - delta): expected samples of any delta-correct algorithm (fixed confidence)."""
+        from pybai.problems.base import bernoulli_kl_scalar
+
+        delta = self.delta
+        if delta is None:
+            raise fail("regime", type(self).__name__, "a FixedConfidence regime", self.regime)
+        t_star, _ = self.oracle(means)
+        return t_star * bernoulli_kl_scalar(delta, 1 - delta)
+
+    def batch_bounds(self, means) -> dict:
+        """Theorem 1 of Jun et al. (2016) for the problem's (b, r) and delta.
+
+        ``{"batch_complexity_bound": M_{b,r}, "theory_speedup": M_{1,1} / M_{b,r}}`` with the
+        sub-Gaussian scale 1/2 for Bernoulli rewards and the largest sigma for Gaussian ones.
+        """
+        from pybai.batch.theory import batch_complexity_bound, theory_speedup
+
+        if self.batch is None or self.delta is None:
+            raise fail("batch", type(self).__name__, "a BatchSpec with a FixedConfidence regime", self.batch)
+        means = self._means(means)
+        sigma = 0.5 if self.family.name == "bernoulli" else float(np.sqrt(self.family.variances.max()))
+        args = (means, self.k, self.delta, self.batch.size, self.batch.max_repeats, sigma)
+        return {"batch_complexity_bound": batch_complexity_bound(*args), "theory_speedup": theory_speedup(*args)}
+
+    def complexity(self, truth) -> dict:
+        """The ``pybai complexity`` report for means ``truth``; batch keys when a batch is set."""
+        means = self._means(truth)
+        t_star, w = self.oracle(means)
+        out = {"answer": self.answer(means).tolist(), "characteristic_time": t_star,
+               "optimal_weights": w.tolist(), "delta": self.delta}
+        if self.delta is not None:
+            out["lower_bound"] = self.lower_bound_samples(means) if math.isfinite(t_star) else math.inf
+        if self.batch is not None and self.delta is not None:
+            out.update(self.batch_bounds(means))
+        return out
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["k"] = self.k
+        return out
