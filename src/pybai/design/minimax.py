@@ -108,7 +108,9 @@ def _restricted(z, y, w, rtol, mu_rel):
     t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
     tau = (n + m) / (mu_rel * t)
     newton_steps = 0
+    final = False
     for _stage in range(60):
+        final = (n + m) / tau <= 0.25 * rtol * t
         for _ in range(80):
             newton_steps += 1
             s = t - f
@@ -136,7 +138,7 @@ def _restricted(z, y, w, rtol, mu_rel):
                 sol = np.linalg.lstsq(hs, rhs * scale, rcond=None)[0] * scale
             dw, dt = sol[:n], sol[n]
             slope = grad_w @ dw + grad_t * dt
-            if -slope <= 1e-10:
+            if -slope <= (1e-9 if final else 1e-3):  # squared Newton decrement: centred enough
                 break
             neg = dw < 0
             alpha = min(1.0, 0.99 * float(np.min(-w[neg] / dw[neg]))) if np.any(neg) else 1.0
@@ -158,9 +160,9 @@ def _restricted(z, y, w, rtol, mu_rel):
                 minv = inverse_design(z, w)
                 f = np.einsum("ij,jk,ik->i", y, minv, y)
                 t = max(t, f.max() * (1.0 + 1e-12))
-        if (n + m) / tau <= 0.25 * rtol * t:
+        if final:
             break
-        tau *= 8.0
+        tau = min(tau * 20.0, (n + m) / (0.25 * rtol * t))
     v = 1.0 / (t - f)
     return w, v / v.sum(), t, newton_steps
 
@@ -181,7 +183,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         else:
             w = w / w.sum()
     if w is None:
-        w, _, _ = _fedorov_wynn(z, np.full(k, 1.0 / k), 1e-2, 10_000)
+        w, _, _ = _fedorov_wynn(z, np.full(k, 1.0 / k), 0.1, 2_000)
     # working set of arms: every arm for small problems, else the support (+ previous set)
     if k <= SMALL:
         arms = np.arange(k)
