@@ -1,0 +1,253 @@
+r"""Minimax (transductive) designs: minimise :math:`f(w) = \max_{y \in Y} \|y\|^2_{A(w)^{-1}}`.
+
+This one solver serves the XY design (Y = differences of arms, Soare et al. Eq. 25), its
+adaptive variant (Y = directions of the remaining arms, Eq. 17) and the oracle of linear
+best-arm identification (Y = (x* - x) / Delta_x, Eq. 6), all with a certified duality gap.
+
+Duality.  Writing :math:`\|y\|^2_{A^{-1}} = \max_u 2u^\top y - u^\top A u` and exchanging min
+and max (Sion), for every probability vector ``v`` over Y and every design ``w``
+
+.. math:: f^* \ge L(w, v) = 2 \sum_y v_y \|y\|^2_{A(w)^{-1}}
+          - \max_a \sum_y v_y (x_a^\top A(w)^{-1} y)^2,
+
+(take :math:`u_y = A(w)^{-1} y`; this is also the Frank-Wolfe gap bound of the convex function
+:math:`\sum_y v_y \|y\|^2_{A(w)^{-1}}`), with equality at a saddle point.  ``f(w) - L(w, v)`` is
+the certified gap we stop on.
+
+Method.  An active-set primal-dual barrier method.  The optimal design has few support arms
+and few active directions (Caratheodory: at most r(r+1)/2 + 1 each), so we solve the problem
+restricted to a working set S of arms and T of directions,
+:math:`\min_{w \in \Delta_S, t} t` s.t. :math:`\|y\|^2_{A(w)^{-1}} \le t` (y in T), by a
+log-barrier path-following Newton method (exact Hessian, O(|S|^2 |T|) per step), whose
+central path also yields the dual weights :math:`v_y = \mu / (t - \|y\|^2_{A^{-1}})`.  Then the
+certificate is evaluated on all arms and all directions; arms with
+:math:`\sum_y v_y (x_a^\top A^{-1} y)^2` above the restricted multiplier and directions above
+the restricted value enter the working sets, until the gap is below ``rtol``.  A warm start
+(:class:`DesignState`) keeps the working sets and the design between calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai.design._linalg import inverse_design
+from pybai.design.optimal import DesignResult, _fedorov_wynn
+
+__all__ = ["DesignState", "ExplicitDirections", "PairDirections", "solve_minimax"]
+
+#: Up to this many arms the working set is every arm.
+SMALL = 160
+_MAX_OUTER = 80
+
+
+class DesignState:
+    """Warm-start state of :func:`solve_minimax`, updated in place.
+
+    Attributes
+    ----------
+    weights : ndarray (K,) or None
+        Last design.
+    arms : ndarray of int or None
+        Last working set of arms.
+    directions : ndarray of int or None
+        Last working set of directions (indices into the direction set).
+    """
+
+    def __init__(self):
+        self.weights = None
+        self.arms = None
+        self.directions = None
+
+    def reset(self):
+        self.__init__()
+
+
+class ExplicitDirections:
+    """A direction set given as an (m, r) matrix."""
+
+    def __init__(self, y: np.ndarray):
+        self.y = np.ascontiguousarray(y, dtype=float)
+        self.size = self.y.shape[0]
+
+    def values(self, m: np.ndarray) -> np.ndarray:
+        return np.einsum("ij,jk,ik->i", self.y, m, self.y)
+
+    def vectors(self, idx: np.ndarray) -> np.ndarray:
+        return self.y[idx]
+
+
+class PairDirections:
+    """All differences x_i - x_j (i < j) of the arms, evaluated in O(K^2 r) without storing them."""
+
+    def __init__(self, z: np.ndarray):
+        self.z = z
+        self.first, self.second = np.triu_indices(z.shape[0], 1)
+        self.size = self.first.size
+
+    def values(self, m: np.ndarray) -> np.ndarray:
+        q = (self.z @ m) @ self.z.T
+        g = np.diag(q)
+        return (g[self.first] + g[self.second]) - 2.0 * q[self.first, self.second]
+
+    def vectors(self, idx: np.ndarray) -> np.ndarray:
+        return self.z[self.first[idx]] - self.z[self.second[idx]]
+
+
+def _barrier_value(t, s, w, tau):
+    return tau * t - np.log(s).sum() - np.log(w).sum()
+
+
+def _restricted(z, y, w, rtol, mu_rel):
+    """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t, w in the simplex of the rows of z.
+
+    Returns (w, v, t): design, dual weights over the rows of y, restricted value.
+    """
+    n, m = z.shape[0], y.shape[0]
+    minv = inverse_design(z, w)
+    f = np.einsum("ij,jk,ik->i", y, minv, y)
+    t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
+    tau = (n + m) / (mu_rel * t)
+    newton_steps = 0
+    final = False
+    for _stage in range(60):
+        final = (n + m) / tau <= 0.25 * rtol * t
+        for _ in range(80):
+            newton_steps += 1
+            s = t - f
+            p = z @ (minv @ y.T)  # p[a, y] = x_a^T A^-1 y
+            q = z @ minv @ z.T
+            p2 = p * p
+            inv_s = 1.0 / s
+            grad_w = -(p2 @ inv_s) - 1.0 / w
+            grad_t = tau - inv_s.sum()
+            c = inv_s * inv_s
+            h = np.empty((n + 2, n + 2))
+            h[:n, :n] = (p2 * c) @ p2.T + 2.0 * ((p * inv_s) @ p.T) * q
+            h[:n, :n][np.diag_indices(n)] += 1.0 / (w * w)
+            h[:n, n] = h[n, :n] = p2 @ c
+            h[n, n] = c.sum()
+            h[:n, n + 1] = h[n + 1, :n] = 1.0
+            h[n, n + 1] = h[n + 1, n] = h[n + 1, n + 1] = 0.0
+            rhs = np.concatenate([-grad_w, [-grad_t, 0.0]])
+            scale = np.ones(n + 2)
+            scale[: n + 1] = 1.0 / np.sqrt(np.diag(h)[: n + 1])
+            hs = h * scale[:, None] * scale[None, :]
+            try:
+                sol = np.linalg.solve(hs, rhs * scale) * scale
+            except np.linalg.LinAlgError:
+                sol = np.linalg.lstsq(hs, rhs * scale, rcond=None)[0] * scale
+            dw, dt = sol[:n], sol[n]
+            slope = grad_w @ dw + grad_t * dt
+            if -slope <= (1e-9 if final else 1e-3):  # squared Newton decrement: centred enough
+                break
+            neg = dw < 0
+            alpha = min(1.0, 0.99 * float(np.min(-w[neg] / dw[neg]))) if np.any(neg) else 1.0
+            phi0 = _barrier_value(t, s, w, tau)
+            for _ls in range(60):
+                w_new = w + alpha * dw
+                t_new = t + alpha * dt
+                minv_new = inverse_design(z, w_new) if np.all(w_new > 0) else None
+                if minv_new is not None:
+                    f_new = np.einsum("ij,jk,ik->i", y, minv_new, y)
+                    s_new = t_new - f_new
+                    if np.all(s_new > 0) and _barrier_value(t_new, s_new, w_new, tau) <= phi0 + 0.25 * alpha * slope:
+                        break
+                alpha *= 0.5
+            else:
+                break
+            w, t, minv, f = w_new / w_new.sum(), t_new, minv_new, f_new
+            if abs(w_new.sum() - 1.0) > 1e-12:  # renormalised: refresh the derived quantities
+                minv = inverse_design(z, w)
+                f = np.einsum("ij,jk,ik->i", y, minv, y)
+                t = max(t, f.max() * (1.0 + 1e-12))
+        if final:
+            break
+        tau = min(tau * 20.0, (n + m) / (0.25 * rtol * t))
+    v = 1.0 / (t - f)
+    return w, v / v.sum(), t, newton_steps
+
+
+def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: DesignState | None = None) -> DesignResult:
+    """Minimise max_y ||y||^2_{A(w)^-1} over designs w on the rows of ``z`` (full column rank).
+
+    ``directions`` is an :class:`ExplicitDirections` or :class:`PairDirections` in the same
+    coordinates as ``z``.  Returns the best design found, its value and a certified lower bound
+    (relative gap <= ``rtol`` unless the iteration cap is hit).
+    """
+    k, r = z.shape
+    w = None
+    if state is not None and state.weights is not None and state.weights.shape == (k,):
+        w = np.clip(state.weights, 0.0, None)
+        if w.sum() <= 0 or inverse_design(z, w / w.sum()) is None:
+            w = None
+        else:
+            w = w / w.sum()
+    if w is None:
+        w, _, _ = _fedorov_wynn(z, np.full(k, 1.0 / k), 0.1, 2_000)
+    # working set of arms: every arm for small problems, else the support (+ previous set)
+    if k <= SMALL:
+        arms = np.arange(k)
+    else:
+        arms = np.flatnonzero(w > 1e-9 * w.max())
+        if state is not None and state.arms is not None:
+            arms = np.union1d(arms, state.arms[state.arms < k])
+    w_s = w[arms] + 1e-3 / arms.size
+    w_s /= w_s.sum()
+    w_full = np.zeros(k)
+    w_full[arms] = w_s
+    minv = inverse_design(z, w_full)
+    f_all = directions.values(minv)
+    scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
+    root = np.sqrt(scale)
+    n_top = min(directions.size, max(r + 1, 8))
+    dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
+    dirs = np.union1d(dirs, np.flatnonzero(f_all >= 0.5 * f_all.max()))
+    if state is not None and state.directions is not None:
+        dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
+    best = (np.inf, None)
+    lower = -np.inf
+    inner_rtol = rtol
+    mu_rel = 0.1
+    iterations = 0
+    for _outer in range(_MAX_OUTER):
+        y = directions.vectors(dirs) * root
+        w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
+        iterations += steps
+        w_full = np.zeros(k)
+        w_full[arms] = w_s
+        minv = inverse_design(z, w_full)
+        f_all = directions.values(minv) * scale
+        primal = f_all.max()
+        if primal < best[0]:
+            best = (primal, w_full.copy())
+        p = z @ (minv @ y.T)
+        g = (p * p) @ v
+        h = v @ f_all[dirs]
+        lower = max(lower, 2.0 * h - g.max())
+        if best[0] - lower <= rtol * best[0]:
+            break
+        # enlarge the working sets with the worst violators of the restricted optimality
+        nu = g[arms].max()
+        out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
+        out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
+        cap = max(2 * r, 10)
+        if out_arms.size:
+            out_arms = out_arms[np.argsort(-g[out_arms])[:cap]]
+            arms = np.union1d(arms, out_arms)
+        if out_dirs.size:
+            out_dirs = out_dirs[np.argsort(-f_all[out_dirs])[:cap]]
+            dirs = np.union1d(dirs, out_dirs)
+        if not out_arms.size and not out_dirs.size:
+            inner_rtol *= 0.1  # the restricted problem was not solved accurately enough
+        # restart interior: new arms get a little weight
+        w_s = w_full[arms] + 1e-4 * rtol / arms.size + (w_full[arms] == 0) * 1e-3 / arms.size
+        w_full = np.zeros(k)
+        w_full[arms] = w_s / w_s.sum()
+        mu_rel = max(min(0.1, (best[0] - lower) / best[0]), rtol)
+    w_best = best[1]
+    if state is not None:
+        state.weights = w_best.copy()
+        state.arms = np.flatnonzero(w_best > 1e-12)
+        state.directions = dirs[f_all[dirs] >= 0.5 * primal] if dirs.size else dirs
+    return DesignResult(weights=w_best, value=float(best[0] / scale), lower_bound=float(lower / scale),
+                        iterations=iterations)

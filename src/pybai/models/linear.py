@@ -1,0 +1,177 @@
+r"""Least-squares model of linear bandits: arms x_a in R^d, mean reward x_a^T theta.
+
+Sufficient statistics are the per-arm counts N_a and reward sums S_a:
+:math:`A = \sum_a N_a x_a x_a^\top` (the design matrix), :math:`b = \sum_a S_a x_a`, and the
+least-squares estimate is :math:`\hat\theta = A^{-1} b` (Soare et al. 2014, section 2).
+
+While A is singular (fewer samples than needed to span R^d) :math:`\hat\theta` is the
+minimum-norm least-squares solution :math:`A^+ b` (what ``numpy.linalg.lstsq`` returns on the
+stacked observations).  Only arms in the span of the sampled arms have an identified mean
+(x^T theta is the same for every least-squares solution exactly when x lies in the range of
+A); the others get ``estimate = NaN``, as the model layer requires (never a silent guess).
+
+Once A is invertible, A^-1 is maintained by rank-one (Sherman-Morrison) updates, O(d^2) per
+sample, and recomputed from the statistics every ``refresh_every`` updates so rounding errors
+cannot accumulate.
+
+Examples
+--------
+>>> import numpy as np
+>>> m = LeastSquares(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+>>> m.update(np.array([0, 0]), np.array([1.0, 3.0]))
+>>> m.estimate.tolist()   # arm 1 is outside the span of what was sampled
+[2.0, nan, nan]
+>>> m.update(np.array([1]), np.array([-1.0]))
+>>> m.theta.tolist(), m.estimate.tolist()
+([2.0, -1.0], [2.0, -1.0, 1.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai._validation import check_array, check_positive_int, fail
+
+try:
+    from pybai.models.base import Model
+except ImportError:  # pragma: no cover - the core's model layer (issue 6) is not on this branch yet
+
+    class Model:  # minimal stand-in with the interface of pybai.models.base.Model
+        @property
+        def n_sources(self) -> int:
+            return self.counts.shape[0]
+
+        @property
+        def total(self) -> int:
+            return int(self.counts.sum())
+
+
+__all__ = ["LeastSquares"]
+
+#: Relative eigenvalue under which A counts as singular.
+SINGULAR_RTOL = 1e-10
+
+
+class LeastSquares(Model):
+    """Ordinary least squares on known arm features.
+
+    Parameters
+    ----------
+    features : array-like (K, d)
+        Arm feature vectors (one row per source).
+    refresh_every : int, default 1000
+        Recompute A^-1 exactly after this many rank-one updates.
+
+    Attributes
+    ----------
+    counts, sums : ndarray (K,)
+        Samples and reward sums per arm.
+    design_matrix : ndarray (d, d)
+        A = sum_a N_a x_a x_a^T.
+    theta : ndarray (d,)
+        Least-squares estimate (minimum-norm while A is singular).
+    estimate : ndarray (K,)
+        x_a^T theta; NaN for arms outside the span of the sampled arms.
+    """
+
+    def __init__(self, features, refresh_every: int = 1000):
+        self.features = check_array(features, "features", "LeastSquares", ndim=2)
+        self.refresh_every = check_positive_int(refresh_every, "refresh_every", "LeastSquares")
+        k, d = self.features.shape
+        self.counts = np.zeros(k)
+        self.sums = np.zeros(k)
+        self.estimate = np.full(k, np.nan)
+        self.design_matrix = np.zeros((d, d))
+        self.theta = np.zeros(d)
+        self._b = np.zeros(d)
+        self._inverse = None
+        self._since_refresh = 0
+
+    @classmethod
+    def from_statistics(cls, features, counts, sums, **kwargs) -> "LeastSquares":
+        """Rebuild the model from per-arm counts and reward sums."""
+        model = cls(features, **kwargs)
+        return model.set_statistics(counts, sums)
+
+    @property
+    def inverse_design(self) -> np.ndarray | None:
+        """A^-1 once A is invertible, else ``None`` (do not modify)."""
+        return self._inverse
+
+    @property
+    def n_features(self) -> int:
+        return self.features.shape[1]
+
+    def set_statistics(self, counts, sums) -> "LeastSquares":
+        """Replace the statistics (in place) and recompute everything."""
+        k = self.features.shape[0]
+        counts = check_array(counts, "counts", "LeastSquares", shape=(k,), low=0.0)
+        sums = check_array(sums, "sums", "LeastSquares", shape=(k,))
+        self.counts[:] = counts
+        self.sums[:] = sums
+        self._refresh()
+        return self
+
+    def update(self, sources, rewards) -> None:
+        """Record ``rewards`` (float array) observed on arms ``sources`` (int array, repeats allowed)."""
+        sources = np.asarray(sources, dtype=np.intp).reshape(-1)
+        rewards = np.asarray(rewards, dtype=float).reshape(-1)
+        if sources.shape != rewards.shape:
+            raise fail("rewards", "LeastSquares.update", f"{sources.size} values (one per source)", rewards)
+        if sources.size == 0:
+            return
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, rewards)
+        if sources.size == 1:
+            x = self.features[sources[0]]
+            self.design_matrix += np.outer(x, x)
+            self._b += rewards[0] * x
+            if self._inverse is not None:
+                u = self._inverse @ x
+                self._inverse -= np.outer(u, u) / (1.0 + x @ u)
+                self._since_refresh += 1
+                if self._since_refresh >= self.refresh_every:
+                    self._refresh()
+                    return
+        else:
+            xs = self.features[sources]
+            self.design_matrix += xs.T @ xs
+            self._b += xs.T @ rewards
+            self._inverse = None  # a batch: invert afresh (d^3, cheaper than |batch| rank-one steps)
+        if self._inverse is None:
+            self._invert()
+        self._solve()
+
+    def _refresh(self) -> None:
+        x = self.features
+        self.design_matrix = x.T @ (self.counts[:, None] * x)
+        self._b = x.T @ self.sums
+        self._inverse = None
+        self._invert()
+        self._solve()
+
+    def _invert(self) -> None:
+        a = 0.5 * (self.design_matrix + self.design_matrix.T)
+        vals = np.linalg.eigvalsh(a)
+        self._since_refresh = 0
+        if vals[-1] > 0 and vals[0] > SINGULAR_RTOL * vals[-1]:
+            self._inverse = np.linalg.inv(a)
+        else:
+            self._inverse = None
+
+    def _solve(self) -> None:
+        if self._inverse is not None:
+            self.theta = self._inverse @ self._b
+            np.matmul(self.features, self.theta, out=self.estimate)
+            return
+        # singular A: minimum-norm solution A^+ b; identified arms are those in range(A)
+        vals, vecs = np.linalg.eigh(0.5 * (self.design_matrix + self.design_matrix.T))
+        keep = vals > SINGULAR_RTOL * max(vals[-1], 0.0) if vals[-1] > 0 else np.zeros(vals.size, bool)
+        rng = vecs[:, keep]
+        self.theta = rng @ ((rng.T @ self._b) / vals[keep])
+        est = self.features @ self.theta
+        outside = self.features @ vecs[:, ~keep]
+        norms = np.linalg.norm(self.features, axis=1)
+        unidentified = np.linalg.norm(outside, axis=1) > 1e-9 * np.maximum(norms, 1e-300)
+        est[unidentified] = np.nan
+        self.estimate[:] = est

@@ -1,0 +1,68 @@
+r"""Closed forms of Gaussian linear best-arm identification (no solver).
+
+For arms ``X`` (K x d), noise ``sigma``, allocation ``w`` (counts or proportions) with design
+matrix :math:`A = \sum_a w_a x_a x_a^\top` and empirical best arm :math:`\hat x`, the closest
+alternative in which arm x beats :math:`\hat x` costs
+
+.. math:: \inf_{\lambda: (x - \hat x)^\top \lambda \ge 0} \sum_a w_a
+          \frac{(x_a^\top(\theta - \lambda))^2}{2\sigma^2}
+          = \frac{((\hat x - x)^\top \theta)^2}{2 \sigma^2 \|\hat x - x\|^2_{A^{-1}}},
+
+reached at :math:`\lambda^* = \theta - \Delta_x A^{-1} y / \|y\|^2_{A^{-1}}` with
+:math:`y = \hat x - x`, :math:`\Delta_x = y^\top\theta`.  When A is singular, a direction y
+outside the range of A has infinite variance: nature moves theta along the null space of A at
+no cost, so that term is 0 (and :math:`\lambda^* = \theta - \Delta_x u / \|u\|^2` with u the
+projection of y on the null space of A); directions in the range use the pseudo-inverse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["alternative_terms", "inverse_or_spectrum"]
+
+#: Relative eigenvalue under which A counts as singular.
+SINGULAR_RTOL = 1e-10
+
+
+def inverse_or_spectrum(a: np.ndarray):
+    """(A^-1, None) when A is invertible, else (None, (vals, vecs, keep)) of its eigen-decomposition."""
+    a = 0.5 * (a + a.T)
+    vals, vecs = np.linalg.eigh(a)
+    top = vals[-1]
+    if top > 0 and vals[0] > SINGULAR_RTOL * top:
+        return (vecs / vals) @ vecs.T, None
+    keep = vals > SINGULAR_RTOL * top if top > 0 else np.zeros(vals.size, dtype=bool)
+    return None, (vals, vecs, keep)
+
+
+def alternative_terms(x: np.ndarray, best: int, gaps: np.ndarray, same: np.ndarray, inv, spectrum, two_var: float):
+    """Per-arm costs of the closest alternative where the arm beats ``best``.
+
+    Parameters
+    ----------
+    x : (K, d) arms; best : index of the empirical best arm;
+    gaps : (K,) means[best] - means (NaN: unidentified arm, its term is 0);
+    same : (K,) bool, arms identical to ``best`` (excluded: term +inf);
+    inv, spectrum : output of :func:`inverse_or_spectrum`;
+    two_var : 2 sigma^2.
+
+    Returns
+    -------
+    terms : (K,) costs; var : (K,) ||y||^2_{A^+} ; off : (K,) bool, y outside range(A)
+    """
+    y = x[best] - x
+    if inv is not None:
+        var = np.einsum("ij,jk,ik->i", y, inv, y)
+        off = np.zeros(x.shape[0], dtype=bool)
+    else:
+        vals, vecs, keep = spectrum
+        coef = y @ vecs
+        var = (coef[:, keep] ** 2) @ (1.0 / vals[keep])
+        off = np.linalg.norm(coef[:, ~keep], axis=1) > 1e-9 * np.maximum(np.linalg.norm(y, axis=1), 1e-300)
+    g = np.where(np.isnan(gaps), 0.0, gaps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = g * g / (two_var * var)
+    terms = np.where(off | (g <= 0.0), 0.0, terms)
+    terms[same] = np.inf
+    return terms, var, off

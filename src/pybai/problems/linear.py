@@ -1,0 +1,313 @@
+r"""Best-arm identification in Gaussian linear bandits (Soare, Lazaric & Munos 2014).
+
+Arms are known feature vectors :math:`x_a \in \mathbb{R}^d` (rows of ``features``); a sample of
+arm a is :math:`x_a^\top\theta + \varepsilon`, :math:`\varepsilon \sim N(0, \sigma^2)`, with theta
+hidden.  The problem's per-source ``means`` are :math:`X\theta` (the model layer,
+:class:`~pybai.models.linear.LeastSquares`, gives :math:`X\hat\theta`).
+
+Conventions (tested):
+
+* ``answer(means)``: argmax; ties go to the lowest index; NaN means (arms the model cannot
+  identify yet) are never chosen unless every mean is NaN.
+* Duplicate arms (identical rows of ``features``) are allowed -- real data sets have them (the
+  red-wine data has 240 repeated rows).  They always have the same mean, so they are one arm
+  for identification: ``answer`` returns the lowest index of the best group, the GLR and the
+  oracle ignore the copies of the answer, and the oracle puts its weights on the first row of
+  each group (the copies are interchangeable).
+* ``features`` must have K >= 2 rows, at least 2 distinct ones, and rank d (the arms span
+  R^d); otherwise an error names ``features``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pybai._validation import check_array, check_positive_float, check_probability, fail
+from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
+from pybai.design.optimal import DesignResult
+from pybai.models.families import Gaussian
+from pybai.models.linear import LeastSquares
+from pybai.problems._linear_math import alternative_terms, inverse_or_spectrum
+from pybai.problems.base import BatchSpec, Problem
+
+__all__ = ["LinearBestArmProblem", "LinearOracleHint"]
+
+#: Relative duality gap at which the oracle stops (certified).
+ORACLE_RTOL = 1e-6
+
+
+class LinearOracleHint:
+    """Warm start of :meth:`LinearBestArmProblem.oracle`, updated in place.
+
+    Attributes
+    ----------
+    best : int or None
+        Answer of the last call (the working sets are reused only while it is unchanged).
+    state : DesignState
+        Design and working sets of the last solve.
+    result : DesignResult or None
+        Last certified result (``value`` = T*, ``lower_bound`` its certified lower bound).
+    """
+
+    def __init__(self):
+        self.best = None
+        self.state = DesignState()
+        self.result = None
+
+
+class LinearBestArmProblem(Problem):
+    """Identify argmax_a x_a^T theta from samples x_a^T theta + N(0, sigma^2).
+
+    Parameters
+    ----------
+    features : array-like (K, d)
+        Known arm features; K >= 2, rank d.
+    sigma : float
+        Noise standard deviation (> 0, one for all arms).
+    regime : FixedConfidence or FixedBudget
+    batch : BatchSpec, optional
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pybai.problems import FixedConfidence
+    >>> p = LinearBestArmProblem(np.eye(2), 1.0, FixedConfidence(0.1))
+    >>> t, w = p.oracle(np.array([1.0, 0.0]))       # two Gaussian arms, gap 1: T* = 8
+    >>> round(t, 4), w.round(4).tolist()
+    (8.0, [0.5, 0.5])
+    """
+
+    goal = "best-arm"
+
+    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None):
+        owner = "LinearBestArmProblem"
+        x = check_array(features, "features", owner, ndim=2)
+        k, d = x.shape
+        if k < 2:
+            raise fail("features", owner, "a matrix with at least 2 rows (one per arm)", features)
+        rank = int(np.linalg.matrix_rank(x))
+        if rank < d:
+            raise fail("features", owner, f"of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
+                       features)
+        self.sigma = check_positive_float(sigma, "sigma", owner)
+        super().__init__(Gaussian(self.sigma, n_sources=k), regime, batch)
+        self.features = x
+        _, first, group = np.unique(x, axis=0, return_index=True, return_inverse=True)
+        group = group.reshape(-1)
+        self._rep_of = first[group]  # lowest index of each arm's group of identical rows
+        self._reps = np.sort(first)
+        if self._reps.size < 2:
+            raise fail("features", owner, "at least 2 distinct rows", features)
+        self._two_var = 2.0 * self.sigma**2
+
+    # --- structure -------------------------------------------------------
+    @property
+    def n_sources(self) -> int:
+        return self.features.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.features.shape[1]
+
+    @property
+    def n_distinct(self) -> int:
+        """Number of distinct arms (rows of ``features`` up to duplicates)."""
+        return int(self._reps.size)
+
+    @property
+    def n_alternatives(self) -> int:
+        r"""Pieces of the alternative for a union-bound threshold.
+
+        The alternative is the union of the K' - 1 half-spaces {x^T lambda >= x_hat^T lambda}
+        (K' distinct arms).  But every piece's GLR is at most
+        :math:`\|\hat\theta - \theta\|^2_A / (2\sigma^2)
+        \le \sum_a N_a (\hat\mu_a - \mu_a)^2 / (2\sigma^2)` (least squares is the A-projection of
+        the per-arm empirical means), so one deviation bound over all sampled arms covers every
+        piece at once: 1 piece of :attr:`n_terms` arms.  (Phase 2 adds a d-dimensional threshold.)
+        """
+        return 1
+
+    @property
+    def n_terms(self) -> int:
+        """Arms in the deviation bound of :attr:`n_alternatives`: every source (K)."""
+        return self.n_sources
+
+    # --- model and initial phase ------------------------------------------
+    def new_model(self) -> LeastSquares:
+        """A fresh :class:`~pybai.models.linear.LeastSquares` on the features."""
+        return LeastSquares(self.features)
+
+    def initial_requests(self, n_init: int) -> np.ndarray:
+        """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
+
+        After them the design matrix is invertible, so every estimate is defined.
+        """
+        from scipy.linalg import qr
+
+        _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
+        arms = np.sort(self._reps[piv[: self.n_features]])
+        return np.tile(arms.astype(np.intp), n_init)
+
+    # --- the math of the goal -------------------------------------------
+    def answer(self, means) -> int:
+        """Index of the largest mean; ties: lowest index (duplicates: first row of the group)."""
+        means = np.asarray(means, dtype=float)
+        if np.all(np.isnan(means)):
+            return 0
+        best = int(np.argmax(np.where(np.isnan(means), -np.inf, means)))
+        return int(self._rep_of[best])
+
+    def _terms(self, inv, spectrum, means):
+        means = np.asarray(means, dtype=float)
+        best = self.answer(means)
+        gaps = means[best] - means
+        same = self._rep_of == best
+        terms, var, off = alternative_terms(self.features, best, gaps, same, inv, spectrum, self._two_var)
+        return best, gaps, terms, var, off
+
+    def glr(self, counts, means) -> float:
+        r"""Exact GLR of the empirical answer: :math:`\min_{x} \Delta_x^2 / (2\sigma^2\|\hat x - x\|^2_{A^{-1}})`.
+
+        A = sum_a N_a x_a x_a^T.  While A is singular, directions outside its range have
+        infinite variance (term 0) and the others use the pseudo-inverse.  O(K d^2).
+        """
+        counts = np.asarray(counts, dtype=float)
+        a = self.features.T @ (counts[:, None] * self.features)
+        inv, spectrum = inverse_or_spectrum(a)
+        return float(self._terms(inv, spectrum, means)[2].min())
+
+    def statistic(self, model) -> float:
+        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion)."""
+        inv = getattr(model, "inverse_design", None)
+        if inv is None:
+            return self.glr(model.counts, model.estimate)
+        return float(self._terms(inv, None, model.estimate)[2].min())
+
+    def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        r"""Nature's best response to allocation ``w``: ``(value, d)``.
+
+        value = :math:`\min_x \Delta_x^2 / (2\sigma^2 \|\hat x - x\|^2_{A(w)^{-1}})` (so that
+        ``glr(t * w, means) == t * value``) and
+        :math:`d_a = (x_a^\top(\theta - \lambda^*))^2 / (2\sigma^2)` for the closest alternative
+        :math:`\lambda^*`, a supergradient of w -> value.
+        """
+        w = np.asarray(w, dtype=float)
+        out = np.empty(self.n_sources) if out is None else out
+        a = self.features.T @ (w[:, None] * self.features)
+        inv, spectrum = inverse_or_spectrum(a)
+        best, gaps, terms, var, off = self._terms(inv, spectrum, means)
+        j = int(np.argmin(terms))
+        value = float(terms[j])
+        gap = 0.0 if np.isnan(gaps[j]) else float(gaps[j])
+        if not np.isfinite(value) or gap <= 0.0:
+            out[:] = 0.0
+            return (0.0 if not np.isfinite(value) else value), out
+        y = self.features[best] - self.features[j]
+        if off[j]:  # move theta along the null space of A(w): free for the sampled arms
+            vals, vecs, keep = spectrum
+            u = vecs[:, ~keep] @ (vecs[:, ~keep].T @ y)
+            scale = gap / float(u @ u)
+        else:
+            u = inv @ y if inv is not None else spectrum[1][:, spectrum[2]] @ (
+                (spectrum[1][:, spectrum[2]].T @ y) / spectrum[0][spectrum[2]])
+            scale = gap / float(var[j])
+        out[:] = (scale * (self.features @ u)) ** 2 / self._two_var
+        return value, out
+
+    def _directions(self, means):
+        means = np.asarray(means, dtype=float)
+        best = self.answer(means)
+        others = self._reps[self._reps != best]
+        gaps = means[best] - means[others]
+        return best, others, gaps
+
+    def oracle_result(self, means, hint: LinearOracleHint | None = None) -> DesignResult:
+        r"""T*(theta) with its certificate: ``value`` = T*, ``lower_bound`` <= true T*.
+
+        :math:`1/T^* = \max_w \min_{x \ne x^*} \Delta_x^2 / (2\sigma^2 \|x^* - x\|^2_{A(w)^{-1}})`,
+        i.e. :math:`T^* = 2\sigma^2 \min_w \max_{y \in Y^*} \|y\|^2_{A(w)^{-1}}` with
+        :math:`Y^* = \{(x^* - x)/\Delta_x\}` -- a transductive design solved by
+        :func:`~pybai.design.minimax.solve_minimax` to a certified relative gap of 1e-6.
+        Ties (a distinct arm with the best mean) give T* = inf and uniform weights.
+        """
+        means = check_array(means, "means", "LinearBestArmProblem.oracle", shape=(self.n_sources,))
+        best, others, gaps = self._directions(means)
+        k = self.n_sources
+        if np.any(gaps <= 0.0):
+            w = np.zeros(k)
+            w[self._reps] = 1.0 / self._reps.size
+            return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
+        y = (self.features[best] - self.features[others]) / gaps[:, None]
+        state = None
+        if hint is not None:
+            if hint.best != best:
+                hint.state.directions = None  # directions are indexed by arm: new answer, new set
+                hint.best = best
+            state = hint.state
+        res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state)
+        w = np.zeros(k)
+        w[self._reps] = res.weights
+        out = DesignResult(weights=w, value=self._two_var * res.value, lower_bound=self._two_var * res.lower_bound,
+                           iterations=res.iterations)
+        if hint is not None:
+            hint.result = out
+        return out
+
+    def oracle(self, means, hint: LinearOracleHint | None = None):
+        """Characteristic time T*(theta) and optimal weights w*(theta) (see :meth:`oracle_result`)."""
+        res = self.oracle_result(means, hint)
+        return res.value, res.weights
+
+    def oracle_hint(self) -> LinearOracleHint:
+        """A fresh warm-start state for :meth:`oracle`."""
+        return LinearOracleHint()
+
+    def h_lb(self, means) -> float:
+        r"""H_LB of Eq. (6): :math:`\min_\lambda \max_{y \in Y^*} \|y\|^2_{\Lambda_\lambda^{-1}} / \Delta^2(y)`.
+
+        Equal to T* / (2 sigma^2) (the same optimisation); ``inf`` on ties.
+        """
+        return self.oracle_result(means).value / self._two_var
+
+    def n_star(self, means, delta: float) -> float:
+        r"""N* of Eq. (7): :math:`c^2 H_{LB} \log_n(K^2/\delta)` with :math:`c = 2\sigma\sqrt{2}`.
+
+        The paper's :math:`\log_n(K^2/\delta)` abbreviates :math:`\log(c' n^2 K^2/\delta)`,
+        :math:`c' = 6/\pi^2` (Prop. 1 and its footnote), so N* is read as the largest solution
+        of :math:`N = c^2 H_{LB} \log(c' N^2 K^2 / \delta)` (the log evaluated at n = N*),
+        found by fixed-point iteration from above.  K counts the distinct arms.
+        """
+        delta = check_probability(delta, "delta", "LinearBestArmProblem.n_star")
+        h = self.h_lb(means)
+        if not math.isfinite(h):
+            return math.inf
+        a = 8.0 * self.sigma**2 * h
+        b = (6.0 / math.pi**2) * self.n_distinct**2 / delta
+
+        def step(n):
+            return a * math.log(b * n * n)
+
+        n = max(a, 1.0)
+        for _ in range(200):  # double until above the largest fixed point (f(n) < n there)
+            if step(n) < n:
+                break
+            n *= 2.0
+        for _ in range(500):
+            new = step(n)
+            if abs(new - n) <= 1e-12 * n:
+                n = new
+                break
+            n = new
+        return float(n)
+
+    def complexity(self, truth) -> dict:
+        """The ``pybai complexity`` report, plus ``h_lb`` (Eq. 6)."""
+        report = super().complexity(truth)
+        report["h_lb"] = round(float(self.h_lb(truth)), 6) if math.isfinite(self.h_lb(truth)) else None
+        return report
+
+    def simple_regret(self, answer, means) -> float:
+        means = np.asarray(means, dtype=float)
+        return float(means.max() - means[int(answer)])
