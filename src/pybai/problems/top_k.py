@@ -156,16 +156,6 @@ class TopKProblem(Problem):
         means = self._means(means)
         return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol)
 
-    def lower_bound_samples(self, means) -> float:
-        """T*(mu) kl(delta, 1 - delta): expected samples of any delta-correct algorithm (fixed confidence)."""
-        from pybai.problems.base import bernoulli_kl_scalar
-
-        delta = self.delta
-        if delta is None:
-            raise fail("regime", type(self).__name__, "a FixedConfidence regime", self.regime)
-        t_star, _ = self.oracle(means)
-        return t_star * bernoulli_kl_scalar(delta, 1 - delta)
-
     def batch_bounds(self, means) -> dict:
         """Theorem 1 of Jun et al. (2016) for the problem's (b, r) and delta.
 
@@ -182,15 +172,10 @@ class TopKProblem(Problem):
         return {"batch_complexity_bound": batch_complexity_bound(*args), "theory_speedup": theory_speedup(*args)}
 
     def complexity(self, truth) -> dict:
-        """The ``pybai complexity`` report for means ``truth``; batch keys when a batch is set."""
-        means = self._means(truth)
-        t_star, w = self.oracle(means)
-        out = {"answer": self.answer(means).tolist(), "characteristic_time": t_star,
-               "optimal_weights": w.tolist(), "delta": self.delta}
-        if self.delta is not None:
-            out["lower_bound"] = self.lower_bound_samples(means) if math.isfinite(t_star) else math.inf
+        """The ``pybai complexity`` report; with a batch in fixed confidence, Theorem 1's keys too."""
+        out = super().complexity(truth)
         if self.batch is not None and self.delta is not None:
-            out.update(self.batch_bounds(means))
+            out.update(self.batch_bounds(truth))
         return out
 
     def to_dict(self) -> dict:
