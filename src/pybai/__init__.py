@@ -27,6 +27,7 @@ from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
     ConfigError,
     BatchLimitError,
+    DegenerateInstanceError,
     InvalidParameterError,
     PybaiError,
     RequestError,
@@ -102,5 +103,6 @@ __all__ = [
     "SessionStateError",
     "RequestError",
     "BatchLimitError",
+    "DegenerateInstanceError",
     "PybaiWarning",
 ]

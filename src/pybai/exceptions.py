@@ -14,6 +14,7 @@ __all__ = [
     "SessionStateError",
     "RequestError",
     "BatchLimitError",
+    "DegenerateInstanceError",
     "PybaiWarning",
 ]
 
@@ -46,6 +47,10 @@ class RequestError(InvalidParameterError):
 
 class BatchLimitError(PybaiError, RuntimeError):
     """A strategy asked for a batch that breaks the problem's (b, r) limits (a bug of the strategy)."""
+
+
+class DegenerateInstanceError(InvalidParameterError):
+    """The instance has no unique answer (e.g. tied best means of a linear environment)."""
 
 
 class PybaiWarning(UserWarning):
