@@ -13,6 +13,10 @@ FORBIDDEN = {
     "models": ("pybai.strategies", "pybai.problems", "pybai.environments", "pybai.simulate"),
     "report": ("pybai.simulate",),
     "environments": ("pybai.strategies", "pybai.simulate"),
+    # the families' math: pure, driven by strategies, never the other way round
+    "batch": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
+    "design": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
+    "bayesgap": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
 }
 
 
