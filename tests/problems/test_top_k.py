@@ -6,8 +6,13 @@ from scipy.optimize import minimize, minimize_scalar
 
 from pybai import Bernoulli, BestArmProblem, FixedBudget, FixedConfidence, Gaussian
 from pybai.exceptions import InvalidParameterError
-from pybai.models.families import bernoulli_kl
+from pybai.models import _kl
 from pybai.problems import BatchSpec, TopKProblem
+
+
+def bernoulli_kl(x, y):
+    """Vectorised Bernoulli kl from the package's scalar kernel."""
+    return np.vectorize(lambda a, b: _kl.kl(_kl.BERNOULLI, a, b, 1.0))(x, y)
 
 
 def problem(n, k, family="gaussian", sigma=1.0, batch=None, regime=None):
