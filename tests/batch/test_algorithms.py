@@ -117,7 +117,7 @@ def sequential_sar(table, k, budget, practical=False):
         mean = {i: sums[i] / counts[i] for i in active}
         gap_best = mean[order[0]] - mean[order[kk]]
         gap_worst = mean[order[kk - 1]] - mean[order[-1]]
-        if gap_best >= gap_worst:
+        if gap_best > gap_worst or (gap_best == gap_worst and 2 * kk >= size):
             accepted.append(order[0])
             gone = order[0]
         else:
@@ -156,13 +156,19 @@ def test_batch_sar_b1_practical_schedule(seed, k):
         assert pulls == want_pulls and answer == want_answer
 
 
-def test_batch_sar_equal_gaps_accept_the_best():
-    # constant rewards: means (1, 0.5, 0.5, 0), k = 2: both empirical gaps are 0.5 at stage 1
+def test_batch_sar_equal_gaps():
+    # constant rewards: means (1, 0.5, 0.5, 0), k = 2: both empirical gaps are 0.5 at stage 1,
+    # and k' = 2 >= |S| / 2, so the best is accepted
     table = np.repeat(np.array([[1.0], [0.5], [0.5], [0.0]]), 400, axis=1)
     algo = BatchSAR(4, 2, 1, 1, 300, schedule="theory")
     pulls, answer = run_with_table(algo, table)
     assert algo.counts[0] < algo.counts[3]  # arm 0 accepted at stage 1, arm 3 rejected at stage 2
     assert pulls == sequential_sar(table, 2, 300 - 4 - 1)[0] and answer == [0, 1]
+    # all means equal (every gap 0), k = 1 of 6: the worst is rejected, stage after stage
+    algo = BatchSAR(6, 1, 1, 1, 300, schedule="theory")
+    _, answer = run_with_table(algo, np.full((6, 400), 0.5))
+    assert answer == [0] and algo.accepted.sum() == 0  # arm 0 wins the final stage
+    assert algo.counts[5] < algo.counts[4] < algo.counts[3] < algo.counts[2] < algo.counts[1]
 
 
 # --- budgets, batch validity, answers ---------------------------------------------------

@@ -83,3 +83,14 @@ def test_twitter_scale_in_milliseconds():
     elapsed = time.perf_counter() - start
     assert a.sum() == b and a.max() <= r
     assert elapsed < 0.25  # ~10-20 ms measured; generous for a shared CI machine
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_large_spread_path_matches_literal(seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 12_000, 9)
+    counts[0] = 0
+    b = int(rng.integers(1, 60))
+    r = int(rng.integers(1, b + 1))
+    active = list(range(9))
+    np.testing.assert_array_equal(round_robin(counts, b, r), literal_algorithm_1(counts, b, r, active, np.arange(9)))

@@ -243,11 +243,14 @@ def test_oracle_ties_infinite_and_medium_instance_fast():
 
 def test_complexity_report_with_batch_keys():
     from pybai.batch.instances import linear_instance
+    from pybai.batch.theory import batch_complexity_bound
 
     mu = linear_instance()
     p = problem(100, 10, "bernoulli", batch=BatchSpec(size=16, max_repeats=4))
     rep = p.complexity(mu)
     assert rep["answer"] == list(range(10))
     assert round(rep["theory_speedup"], 2) == 10.84
-    assert rep["lower_bound"] > rep["characteristic_time"] * 0  # finite, positive
+    kl_delta = 0.1 * np.log(0.1 / 0.9) + 0.9 * np.log(0.9 / 0.1)
+    assert rep["lower_bound"] == pytest.approx(rep["characteristic_time"] * kl_delta)
+    assert rep["batch_complexity_bound"] == pytest.approx(batch_complexity_bound(mu, 10, 0.1, 16, 4))
     assert "batch_complexity_bound" not in problem(100, 10, "bernoulli", regime=FixedBudget(50)).complexity(mu)

@@ -107,7 +107,11 @@ class BatchRacing(BatchAlgorithm):
         m = idx.size
         kt = self.k - int(self.accepted.sum())
         c = self.counts[idx]
-        dev = lil_deviation(c, self._omega, self.sigma)
+        c_min, c_max = int(c.min()), int(c.max())
+        if c_max - c_min <= 4096:  # RoundRobin keeps counts within one: look D up per count
+            dev = lil_deviation(np.arange(c_min, c_max + 1), self._omega, self.sigma)[c - c_min]
+        else:
+            dev = lil_deviation(c, self._omega, self.sigma)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(c > 0, self.sums[idx] / np.maximum(c, 1), 0.0)
         low, up = mean - dev, mean + dev

@@ -27,6 +27,8 @@ from pybai.batch.theory import check_batch_shape
 
 __all__ = ["round_robin"]
 
+_HIST_SPREAD = 4096  # below this spread of counts, the level search runs on a histogram
+
 
 def _filled(d, lam, r):
     """f(lam) for offsets d = T - min(T): sum of min(r, max(0, lam - d))."""
@@ -84,7 +86,10 @@ def round_robin(counts, size: int, max_repeats: int, active=None, priority=None)
                 raise fail("active", "round_robin", f"a boolean mask of length {n}", f"shape {active.shape}")
             idx = np.flatnonzero(active)
         else:
-            idx = np.unique(active.astype(np.int64))
+            idx = active.astype(np.int64).ravel()
+            if idx.size > 1 and not np.all(idx[1:] > idx[:-1]):  # not sorted and distinct
+                idx = np.sort(idx)
+                idx = idx[np.r_[True, idx[1:] != idx[:-1]]]
             if idx.size and (idx[0] < 0 or idx[-1] >= n):
                 raise fail("active", "round_robin", f"arm indices in [0, {n - 1}]", active)
     out = np.zeros(n, dtype=np.int64)
@@ -100,10 +105,23 @@ def round_robin(counts, size: int, max_repeats: int, active=None, priority=None)
     d = t - t0
     # largest integer level lam (relative to t0) with f(lam) <= pulls: f(0) = 0 <= pulls and
     # f(max d + r) = m r > pulls
-    lo, hi = 0, int(d.max()) + r
+    spread = int(d.max())
+    lo, hi = 0, spread + r
+    if spread <= _HIST_SPREAD:
+        # counts under RoundRobin differ by at most one: bisect on their histogram, O(spread)
+        hist = np.bincount(d)
+        values = np.arange(hist.size)
+
+        def filled(lam):
+            return int((hist * np.clip(lam - values, 0, r)).sum())
+    else:
+
+        def filled(lam):
+            return _filled(d, lam, r)
+
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _filled(d, mid, r) <= pulls:
+        if filled(mid) <= pulls:
             lo = mid
         else:
             hi = mid

@@ -20,8 +20,12 @@ budget proof's :math:`\lceil b/\tilde n \rceil \le \tilde r` holds), and
 Stage s pulls its surviving arms by RoundRobin until each has at least its target, then
 (for :math:`s \le n - \tilde n`) removes the arm with the larger empirical gap among the
 empirical best :math:`\rho(1)` (gap :math:`\hat\mu_{\rho(1)} - \hat\mu_{\rho(k'+1)}`, accepted)
-and the empirical worst (gap :math:`\hat\mu_{\rho(k')} - \hat\mu_{\rho(|S|)}`, rejected); at
-equal gaps the best is accepted ("break ties arbitrarily").  Early exits (lines 23-24) end
+and the empirical worst (gap :math:`\hat\mu_{\rho(k')} - \hat\mu_{\rho(|S|)}`, rejected).  At
+equal gaps ("break ties arbitrarily") the best is accepted when :math:`2k' \ge |S_s|` and the
+worst rejected otherwise: equal gaps mostly mean "no information" (e.g. Bernoulli arms with
+one sample each, all gaps 0), and a survivor is then more likely a bottom arm when fewer than
+half are still to accept.  Always accepting would fill the answer with arbitrary arms and
+exit early (early exit 2) on sparse Bernoulli instances such as the Twitter one.  Early exits (lines 23-24) end
 the run as soon as the answer is forced.  The last stage adds the empirical top-k' of the
 survivors.  Empirical ranks break ties by the tie order.  When n <= :math:`\tilde n` no
 elimination can help and :math:`\tilde n` is set to n (one final stage: RoundRobin, then
@@ -81,7 +85,9 @@ def _stage_ends(means, counts, lo, hi, kprime, removed, hist, t_min, practical, 
             return lo, hi, kprime, removed, t_min, _DONE_FINAL_STAGE
         gap_best = means[lo] - means[lo + kprime]
         gap_worst = means[lo + kprime - 1] - means[hi - 1]
-        if gap_best >= gap_worst:
+        # equal gaps: remove the arm whose decision is the likelier right one for an arm
+        # drawn from the survivors (accept when at least half of them are still to accept)
+        if gap_best > gap_worst or (gap_best == gap_worst and 2 * kprime >= size):
             j = lo
             lo += 1
             kprime -= 1
@@ -167,6 +173,8 @@ class BatchSAR(BatchAlgorithm):
 
     def _after_batch(self):
         idx = self._idx
+        if self.n_batches < self.budget and self.counts[idx].min() < self.stage_target():
+            return  # mid-stage: no decision, no sort
         means = self.means[idx]
         order = sorted_order(means, self.priority[idx])
         arms = idx[order]
