@@ -17,6 +17,7 @@ from pybai import (
     SubpopulationGaussianEnvironment,
 )
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.top_k import TopKProblem
 
 REGIMES = {
     "fixed-confidence": lambda: FixedConfidence(0.1, max_samples=20_000),
@@ -28,6 +29,13 @@ BATCH = BatchSpec(size=4, max_repeats=2)
 def _best_arm(env):
     def make(regime, batch):
         return env, BestArmProblem(env.n_sources, env.family(), regime, batch)
+
+    return make
+
+
+def _top_k(env, k):
+    def make(regime, batch):
+        return env, TopKProblem(env.n_sources, k, env.family(), regime, batch)
 
     return make
 
@@ -48,6 +56,7 @@ GOAL_INSTANCES = {
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
+    "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2))],
 }
 
 

@@ -53,7 +53,7 @@ def finish(strategy, env, noise, limit=200_000):
         "samples": res.samples,
         "batches": res.batches,
         "counts": res.counts.tolist(),
-        "recommendation": rec if rec is None or np.ndim(rec) == 0 else list(rec),
+        "recommendation": rec if rec is None or np.ndim(rec) == 0 else [int(x) for x in rec],
     }
 
 

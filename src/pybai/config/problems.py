@@ -7,6 +7,7 @@ from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.top_k import TopKProblem
 
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_regime", "register_goal"]
 
@@ -14,10 +15,11 @@ __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_r
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
+    "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
-GOAL_KEYS: dict[str, tuple[str, ...]] = {}
+GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",)}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 

@@ -91,7 +91,7 @@ class GameSampling(Strategy):
     """
 
     name = "game"
-    goals = ("best-arm", "best-feasible-arm")
+    goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_")
 
     def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1):

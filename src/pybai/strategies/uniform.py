@@ -40,7 +40,7 @@ class Uniform(Strategy):
     """
 
     name = "uniform"
-    goals = ("best-arm", "best-feasible-arm")
+    goals = ("best-arm", "best-feasible-arm", "top-k")
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True
 
