@@ -17,6 +17,17 @@ def test_bernoulli_sums_are_binomial():
     np.testing.assert_allclose(draws[:, 3:].var(0), [2.25, 2.25], rtol=0.1)
 
 
+def test_binomial_rewards_average_trials():
+    rng = np.random.default_rng(2)
+    pulls = np.array([0, 3])
+    draws = np.array([draw_batch_sums(rng, pulls, np.array([0.5, 0.2]), "binomial", trials=24) for _ in range(4000)])
+    assert np.all(draws[:, 0] == 0) and np.all(draws[:, 1] * 24 == np.round(draws[:, 1] * 24))
+    assert draws[:, 1].mean() == pytest.approx(0.6, abs=0.01)
+    assert draws[:, 1].var() == pytest.approx(3 * 0.2 * 0.8 / 24, rel=0.08)
+    with pytest.raises(InvalidParameterError, match="'trials'"):
+        draw_batch_sums(rng, pulls, np.array([0.5, 0.2]), "binomial", trials=0)
+
+
 def test_gaussian_sums_moments():
     rng = np.random.default_rng(1)
     pulls = np.array([0, 4, 9])

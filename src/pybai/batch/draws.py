@@ -5,7 +5,10 @@ sums are sufficient statistics for Bernoulli and known-variance Gaussian rewards
 sum is drawn directly:
 
 * Bernoulli: Binomial(a_i, mu_i) for the arms with a_i > 0;
-* Gaussian: Normal(a_i mu_i, a_i sigma_i^2) for the arms with a_i > 0.
+* Gaussian: Normal(a_i mu_i, a_i sigma_i^2) for the arms with a_i > 0;
+* binomial: a reward is the average of ``trials`` Bernoulli(mu_i) indicators (section 5.3 of
+  Jun et al. 2016: a user followed for one 5-minute interval in each of 24 hours), so the
+  sum of a_i rewards is Binomial(a_i * trials, mu_i) / trials.
 
 Arms with a_i = 0 get a sum of exactly 0.
 """
@@ -14,12 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_array, check_choice, fail
+from pybai._validation import check_array, check_choice, check_positive_int, fail
 
 __all__ = ["draw_batch_sums"]
 
 
-def draw_batch_sums(rng: np.random.Generator, pulls, means, family: str = "bernoulli", sigma=1.0) -> np.ndarray:
+def draw_batch_sums(rng: np.random.Generator, pulls, means, family: str = "bernoulli", sigma=1.0,
+                    trials: int = 24) -> np.ndarray:
     """Reward sums of one batch.
 
     Parameters
@@ -29,9 +33,11 @@ def draw_batch_sums(rng: np.random.Generator, pulls, means, family: str = "berno
         a_i >= 0, pulls of each arm in the batch.
     means : array-like, shape (n,)
         True means (in [0, 1] for Bernoulli).
-    family : {"bernoulli", "gaussian"}
+    family : {"bernoulli", "gaussian", "binomial"}
     sigma : float or array-like of shape (n,)
-        Gaussian noise standard deviation(s) (ignored for Bernoulli).
+        Gaussian noise standard deviation(s) (used by "gaussian" only).
+    trials : int, default 24
+        Bernoulli indicators averaged in one reward (used by "binomial" only).
 
     Returns
     -------
@@ -46,7 +52,7 @@ def draw_batch_sums(rng: np.random.Generator, pulls, means, family: str = "berno
     """
     if not isinstance(rng, np.random.Generator):
         raise fail("rng", "draw_batch_sums", "a numpy.random.Generator", rng)
-    family = check_choice(family, ("bernoulli", "gaussian"), "family", "draw_batch_sums")
+    family = check_choice(family, ("bernoulli", "gaussian", "binomial"), "family", "draw_batch_sums")
     pulls = np.asarray(pulls)
     means = np.asarray(means, dtype=float)
     if pulls.shape != means.shape or pulls.ndim != 1:
@@ -58,6 +64,9 @@ def draw_batch_sums(rng: np.random.Generator, pulls, means, family: str = "berno
     a = pulls[hit].astype(np.int64)
     if family == "bernoulli":
         out[hit] = rng.binomial(a, means[hit])
+    elif family == "binomial":
+        m = check_positive_int(trials, "trials", "draw_batch_sums")
+        out[hit] = rng.binomial(a * m, means[hit]) / m
     else:
         sig = check_array(sigma, "sigma", "draw_batch_sums", low=0.0, strict_low=True)
         sig = np.broadcast_to(sig, means.shape)[hit]
