@@ -6,13 +6,15 @@ from pybai.config.keys import Table
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_regime", "register_goal"]
 
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
-    "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem},
+    "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
+                 "correlated-gaussian": CorrelatedBestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
 }
 

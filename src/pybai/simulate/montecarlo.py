@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from pybai import __version__
 from pybai.config.experiment import Experiment
+from pybai.exceptions import InvalidParameterError
 from pybai.simulate.runner import Outcome, run_replication
 from pybai.simulate.seeding import replication_seed
 from pybai.simulate.summary import summarize
@@ -143,13 +144,16 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         summarize(label, experiment.problem, outs, wall_seconds=spans[i][1] - spans[i][0])
         for i, ((label, _), outs) in enumerate(zip(experiment.strategies, outcomes))
     ]
-    truth = experiment.environment.source_means
+    try:
+        truth = experiment.environment.source_means
+    except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior): no single answer
+        truth = None
     return {
         "name": experiment.name,
         "version": __version__,
         "seed": experiment.seed,
         "goal": experiment.problem.goal,
-        "answer": _jsonable(experiment.problem.answer(truth)),
+        "answer": None if truth is None else _jsonable(experiment.problem.answer(truth)),
         "results": results,
         "elapsed_seconds": round(time.perf_counter() - start, 3),
     }
