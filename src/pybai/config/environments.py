@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from pybai.config.keys import Table
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
+from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
 __all__ = ["ENVIRONMENT_BUILDERS", "build_environment", "register_environment", "keys_builder"]
@@ -31,6 +32,9 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
     "bernoulli": keys_builder(BernoulliEnvironment, ("means",)),
     "subpopulation-gaussian": keys_builder(
         SubpopulationGaussianEnvironment, ("means", "weights", "constrained", "floor", "sigma", "sampling")
+    ),
+    "correlated-gaussian": keys_builder(
+        CorrelatedGaussianEnvironment, ("means", "draw", "covariance", "kernel", "sigma", "eta", "prior_mean")
     ),
 }
 

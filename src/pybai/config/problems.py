@@ -6,6 +6,7 @@ from pybai.config.keys import Table
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
 
@@ -13,7 +14,8 @@ __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_r
 
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
-    "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem},
+    "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
+                 "correlated-gaussian": CorrelatedBestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }

@@ -49,6 +49,7 @@ from scipy.linalg import cho_solve, solve_triangular
 
 from pybai._validation import check_array, check_positive_float, check_positive_int, fail
 from pybai.models._posterior_kernels import potter_update
+from pybai.models.base import Model
 from pybai.models.kernels import check_covariance, feature_matrix
 
 __all__ = ["GaussianPosterior"]
@@ -56,12 +57,15 @@ __all__ = ["GaussianPosterior"]
 _OWNER = "GaussianPosterior"
 
 
-class GaussianPosterior:
+class GaussianPosterior(Model):
     """Posterior of correlated Gaussian arm means under the prior N(prior_mean, eta^2 covariance).
 
-    Follows the model interface of the core (``counts``, ``sums``, ``estimate``, ``update``,
-    ``set_statistics``, ``from_statistics``) and adds ``covariance``, ``std``, ``features`` and
-    :meth:`sample`.
+    A :class:`pybai.models.base.Model` (``counts``, ``sums``, ``estimate``, ``update``,
+    ``set_statistics``, ``from_statistics``) that adds ``covariance``, ``std``, ``root``,
+    ``features``, :meth:`kappa` and :meth:`sample`.  Its saved state (``state_attrs``) holds the
+    incremental square-root factor and the refresh counter as well as the statistics, so a
+    restored posterior continues bit for bit (a rebuild from (counts, sums) alone would differ
+    in the last bits from the Potter updates).
 
     Parameters
     ----------
@@ -87,6 +91,9 @@ class GaussianPosterior:
     features : ndarray of shape (K, d)
         ``X = V D^(1/2)`` (``X X^T = G``).
     """
+
+    #: everything needed to continue exactly after a restore (arrays are restored in place)
+    state_attrs = ("counts", "sums", "estimate", "_root", "_variance", "_since_refresh")
 
     def __init__(self, covariance, sigma, eta=1.0, prior_mean=0.0, *, refresh_every=None):
         self.prior_covariance = check_covariance(covariance, "covariance", _OWNER)
@@ -197,6 +204,17 @@ class GaussianPosterior:
         for a, y in zip(src.tolist(), rew.tolist()):
             potter_update(self._root, self.estimate, self._variance, a, y, noise_var)
         self._since_refresh += src.size
+
+    @property
+    def _since_refresh(self) -> int:
+        """Rank-one updates since the last exact rebuild (part of the saved state)."""
+        return self._updates
+
+    @_since_refresh.setter
+    def _since_refresh(self, value) -> None:
+        # set on every reset, rebuild and state restore: the covariance cache is stale then
+        self._updates = int(value)
+        self._cov_cache = None
 
     # ----------------------------------------------------------------- output
     @property

@@ -2,6 +2,7 @@
 
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, lower_bound_factor
 from pybai.problems.best_arm import BestArmProblem
+from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
 
@@ -11,6 +12,7 @@ __all__ = [
     "FixedBudget",
     "BatchSpec",
     "BestArmProblem",
+    "CorrelatedBestArmProblem",
     "FeasibleArmProblem",
     "TopKProblem",
     "lower_bound_factor",

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from pybai import __version__
 from pybai.config.experiment import Experiment
-from pybai.exceptions import PybaiWarning
+from pybai.exceptions import InvalidParameterError, PybaiWarning
 from pybai.simulate.runner import Outcome, run_replication
 from pybai.simulate.seeding import replication_seed
 from pybai.simulate.summary import summarize
@@ -127,8 +127,11 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         with one summary per strategy.
     """
     start = time.perf_counter()
-    truth = experiment.environment.source_means
-    if not experiment.problem.answer_is_unique(truth):
+    try:
+        truth = experiment.environment.source_means
+    except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior): no single answer
+        truth = None
+    if truth is not None and not experiment.problem.answer_is_unique(truth):
         warnings.warn(PybaiWarning(
             f"{experiment.name}: the true answer is not unique (tied means): no strategy can certify it; "
             "fixed-confidence runs end at max_samples unless the threshold is crossed by chance, and "
@@ -157,7 +160,7 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         "version": __version__,
         "seed": experiment.seed,
         "goal": experiment.problem.goal,
-        "answer": _jsonable(experiment.problem.answer(truth)),
+        "answer": None if truth is None else _jsonable(experiment.problem.answer(truth)),
         "results": results,
         "elapsed_seconds": round(time.perf_counter() - start, 3),
     }
