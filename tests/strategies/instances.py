@@ -16,6 +16,8 @@ from pybai import (
     GaussianEnvironment,
     SubpopulationGaussianEnvironment,
 )
+from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
 
@@ -50,10 +52,25 @@ def _feasible(sampling):
     return make
 
 
+def _correlated():
+    env = CorrelatedGaussianEnvironment([0.9, 1.0, 0.7, 0.2, -0.3, -0.1, 0.4, 0.5],
+                                        kernel={"name": "rbf", "lengthscale": 1.5, "points": list(range(8))},
+                                        sigma=0.5)
+
+    def make(regime, batch):
+        return env, CorrelatedBestArmProblem(**env.structure(), regime=regime, batch=batch)
+
+    return make
+
+
+#: labels of instances whose model is a posterior (the only ones for rules with ``needs_posterior``)
+POSTERIOR_LABELS = {"correlated"}
+
 GOAL_INSTANCES = {
     "best-arm": [
         ("gaussian", _best_arm(GaussianEnvironment([1.0, 0.6, 0.3, 0.0]))),
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
+        ("correlated", _correlated()),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2))],
@@ -67,6 +84,8 @@ def cases(registry_names, get_class):
         cls = get_class(name)
         for goal in cls.goals:
             for label, _ in GOAL_INSTANCES.get(goal, []):
+                if getattr(cls, "needs_posterior", False) and label not in POSTERIOR_LABELS:
+                    continue
                 for regime in cls.regimes:
                     for batched in ((False, True) if cls.batched else (False,)):
                         out.append((name, goal, label, regime, batched))

@@ -178,8 +178,8 @@ def test_get_params_and_clone(name):
 def test_sequential_strategies_refuse_batches(name):
     cls = get_strategy_class(name)
     goal = cls.goals[0]
-    label = "gaussian" if goal == "best-arm" else "pair"
-    _, problem = build(goal, label, "fixed-confidence", True)
+    label = ("correlated" if getattr(cls, "needs_posterior", False) else "gaussian") if goal == "best-arm" else "pair"
+    _, problem = build(goal, label, cls.regimes[0], True)
     with pytest.raises(InvalidParameterError, match="batch"):
         cls().start(problem)
 
@@ -188,7 +188,7 @@ def test_max_samples_is_exact_and_censoring_is_a_status():
     env = BernoulliEnvironment([0.5, 0.5001])
     for name in registered_names():
         cls = get_strategy_class(name)
-        if "best-arm" not in cls.goals:
+        if "best-arm" not in cls.goals or "fixed-confidence" not in cls.regimes:
             continue
         problem = BestArmProblem(2, env.family(), FixedConfidence(0.01, max_samples=101))
         run = finish(cls().start(problem, rng=0), env, np.random.default_rng(0))
@@ -243,3 +243,10 @@ def test_round_trip_in_a_fresh_process(tmp_path):
     assert len(got) >= len(CASES) - 2
     for key, run in expected.items():
         assert got[key] == run, (saved[key]["case"], got[key], run)
+
+
+@pytest.mark.parametrize("name", [n for n in registered_names() if getattr(get_strategy_class(n), "needs_posterior", False)])
+def test_posterior_rules_refuse_independent_arms(name):
+    _, problem = build("best-arm", "gaussian", "fixed-budget", False)
+    with pytest.raises(InvalidParameterError, match="posterior"):
+        get_strategy_class(name)().start(problem)

@@ -1,6 +1,14 @@
 """Sampling strategies, one family per module, registered by contract name."""
 
 from pybai.strategies.base import Strategy
+from pybai.strategies.bayes_gap import BayesGap
+from pybai.strategies.bayes_ucb import BayesUCB
+from pybai.strategies.ei import ExpectedImprovement
+from pybai.strategies.gp_ucb import GPUCB
+from pybai.strategies.pi import ProbabilityOfImprovement
+from pybai.strategies.thompson import ThompsonSampling
+from pybai.strategies.ucbe import UCBE
+from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
 from pybai.strategies.game import GameSampling
 from pybai.strategies.lucb import LUCB
@@ -17,6 +25,14 @@ __all__ = [
     "LUCB",
     "GameSampling",
     "TopTwo",
+    "BayesGap",
+    "BayesUCB",
+    "ExpectedImprovement",
+    "GPUCB",
+    "ProbabilityOfImprovement",
+    "ThompsonSampling",
+    "UCBE",
+    "UGapEb",
     "get_strategy_class",
     "make_strategy",
     "registered_names",

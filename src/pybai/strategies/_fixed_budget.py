@@ -1,0 +1,57 @@
+"""Shared helpers of the fixed-budget rules of the correlated-arms family (Hoffman et al. 2014).
+
+:class:`PosteriorRule` is the base of rules that read a Gaussian posterior over the arm means
+(``self.model_.std``, ``.root``, ``.kappa()``): they refuse a problem whose model has none, and
+they skip the initial phase (the prior defines every estimate from the start, as in
+Algorithm 1; ``n_init`` is then unused).  :func:`empirical_means` and :func:`noise_scale` serve
+the rules on independent arms (UCBE, UGapEb, successive rejects, sequential halving), which work
+on any best-arm problem from the per-arm counts and sums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai.exceptions import InvalidParameterError
+from pybai.strategies.base import Strategy
+
+__all__ = ["PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
+
+
+class PosteriorRule(Strategy):
+    """Base of fixed-budget rules that need a posterior over correlated arm means."""
+
+    regimes = ("fixed-budget",)
+    goals = ("best-arm",)
+    #: the common checks run these rules only on problems with a posterior model
+    needs_posterior = True
+
+    def _check_params(self, problem):
+        super()._check_params(problem)
+        if problem is not None:
+            model = problem.new_model()
+            if not all(hasattr(model, a) for a in ("std", "root", "kappa")):
+                raise InvalidParameterError(
+                    f"{type(self).__name__} ('{self.name}') needs a posterior over the arm means "
+                    f"(a problem with a prior covariance, e.g. environment kind 'correlated-gaussian'); "
+                    f"the model of {type(problem).__name__} is {type(model).__name__}."
+                )
+
+    def _initial_plan(self, problem):
+        return np.empty(0, dtype=np.intp)
+
+
+def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Per-arm sample means (NaN for an arm never pulled), whatever the problem's model."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.where(counts > 0, counts, 1.0), np.nan)
+
+
+def noise_std(family) -> float:
+    """Largest reward standard deviation: sigma for Gaussian rewards, 1/2 for Bernoulli."""
+    return float(np.sqrt(np.max(family.variances))) if family.name == "gaussian" else 0.5
+
+
+def noise_scale(family) -> float:
+    """Width factor of UCBE/UGapEb bounds: ``2 sigma`` for Gaussian rewards, 1 for rewards in [0, 1]."""
+    return 2.0 * noise_std(family) if family.name == "gaussian" else 1.0
