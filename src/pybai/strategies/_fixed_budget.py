@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pybai._validation import check_array
+
 from pybai.exceptions import InvalidParameterError
 from pybai.strategies.base import Strategy
 
@@ -39,6 +41,28 @@ class PosteriorRule(Strategy):
 
     def _initial_plan(self, problem):
         return np.empty(0, dtype=np.intp)
+
+
+class ImprovementRule(PosteriorRule):
+    """Base of the improvement acquisitions (PI, EI): pull the arm maximising ``_index``.
+
+    ``_index(mean, std, xi)`` scores every arm from the posterior mean and standard deviation;
+    ``xi >= 0`` is the margin over the incumbent (the best posterior mean).
+    """
+
+    _index = None  # set by subclasses (a function of the posterior mean, std and xi)
+
+    def __init__(self, *, xi: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
+        super().__init__(threshold=threshold, n_init=n_init)
+        self.xi = xi
+
+    def _check_params(self, problem):
+        super()._check_params(problem)
+        check_array(self.xi, "xi", type(self).__name__, shape=(), low=0.0)
+
+    def _select(self):
+        m = self.model_
+        return int(np.argmax(type(self)._index(m.estimate, m.std, xi=float(self.xi))))
 
 
 def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
