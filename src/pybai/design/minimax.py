@@ -70,7 +70,7 @@ class ExplicitDirections:
         self.size = self.y.shape[0]
 
     def values(self, m: np.ndarray) -> np.ndarray:
-        return np.einsum("ij,jk,ik->i", self.y, m, self.y)
+        return ((self.y @ m) * self.y).sum(axis=1)
 
     def vectors(self, idx: np.ndarray) -> np.ndarray:
         return self.y[idx]
@@ -105,7 +105,7 @@ def _restricted(z, y, w, rtol, mu_rel):
     """
     n, m = z.shape[0], y.shape[0]
     minv = inverse_design(z, w)
-    f = np.einsum("ij,jk,ik->i", y, minv, y)
+    f = ((y @ minv) * y).sum(axis=1)
     t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
     tau = (n + m) / (mu_rel * t)
     newton_steps = 0
@@ -148,7 +148,7 @@ def _restricted(z, y, w, rtol, mu_rel):
                 t_new = t + alpha * dt
                 minv_new = inverse_design(z, w_new) if np.all(w_new > 0) else None
                 if minv_new is not None:
-                    f_new = np.einsum("ij,jk,ik->i", y, minv_new, y)
+                    f_new = ((y @ minv_new) * y).sum(axis=1)
                     s_new = t_new - f_new
                     if np.all(s_new > 0) and _barrier_change(alpha * dt, s, s_new, w, w_new, tau) <= 0.25 * alpha * slope:
                         break
@@ -158,7 +158,7 @@ def _restricted(z, y, w, rtol, mu_rel):
             w, t, minv, f = w_new / w_new.sum(), t_new, minv_new, f_new
             if abs(w_new.sum() - 1.0) > 1e-12:  # renormalised: refresh the derived quantities
                 minv = inverse_design(z, w)
-                f = np.einsum("ij,jk,ik->i", y, minv, y)
+                f = ((y @ minv) * y).sum(axis=1)
                 t = max(t, f.max() * (1.0 + 1e-12))
         if final:
             break
@@ -219,9 +219,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     f_all = directions.values(minv)
     scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
     root = np.sqrt(scale)
-    n_top = min(directions.size, max(r + 1, 8))
+    # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
+    # most r(r+1)/2 + 1); the certificate loop adds the others that matter
+    n_top = min(directions.size, max(r * (r + 1), 8))
     dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
-    dirs = np.union1d(dirs, np.flatnonzero(f_all >= 0.5 * f_all.max()))
+    n_few = min(directions.size, max(r + 1, 8))
+    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
     if state is not None and state.directions is not None:
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
     best = (np.inf, None)
