@@ -86,7 +86,7 @@ def main():
     docs["load_after"] = load()
     print(machine_line(info))
     print(table(["instance", "operation", "time", "note"], rows))
-    write_json("bench_linear_oracle", docs)
+    write_json("bench_linear_oracle.json", docs)
 
 
 if __name__ == "__main__":
