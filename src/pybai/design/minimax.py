@@ -70,7 +70,7 @@ class ExplicitDirections:
         self.size = self.y.shape[0]
 
     def values(self, m: np.ndarray) -> np.ndarray:
-        return np.einsum("ij,jk,ik->i", self.y, m, self.y)
+        return ((self.y @ m) * self.y).sum(axis=1)
 
     def vectors(self, idx: np.ndarray) -> np.ndarray:
         return self.y[idx]
@@ -93,8 +93,9 @@ class PairDirections:
         return self.z[self.first[idx]] - self.z[self.second[idx]]
 
 
-def _barrier_value(t, s, w, tau):
-    return tau * t - np.log(s).sum() - np.log(w).sum()
+def _barrier_change(dt, s, s_new, w, w_new, tau):
+    """phi(new) - phi(old) for phi = tau t - sum log s - sum log w, without cancellation."""
+    return tau * dt - np.log(s_new / s).sum() - np.log(w_new / w).sum()
 
 
 def _restricted(z, y, w, rtol, mu_rel):
@@ -104,7 +105,7 @@ def _restricted(z, y, w, rtol, mu_rel):
     """
     n, m = z.shape[0], y.shape[0]
     minv = inverse_design(z, w)
-    f = np.einsum("ij,jk,ik->i", y, minv, y)
+    f = ((y @ minv) * y).sum(axis=1)
     t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
     tau = (n + m) / (mu_rel * t)
     newton_steps = 0
@@ -142,15 +143,14 @@ def _restricted(z, y, w, rtol, mu_rel):
                 break
             neg = dw < 0
             alpha = min(1.0, 0.99 * float(np.min(-w[neg] / dw[neg]))) if np.any(neg) else 1.0
-            phi0 = _barrier_value(t, s, w, tau)
             for _ls in range(60):
                 w_new = w + alpha * dw
                 t_new = t + alpha * dt
                 minv_new = inverse_design(z, w_new) if np.all(w_new > 0) else None
                 if minv_new is not None:
-                    f_new = np.einsum("ij,jk,ik->i", y, minv_new, y)
+                    f_new = ((y @ minv_new) * y).sum(axis=1)
                     s_new = t_new - f_new
-                    if np.all(s_new > 0) and _barrier_value(t_new, s_new, w_new, tau) <= phi0 + 0.25 * alpha * slope:
+                    if np.all(s_new > 0) and _barrier_change(alpha * dt, s, s_new, w, w_new, tau) <= 0.25 * alpha * slope:
                         break
                 alpha *= 0.5
             else:
@@ -158,13 +158,33 @@ def _restricted(z, y, w, rtol, mu_rel):
             w, t, minv, f = w_new / w_new.sum(), t_new, minv_new, f_new
             if abs(w_new.sum() - 1.0) > 1e-12:  # renormalised: refresh the derived quantities
                 minv = inverse_design(z, w)
-                f = np.einsum("ij,jk,ik->i", y, minv, y)
+                f = ((y @ minv) * y).sum(axis=1)
                 t = max(t, f.max() * (1.0 + 1e-12))
         if final:
             break
         tau = min(tau * 20.0, (n + m) / (0.25 * rtol * t))
     v = 1.0 / (t - f)
     return w, v / v.sum(), t, newton_steps
+
+
+def _best_dual(p2: np.ndarray, f: np.ndarray, v0: np.ndarray) -> np.ndarray:
+    """Dual weights v maximising the bound 2 v.f - max_a (p2 v)_a at the current design (an LP).
+
+    The barrier's own estimate v = mu / (t - f) loses its accuracy as mu -> 0 (t - f cancels), so
+    the certificate uses the best v for the design found, by HiGHS; ``v0`` is the fallback.
+    """
+    from scipy.optimize import linprog
+
+    m = f.size
+    c = np.r_[-2.0 * f, 1.0]
+    a_ub = np.hstack([p2, -np.ones((p2.shape[0], 1))])
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(p2.shape[0]), A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0.0, None)] * m + [(None, None)], method="highs")
+    if res.status != 0:
+        return v0
+    v = np.maximum(res.x[:m], 0.0)
+    v /= v.sum()
+    return v if 2.0 * v @ f - (p2 @ v).max() >= 2.0 * v0 @ f - (p2 @ v0).max() else v0
 
 
 def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: DesignState | None = None) -> DesignResult:
@@ -199,9 +219,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     f_all = directions.values(minv)
     scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
     root = np.sqrt(scale)
-    n_top = min(directions.size, max(r + 1, 8))
+    # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
+    # most r(r+1)/2 + 1); the certificate loop adds the others that matter
+    n_top = min(directions.size, max(r * (r + 1), 8))
     dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
-    dirs = np.union1d(dirs, np.flatnonzero(f_all >= 0.5 * f_all.max()))
+    n_few = min(directions.size, max(r + 1, 8))
+    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
     if state is not None and state.directions is not None:
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
     best = (np.inf, None)
@@ -220,13 +243,13 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         primal = f_all.max()
         if primal < best[0]:
             best = (primal, w_full.copy())
-        p = z @ (minv @ y.T)
-        g = (p * p) @ v
-        h = v @ f_all[dirs]
-        lower = max(lower, 2.0 * h - g.max())
+        p2 = (z @ (minv @ y.T)) ** 2  # p2[a, y] = (x_a^T A^-1 y)^2
+        v_cert = _best_dual(p2, f_all[dirs], v)
+        lower = max(lower, 2.0 * v_cert @ f_all[dirs] - (p2 @ v_cert).max())
         if best[0] - lower <= rtol * best[0]:
             break
         # enlarge the working sets with the worst violators of the restricted optimality
+        g = p2 @ v  # the barrier's dual weights: they tell which outside arms would enter
         nu = g[arms].max()
         out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
         out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
@@ -239,6 +262,8 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
             dirs = np.union1d(dirs, out_dirs)
         if not out_arms.size and not out_dirs.size:
             inner_rtol *= 0.1  # the restricted problem was not solved accurately enough
+            if inner_rtol < 1e-4 * rtol:
+                break  # rounding-limited: return the best certified pair found
         # restart interior: new arms get a little weight
         w_s = w_full[arms] + 1e-4 * rtol / arms.size + (w_full[arms] == 0) * 1e-3 / arms.size
         w_full = np.zeros(k)
@@ -249,5 +274,6 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         state.weights = w_best.copy()
         state.arms = np.flatnonzero(w_best > 1e-12)
         state.directions = dirs[f_all[dirs] >= 0.5 * primal] if dirs.size else dirs
+    lower = min(lower, best[0])  # equal up to rounding at an exact optimum
     return DesignResult(weights=w_best, value=float(best[0] / scale), lower_bound=float(lower / scale),
                         iterations=iterations)

@@ -53,7 +53,7 @@ def alternative_terms(x: np.ndarray, best: int, gaps: np.ndarray, same: np.ndarr
     """
     y = x[best] - x
     if inv is not None:
-        var = np.einsum("ij,jk,ik->i", y, inv, y)
+        var = ((y @ inv) * y).sum(axis=1)
         off = np.zeros(x.shape[0], dtype=bool)
     else:
         vals, vecs, keep = spectrum

@@ -171,7 +171,10 @@ class LinearBestArmProblem(Problem):
         r"""Exact GLR of the empirical answer: :math:`\min_{x} \Delta_x^2 / (2\sigma^2\|\hat x - x\|^2_{A^{-1}})`.
 
         A = sum_a N_a x_a x_a^T.  While A is singular, directions outside its range have
-        infinite variance (term 0) and the others use the pseudo-inverse.  O(K d^2).
+        infinite variance (term 0) and the others use the pseudo-inverse.  (With counts on the
+        arms, a singular A always leaves some x_hat - x outside its range -- otherwise every arm
+        would lie in the span of the sampled ones -- so the GLR is then 0, the limit of regular
+        designs.)  O(K d^2).
         """
         counts = np.asarray(counts, dtype=float)
         a = self.features.T @ (counts[:, None] * self.features)
