@@ -32,19 +32,7 @@ import numpy as np
 
 from pybai._validation import check_array, check_positive_int, fail
 
-try:
-    from pybai.models.base import Model
-except ImportError:  # pragma: no cover - the core's model layer (issue 6) is not on this branch yet
-
-    class Model:  # minimal stand-in with the interface of pybai.models.base.Model
-        @property
-        def n_sources(self) -> int:
-            return self.counts.shape[0]
-
-        @property
-        def total(self) -> int:
-            return int(self.counts.sum())
-
+from pybai.models.base import Model
 
 __all__ = ["LeastSquares"]
 
