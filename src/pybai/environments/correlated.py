@@ -17,7 +17,7 @@ import numpy as np
 from pybai._validation import check_array, check_positive_float, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
-from pybai.models.kernels import check_covariance, feature_matrix, kernel_covariance
+from pybai.models.kernels import check_prior_mean, check_covariance, feature_matrix, kernel_covariance
 
 __all__ = ["CorrelatedGaussianEnvironment"]
 
@@ -76,12 +76,7 @@ class CorrelatedGaussianEnvironment(Environment):
         n = self.covariance.shape[0]
         self.sigma = check_positive_float(sigma, "sigma", _OWNER)
         self.eta = check_positive_float(eta, "eta", _OWNER)
-        m0 = check_array(prior_mean, "prior_mean", _OWNER)
-        if m0.ndim == 0:
-            m0 = np.full(n, float(m0))
-        elif m0.shape != (n,):
-            raise fail("prior_mean", _OWNER, f"a number or {n} numbers (one per arm)", f"shape {m0.shape}")
-        self.prior_mean = m0
+        self.prior_mean = check_prior_mean(prior_mean, n, _OWNER)
         if draw is not None and draw != "prior":
             raise fail("draw", _OWNER, "'prior' (a new truth from the prior in each replication)", draw)
         given = [k for k, v in (("means", means), ("draw", draw), ("truths", truths)) if v is not None]

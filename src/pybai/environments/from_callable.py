@@ -21,7 +21,7 @@ from pybai._validation import check_array, check_positive_float, check_positive_
 from pybai.environments.base import Environment
 from pybai.exceptions import PybaiError
 from pybai.models.families import Gaussian
-from pybai.models.kernels import check_covariance
+from pybai.models.kernels import check_prior_mean, check_covariance
 
 __all__ = ["CallableEnvironment", "RewardFunctionError", "resolve_callable"]
 
@@ -114,12 +114,7 @@ class CallableEnvironment(Environment):
             self.means = check_array(means, "means", _OWNER, shape=(n,))
         self.covariance = None if covariance is None else check_covariance(covariance, "covariance", _OWNER, n=n)
         self.eta = check_positive_float(eta, "eta", _OWNER)
-        m0 = check_array(prior_mean, "prior_mean", _OWNER)
-        if m0.ndim == 0:
-            m0 = np.full(n, float(m0))
-        elif m0.shape != (n,):
-            raise fail("prior_mean", _OWNER, f"a number or {n} numbers (one per arm)", f"shape {m0.shape}")
-        self.prior_mean = m0
+        self.prior_mean = check_prior_mean(prior_mean, n, _OWNER)
 
     def _resolve(self) -> Callable:
         if self._function is None:

@@ -188,3 +188,13 @@ def feature_matrix(covariance, *, name: str = "covariance", owner: str = "") -> 
     values, vectors = _eigh_checked(cov, name, owner)
     keep = values > 0.0
     return vectors[:, keep] * np.sqrt(values[keep])
+
+
+def check_prior_mean(prior_mean, n: int, owner: str) -> np.ndarray:
+    """The prior mean of ``n`` arms: a number (the same for every arm) or ``n`` numbers."""
+    m0 = check_array(prior_mean, "prior_mean", owner)
+    if m0.ndim == 0:
+        return np.full(n, float(m0))
+    if m0.shape != (n,):
+        raise fail("prior_mean", owner, f"a number or {n} numbers (one per arm)", f"shape {m0.shape}")
+    return m0

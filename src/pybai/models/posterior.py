@@ -50,7 +50,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from pybai._validation import check_array, check_positive_float, check_positive_int, fail
 from pybai.models._posterior_kernels import potter_update
 from pybai.models.base import Model
-from pybai.models.kernels import check_covariance, feature_matrix
+from pybai.models.kernels import check_prior_mean, check_covariance, feature_matrix
 
 __all__ = ["GaussianPosterior"]
 
@@ -100,12 +100,7 @@ class GaussianPosterior(Model):
         n = self.prior_covariance.shape[0]
         self.sigma = check_positive_float(sigma, "sigma", _OWNER)
         self.eta = check_positive_float(eta, "eta", _OWNER)
-        m0 = check_array(prior_mean, "prior_mean", _OWNER)
-        if m0.ndim == 0:
-            m0 = np.full(n, float(m0))
-        elif m0.shape != (n,):
-            raise fail("prior_mean", _OWNER, f"a number or {n} numbers (one per arm)", f"shape {m0.shape}")
-        self.prior_mean = m0
+        self.prior_mean = check_prior_mean(prior_mean, n, _OWNER)
         self.features = feature_matrix(self.prior_covariance, name="covariance", owner=_OWNER)
         d = self.features.shape[1]
         if refresh_every is None:
