@@ -1,0 +1,55 @@
+"""The ``pybai`` command line: a thin layer over the public API.
+
+One module per command (``run``, ``complexity``, ``demo``, ...), each with ``add_parser(sub)``
+and ``command(args)``; ``COMMANDS`` lists them in the order ``pybai --help`` shows them.
+User mistakes (bad file, bad key, bad argument) exit with status 2 and one line on
+standard error; they never print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from pybai import __version__
+from pybai.exceptions import PybaiError
+
+__all__ = ["main", "build_parser", "COMMANDS"]
+
+#: command modules under ``pybai.cli``, in help order
+COMMANDS = (
+    "run",
+    "complexity",
+    "demo",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"pybai: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command in ``COMMANDS``."""
+    parser = _Parser(prog="pybai", description="Best-arm identification: simulations, complexity, sessions.")
+    parser.add_argument("--version", action="version", version=f"pybai {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"pybai.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``pybai`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except PybaiError as exc:
+        print(f"pybai: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pybai: interrupted", file=sys.stderr)
+        return 130
+

@@ -1,0 +1,25 @@
+"""``pybai complexity FILE``: the answer, T*(mu), optimal weights and lower bound of a file's problem."""
+
+from __future__ import annotations
+
+from pybai.cli._common import write_json
+
+
+def add_parser(sub) -> None:
+    cx = sub.add_parser("complexity", help="T*(mu), optimal weights and the lower bound of a file's problem")
+    cx.add_argument("file", help="experiment file (TOML)")
+    cx.add_argument("--json", metavar="OUT", help="write the JSON to OUT ('-' for stdout only)")
+    cx.set_defaults(func=command)
+
+
+def command(args) -> int:
+    from pybai.complexity import complexity_report
+    from pybai.config import load_experiment
+
+    report = complexity_report(load_experiment(args.file))
+    if args.json:
+        write_json(report, args.json)
+    if args.json != "-":
+        for key, value in report.items():
+            print(f"{key}: {value}")
+    return 0
