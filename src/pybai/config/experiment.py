@@ -16,7 +16,7 @@ from pybai.problems.base import Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import make_strategy
 
-__all__ = ["Experiment", "load_experiment", "parse_experiment"]
+__all__ = ["Experiment", "load_experiment", "load_sweep", "parse_experiment", "read_document"]
 
 
 @dataclass
@@ -35,6 +35,8 @@ class Experiment:
     strategies : list of (label, Strategy)
     source : dict
         The parsed file, for the record.
+    grid : dict
+        For a point of a sweep, the values its ``[grid]`` set (dotted path -> value); else empty.
     """
 
     name: str
@@ -44,22 +46,61 @@ class Experiment:
     environment: Environment
     strategies: list[tuple[str, Strategy]]
     source: dict[str, Any] = field(default_factory=dict, repr=False)
+    grid: dict[str, Any] = field(default_factory=dict)
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate an experiment file; raises :class:`ConfigError` naming the key."""
+def read_document(path: str | Path) -> dict[str, Any]:
+    """The parsed TOML of an experiment file; raises :class:`ConfigError` for an unreadable file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, expected an experiment file (TOML).") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a UTF-8 text file.") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror}).") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}).") from None
-    return parse_experiment(data, default_name=path.stem)
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file; raises :class:`ConfigError` naming the key.
+
+    A file with a ``[grid]`` is a sweep: read it with :func:`load_sweep`.
+    """
+    data = read_document(path)
+    if "grid" in data:
+        raise ConfigError(f"{path}: has a [grid] (a sweep of several experiments); use load_sweep.")
+    return parse_experiment(data, default_name=Path(path).stem)
+
+
+def load_sweep(path: str | Path) -> list[Experiment]:
+    """Every experiment of a file: one per point of its ``[grid]`` (one when it has none).
+
+    Each point's ``name`` is the file's name with the point's label in brackets, e.g.
+    ``figure4[d=5]``, and its ``grid`` attribute holds the values set.
+    """
+    from pybai.config.grid import expand_grid
+
+    data = read_document(path)
+    experiments = []
+    for point in expand_grid(data):
+        try:
+            experiment = parse_experiment(point.document, default_name=Path(path).stem)
+        except ConfigError as exc:
+            if not point.values:
+                raise
+            raise ConfigError(f"grid point {point.label}: {exc}") from None
+        if point.values:
+            experiment.name = f"{experiment.name}[{point.label}]"
+            experiment.grid = dict(point.values)
+        experiments.append(experiment)
+    return experiments
 
 
 def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> Experiment:
