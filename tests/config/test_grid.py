@@ -69,3 +69,13 @@ def test_load_sweep_without_grid(tmp_path):
     path.write_text(BASE)
     (experiment,) = load_sweep(path)
     assert experiment.name == "sw" and experiment.grid == {}
+
+
+def test_reproduce_table_is_accepted_and_kept(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text(BASE + '[reproduce]\nname = "x"\nquick = { replications = 2 }\n')
+    (experiment,) = load_sweep(path)
+    assert experiment.source["reproduce"]["quick"] == {"replications": 2}
+    path.write_text(BASE.replace('name = "sw"', 'name = "sw"\nreproduce = 3'))
+    with pytest.raises(ConfigError, match="reproduce: expected a table"):
+        load_sweep(path)

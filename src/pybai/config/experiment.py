@@ -137,5 +137,8 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
         except InvalidParameterError as exc:
             raise ConfigError(f"{where}: {exc}") from None
         strategies.append((label, strategy))
+    reproduce = top.raw("reproduce", None)  # presentation for `pybai reproduce` / `pybai report`
+    if reproduce is not None and not isinstance(reproduce, dict):
+        raise ConfigError(f"reproduce: expected a table, got {reproduce!r}.")
     top.finish()
     return Experiment(name, replications, seed, problem, environment, strategies, data)
