@@ -15,6 +15,11 @@ import numpy as np
 from pybai.exceptions import InvalidParameterError
 
 __all__ = [
+    "SAMPLE_LIMIT",
+    "REPLICATION_LIMIT",
+    "SIGMA_ABSOLUTE_RANGE",
+    "SIGMA_RELATIVE_RANGE",
+    "WEIGHTS_TOLERANCE",
     "fail",
     "check_probability",
     "check_positive_int",
@@ -24,17 +29,38 @@ __all__ = [
 ]
 
 
+#: Largest ``max_samples`` or ``budget`` accepted (samples; for batch problems, budget x batch size):
+#: at about 1 microsecond per sample, 10^9 samples are already a quarter of an hour per replication.
+SAMPLE_LIMIT = 10**9
+
+#: Largest number of replications of an experiment.
+REPLICATION_LIMIT = 10**6
+
+#: Noise standard deviations outside this range make sigma^2 or its inverse overflow or underflow.
+SIGMA_ABSOLUTE_RANGE = (1e-100, 1e100)
+
+#: sigma / (largest |mean|) must lie in this range: below it the noise is lost in the rounding of
+#: the means (float64 keeps 16 digits); above it no gap between means is resolvable in any
+#: feasible number of samples (a gap of 1e-8 sigma needs about 1e16 samples).
+SIGMA_RELATIVE_RANGE = (1e-8, 1e8)
+
+#: Subpopulation weights whose sum is further than this from 1 are normalised with a warning.
+WEIGHTS_TOLERANCE = 1e-6
+
+
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def fail(name: str, owner: str, expected: str, value: Any) -> InvalidParameterError:
-    """Build the error for parameter ``name`` of ``owner`` (raise the result)."""
+def fail(name: str, owner: str, expected: str, value: Any, hint: str = "") -> InvalidParameterError:
+    """Build the error for parameter ``name`` of ``owner`` (raise the result).
+
+    ``hint`` (e.g. ``"did you mean 'tas'?"``) is shown in parentheses after the value.
+    """
     where = f" of {owner}" if owner else ""
-    return InvalidParameterError(
-        f"The '{name}' parameter{where} must be {expected}. Got {_show(value)}."
-    )
+    shown = _show(value) + (f" ({hint})" if hint else "")
+    return InvalidParameterError(f"The '{name}' parameter{where} must be {expected}. Got {shown}.")
 
 
 def _is_real(value: Any) -> bool:
@@ -48,12 +74,15 @@ def check_probability(value: Any, name: str, owner: str = "") -> float:
     return float(value)
 
 
-def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1) -> int:
-    """Return ``value`` as an int >= ``minimum``."""
+def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int >= ``minimum`` (and <= ``maximum`` when given)."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        raise fail(name, owner, f"an int >= {minimum}", value)
+        expected = f"an int >= {minimum}" if maximum is None else f"an int in [{minimum}, {maximum:.0e}]"
+        raise fail(name, owner, expected, value)
+    if maximum is not None and value > maximum:
+        raise fail(name, owner, f"an int in [{minimum}, {maximum:.0e}]", value)
     return int(value)
 
 
@@ -119,3 +148,73 @@ def check_array(
     if high is not None and np.any(arr > high):
         raise fail(name, owner, f"all <= {high:g}", value)
     return arr
+
+
+def check_noise_scale(sigma: np.ndarray, means: np.ndarray | None, name: str = "sigma", owner: str = "") -> np.ndarray:
+    """Check that noise standard deviations are numerically safe (see the two ranges above).
+
+    ``sigma`` must lie in :data:`SIGMA_ABSOLUTE_RANGE`, and, when ``means`` are given and not all
+    0, ``sigma / max|means|`` in :data:`SIGMA_RELATIVE_RANGE` (rescale the rewards otherwise:
+    the problems are invariant to a common change of unit).
+    """
+    sig = np.asarray(sigma, dtype=float)
+    lo, hi = SIGMA_ABSOLUTE_RANGE
+    if np.any(sig < lo) or np.any(sig > hi):
+        raise fail(name, owner, f"a number in [{lo:g}, {hi:g}] (numerically safe range)", _pick(sig, (sig < lo) | (sig > hi)))
+    if means is not None:
+        scale = float(np.max(np.abs(means))) if np.size(means) else 0.0
+        if scale > 0.0:
+            rlo, rhi = SIGMA_RELATIVE_RANGE
+            ratio = sig / scale
+            bad = (ratio < rlo) | (ratio > rhi)
+            if np.any(bad):
+                raise fail(name, owner, f"between {rlo:g} and {rhi:g} times the largest |mean| ({scale:g}) "
+                           "(numerically safe range; rescale the rewards)", _pick(sig, bad))
+    return sig
+
+
+def _pick(arr: np.ndarray, bad: np.ndarray) -> float:
+    return float(arr[bad].flat[0]) if arr.ndim else float(arr)
+
+
+def check_weights(weights: np.ndarray, name: str = "weights", owner: str = "") -> np.ndarray:
+    """Normalise positive ``weights`` to sum 1; warn (:class:`PybaiWarning`) when they were off by more
+    than :data:`WEIGHTS_TOLERANCE` (weights are importances: only their ratios matter)."""
+    total = float(np.sum(weights))
+    if abs(total - 1.0) > WEIGHTS_TOLERANCE:
+        import warnings
+
+        from pybai.exceptions import PybaiWarning
+
+        shown = ", ".join(f"{w:.4g}" for w in np.asarray(weights) / total)
+        where = f" of {owner}" if owner else ""
+        warnings.warn(PybaiWarning(f"The '{name}' parameter{where} sums to {total:g}, not 1: "
+                                   f"normalised to [{shown}]."), stacklevel=3)
+    return np.asarray(weights, dtype=float) / total
+
+
+def memory_limit() -> int:
+    """Bytes a single allocation plan may use: half of this machine's physical memory (8 GiB when unknown)."""
+    try:
+        import os
+
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def format_bytes(n: float) -> str:
+    """``"12.3 GB"`` (powers of 1000)."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1000.0
+    return f"{n:.3g} PB"  # pragma: no cover
+
+
+def check_memory(nbytes: float, name: str, owner: str, what: str, value: Any) -> None:
+    """Refuse a size whose estimated memory ``nbytes`` (described by ``what``) exceeds :func:`memory_limit`."""
+    limit = memory_limit()
+    if nbytes > limit:
+        raise fail(name, owner, f"small enough to fit in memory: {what} need about {format_bytes(nbytes)}, "
+                   f"more than half of this machine's memory ({format_bytes(limit)})", value)

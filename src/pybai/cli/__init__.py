@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from pybai import __version__
-from pybai.exceptions import PybaiError
+from pybai.exceptions import PybaiError, PybaiWarning
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -32,7 +33,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command in ``COMMANDS``."""
-    parser = _Parser(prog="pybai", description="Best-arm identification: simulations, complexity, sessions.")
+    # the description names no command: the list below is generated from COMMANDS, so it never goes stale
+    parser = _Parser(prog="pybai", description="Best-arm identification (pure-exploration bandits) from the "
+                     "command line: the commands are listed below; `pybai COMMAND --help` shows the options of one.")
     parser.add_argument("--version", action="version", version=f"pybai {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
@@ -44,12 +47,20 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pybai`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except PybaiError as exc:
-        print(f"pybai: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("pybai: interrupted", file=sys.stderr)
-        return 130
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        try:
+            return args.func(args)
+        except PybaiError as exc:
+            print(f"pybai: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("pybai: interrupted", file=sys.stderr)
+            return 130
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings on the terminal: one line, ``pybai: warning: ...`` (no file name or source line)."""
+    kind = "" if issubclass(category, PybaiWarning) else f"{category.__name__}: "
+    print(f"pybai: warning: {kind}{message}", file=sys.stderr if file is None else file)
 

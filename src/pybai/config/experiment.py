@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pybai._validation import REPLICATION_LIMIT
 from pybai.config.environments import build_environment
-from pybai.config.keys import Table
+from pybai.config.keys import Table, _config_message
 from pybai.config.problems import build_problem
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -103,11 +104,18 @@ def load_sweep(path: str | Path) -> list[Experiment]:
     return experiments
 
 
+def _strategy_message(where: str, message: str) -> str:
+    """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
+    if message.startswith(where + ".") or message.startswith(where + ":"):
+        return message
+    return _config_message(where, message)
+
+
 def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> Experiment:
     """Validate a parsed experiment document."""
     top = Table(data, "")
     name = top.str("name", default_name)
-    replications = top.int("replications", 100, minimum=1)
+    replications = top.int("replications", 100, minimum=1, maximum=REPLICATION_LIMIT)
     seed = top.int("seed", 0, minimum=0)
     environment = build_environment(top.table("environment"))
     problem = build_problem(top.table("problem"), environment)
@@ -132,10 +140,8 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
         labels.add(label)
         try:
             strategy = make_strategy(sname, params, where=where).validate(problem)
-        except ConfigError:
-            raise
         except InvalidParameterError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
+            raise ConfigError(_strategy_message(where, str(exc))) from None
         strategies.append((label, strategy))
     reproduce = top.raw("reproduce", None)  # presentation for `pybai reproduce` / `pybai report`
     if reproduce is not None and not isinstance(reproduce, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 from pybai._validation import check_array
 from pybai.exceptions import ConfigError, InvalidParameterError
 
-__all__ = ["Table"]
+__all__ = ["Table", "closest"]
 
 _MISSING = object()
 
@@ -21,7 +22,7 @@ class Table:
 
     def __init__(self, data: Any, prefix: str):
         if not isinstance(data, dict):
-            raise ConfigError(f"{prefix}: expected a table, got {type(data).__name__}.")
+            raise ConfigError(f"{prefix or 'experiment file'}: expected a table, got {type(data).__name__}.")
         self.data = data
         self.prefix = prefix
         self.used: set[str] = set()
@@ -51,7 +52,7 @@ class Table:
             raise ConfigError(f'{self.key(name)}: expected one of {listed}, got "{value}".')
         return value
 
-    def int(self, name: str, default: Any = _MISSING, minimum: int | None = None) -> int:
+    def int(self, name: str, default: Any = _MISSING, minimum: int | None = None, maximum: int | None = None) -> int:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
@@ -61,6 +62,8 @@ class Table:
             raise ConfigError(f"{self.key(name)}: expected an integer, got {value!r}.")
         if minimum is not None and value < minimum:
             raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {value}.")
+        if maximum is not None and value > maximum:
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {value}.")
         return value
 
     def float(self, name: str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
@@ -95,16 +98,17 @@ class Table:
             return None
         return Table(value, self.key(name))
 
-    def construct(self, cls, keys, *, finish: bool = True, **fixed):
+    def construct(self, cls, keys, *, finish: bool = True, also_valid=(), **fixed):
         """``cls(**{key: value for the keys present}, **fixed)``.
 
-        With ``finish`` (default), keys of the table that nobody read are refused first.  The
+        With ``finish`` (default), keys of the table that nobody read are refused first (the
+        closest of ``keys`` and ``also_valid`` is suggested).  The
         constructor validates; its :class:`InvalidParameterError` becomes a
         :class:`ConfigError` naming the key of this table.
         """
         kwargs = {key: self.raw(key) for key in keys if self.has(key)}
         if finish:
-            self.finish()
+            self.finish(tuple(keys) + tuple(also_valid))
         for name, param in inspect.signature(cls).parameters.items():
             if name in keys and param.default is param.empty and name not in kwargs and name not in fixed:
                 raise ConfigError(f"{self.key(name)}: missing required key.")
@@ -113,11 +117,20 @@ class Table:
         except InvalidParameterError as exc:
             raise ConfigError(_config_message(self.prefix, str(exc))) from None
 
-    def finish(self) -> None:
-        """Raise on keys nobody read (typos)."""
+    def finish(self, valid=()) -> None:
+        """Raise on keys nobody read (typos), naming the closest valid key.
+
+        ``valid``: further keys this table accepts (beside those read), for the suggestion.
+        """
         extra = sorted(set(self.data) - self.used)
         if extra:
-            raise ConfigError(f"{self.key(extra[0])}: unknown key.")
+            raise ConfigError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.")
+
+
+def closest(name: str, valid) -> str:
+    """``" (did you mean 'delta'?)"`` for the valid key closest to ``name``, else ``""``."""
+    match = difflib.get_close_matches(str(name), sorted(map(str, valid)), n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
 
 
 _PARAMETER_MESSAGE = re.compile(r"^The '([^']+)' parameter(?: of [\w.]+)? must be (.*?)\. Got (.*)\.$", re.S)

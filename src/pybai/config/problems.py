@@ -65,5 +65,6 @@ def build_problem(table: Table, environment: Environment) -> Problem:
             f"problem.goal: goal \"{goal}\" is not available on environment kind \"{environment.kind}\" "
             f"(expected one of: {', '.join(sorted(by_kind))})."
         )
-    return table.construct(by_kind[environment.kind], GOAL_KEYS.get(goal, ()),
+    valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys))
+    return table.construct(by_kind[environment.kind], GOAL_KEYS.get(goal, ()), also_valid=valid,
                            **environment.structure(), regime=regime, batch=batch)

@@ -14,7 +14,7 @@ import copy
 
 import numpy as np
 
-from pybai._validation import check_array, check_positive_float, fail
+from pybai._validation import check_array, check_noise_scale, check_positive_float, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
 from pybai.models.kernels import check_prior_mean, check_covariance, feature_matrix, kernel_covariance
@@ -86,6 +86,7 @@ class CorrelatedGaussianEnvironment(Environment):
         self.draw = draw
         self.means = None if means is None else check_array(means, "means", _OWNER, shape=(n,))
         self.truths = None if truths is None else check_array(truths, "truths", _OWNER, shape=(None, n))
+        check_noise_scale(self.sigma, self.means, "sigma", _OWNER)
         self._features: np.ndarray | None = None
 
     # ------------------------------------------------------------------ truth

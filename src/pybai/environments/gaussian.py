@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_array, fail
+from pybai._validation import check_array, check_noise_scale, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
 
@@ -30,7 +30,7 @@ class GaussianEnvironment(Environment):
         if sig.shape != self.means.shape:
             raise fail("sigma", "GaussianEnvironment", f"a number or a list of {self.means.size} numbers",
                        f"shape {sig.shape}")
-        self.sigma = sig
+        self.sigma = check_noise_scale(sig, self.means, "sigma", "GaussianEnvironment")
 
     @property
     def source_means(self):

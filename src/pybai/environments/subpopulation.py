@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_array, check_choice, fail
+from pybai._validation import check_array, check_choice, check_noise_scale, check_weights, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
 from pybai.problems.arm_level import SAMPLING_MODELS
@@ -52,7 +52,7 @@ class SubpopulationGaussianEnvironment(Environment):
         self.means = check_array(means, "means", owner, ndim=2)
         K, L = self.means.shape
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
-        self.weights = q / q.sum()
+        self.weights = check_weights(q, "weights", owner)
         self.constrained = _check_constrained(constrained, L, owner)
         self.floor = _check_floor(floor, self.constrained, L, owner)
         sig = check_array(sigma, "sigma", owner, low=0.0, strict_low=True)
@@ -60,7 +60,7 @@ class SubpopulationGaussianEnvironment(Environment):
             sig = np.full((K, L), float(sig))
         if sig.shape != (K, L):
             raise fail("sigma", owner, f"a number or a {K} x {L} matrix", f"shape {sig.shape}")
-        self.sigma = sig
+        self.sigma = check_noise_scale(sig, self.means, "sigma", owner)
         self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         if K == 1 and not self.constrained:
             raise fail("means", owner, "at least 2 arms (rows) when no subpopulation is constrained", K)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pybai._validation import check_array
+from pybai._validation import check_array, check_noise_scale
 from pybai.models import _kl
 
 __all__ = ["Family", "Gaussian", "Bernoulli"]
@@ -66,7 +66,8 @@ class Gaussian(Family):
     n_sources: int = 1
 
     def __post_init__(self):
-        sig = check_array(self.sigma, "sigma", "Gaussian", low=0.0, strict_low=True)
+        sig = check_noise_scale(check_array(self.sigma, "sigma", "Gaussian", low=0.0, strict_low=True), None,
+                                "sigma", "Gaussian")
         if sig.ndim == 0 or sig.size == 1:
             sig = np.full(self.n_sources, float(sig.reshape(-1)[0]))
         elif sig.size != self.n_sources:

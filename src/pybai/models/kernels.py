@@ -34,7 +34,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pybai._validation import check_array, check_positive_float, fail
+from pybai._validation import check_array, check_memory, check_positive_float, fail
 
 __all__ = [
     "PSD_TOLERANCE",
@@ -164,6 +164,9 @@ def kernel_covariance(spec, n_arms: int | None = None, *, name: str = "kernel", 
         raise fail(f"{name}.points", owner, f"{n_arms} points (one per arm)", f"{pts.shape[0]} points")
     if pts.shape[0] < 2:
         raise fail(f"{name}.points", owner, "at least 2 points (one per arm)", spec["points"])
+    k = pts.shape[0]
+    check_memory(4 * 8.0 * k * k, f"{name}.points", owner, f"the {k} x {k} covariance and its factorisation",
+                 f"{k} points")
     ell = spec.get("lengthscale", 1.0)
     check_positive_float(ell, f"{name}.lengthscale", owner)
     return rbf_covariance(pts, float(ell), name=f"{name}.points", owner=owner)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pybai._validation import check_positive_int, check_probability, fail
+from pybai._validation import SAMPLE_LIMIT, check_array, check_positive_int, check_probability, fail
 from pybai.models import _kl
 from pybai.models.base import EmpiricalMeans, Model
 from pybai.models.families import Family
@@ -54,7 +54,7 @@ class FixedConfidence:
 
     def __post_init__(self):
         check_probability(self.delta, "delta", "FixedConfidence")
-        check_positive_int(self.max_samples, "max_samples", "FixedConfidence")
+        check_positive_int(self.max_samples, "max_samples", "FixedConfidence", maximum=SAMPLE_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class FixedBudget:
     kind: ClassVar[str] = "fixed-budget"
 
     def __post_init__(self):
-        check_positive_int(self.budget, "budget", "FixedBudget")
+        check_positive_int(self.budget, "budget", "FixedBudget", maximum=SAMPLE_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -106,9 +106,18 @@ class Problem(ABC):
             raise fail("regime", type(self).__name__, "a FixedConfidence or FixedBudget instance", regime)
         if batch is not None and not isinstance(batch, BatchSpec):
             raise fail("batch", type(self).__name__, "a BatchSpec or None", batch)
+        if batch is not None and isinstance(regime, FixedBudget) and regime.budget * batch.size > SAMPLE_LIMIT:
+            raise fail("budget", type(self).__name__, f"at most {SAMPLE_LIMIT:.0e} samples in all (budget x batch "
+                       f"size = {regime.budget} x {batch.size})", regime.budget)
         self.family = family
         self.regime = regime
         self.batch = batch
+
+    def _check_family_size(self) -> None:
+        """Refuse a family built for another number of sources (subclasses call it once sized)."""
+        n = len(self.family.variances)
+        if n != self.n_sources:
+            raise fail("family", type(self).__name__, f"a family of {self.n_sources} sources", f"{n} sources")
 
     # --- structure -------------------------------------------------------
     @property
@@ -241,6 +250,7 @@ class Problem(ABC):
         The lower bound on the expected samples of any delta-correct strategy is
         T*(mu) kl(delta, 1 - delta) (Garivier & Kaufmann 2016, Theorem 1).  Families add keys.
         """
+        truth = self.check_means(truth)
         t_star, w = self.oracle(truth)
         delta = self.delta
         finite = math.isfinite(t_star)
@@ -259,7 +269,27 @@ class Problem(ABC):
         return True
 
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
+        """Whether ``answer`` is *a* correct answer for ``means``.
+
+        When the answer is not unique (:meth:`answer_is_unique`), every answer in the set of
+        correct ones counts (e.g. any of several tied best arms); the default compares with
+        :meth:`answer`, which is right for problems whose answer is always unique.
+        """
         return bool(np.all(np.asarray(answer) == np.asarray(self.answer(means))))
+
+    def check_means(self, means: Any, name: str = "means") -> np.ndarray:
+        """``means`` as a finite float array with one value per source (user-facing entry points).
+
+        Strings, NaN/inf and wrong lengths raise :class:`~pybai.exceptions.InvalidParameterError`.
+        A float64 array of the right size passes without a copy (the strategies' hot path).
+        """
+        if type(means) is np.ndarray and means.dtype == np.float64 and means.size == self.n_sources:
+            return means
+        arr = check_array(means, name, type(self).__name__)
+        if arr.size != self.n_sources:
+            shape = "" if len(self.source_shape) == 1 else f" ({' x '.join(map(str, self.source_shape))})"
+            raise fail(name, type(self).__name__, f"{self.n_sources} values{shape}", f"shape {arr.shape}")
+        return arr
 
     def simple_regret(self, answer: Any, means: np.ndarray) -> float:
         """Quality of the true answer minus quality of ``answer`` (0 when correct)."""

@@ -43,13 +43,15 @@ class BestArmProblem(Problem):
     def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None):
         super().__init__(family, regime, batch)
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
+        self._check_family_size()
 
     @property
     def n_sources(self) -> int:
         return self.n_arms
 
     def answer(self, means) -> int:
-        return int(np.argmax(means))
+        """The arm of largest mean (lowest index among tied best arms)."""
+        return int(np.argmax(self.check_means(means)))
 
     def glr(self, counts, means) -> float:
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
@@ -61,7 +63,7 @@ class BestArmProblem(Problem):
         ``hint``: optional float array of length K + 1, updated in place, that warm-starts
         the solver from a previous call on nearby means (what Track-and-Stop does).
         """
-        means = np.asarray(means, dtype=float)
+        means = self.check_means(means)
         if hint is None:
             return oracle_best_arm(self.family.code, means, self.family.variances)
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
@@ -88,8 +90,14 @@ class BestArmProblem(Problem):
         return np.zeros(self.n_arms + 1)
 
     def answer_is_unique(self, means) -> bool:
-        means = np.asarray(means, dtype=float)
+        means = self.check_means(means)
         return int(np.sum(means == means.max())) == 1
+
+    def is_correct(self, answer, means) -> bool:
+        """Whether arm ``answer`` has the largest mean (any of several tied best arms counts)."""
+        means = self.check_means(means)
+        a = int(answer)
+        return 0 <= a < self.n_arms and bool(means[a] == means.max())
 
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_array, check_choice, check_positive_int, fail
+from pybai._validation import check_array, check_choice, check_positive_int, check_weights, fail
 from pybai.models._kl import GAUSSIAN
 from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import oracle_best_arm_warm
-from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel
+from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel, is_degenerate
 from pybai.problems.arm_level import SAMPLING_MODELS, ArmLevel
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.feasible_oracle import feasible_oracle, feasible_subgradient_step
@@ -106,7 +106,7 @@ class FeasibleArmProblem(Problem):
         self.n_arms, self.n_subpopulations = K, L
         self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
-        self.weights = q / q.sum()
+        self.weights = check_weights(q, "weights", owner)
         self.constrained = _check_constrained(constrained, L, owner)
         self.cmask = np.zeros(L, dtype=np.bool_)
         self.cmask[list(self.constrained)] = True
@@ -239,6 +239,25 @@ class FeasibleArmProblem(Problem):
     def answer(self, means) -> int:
         """The feasible arm of largest quality (lowest index on exact ties), -1 if none."""
         return int(answer_kernel(self._matrix(means), self.weights, self.floor, self.cmask))
+
+    def answer_is_unique(self, means) -> bool:
+        """False on the degenerate instances of the class notes (a tie in quality between feasible
+        arms at the top, or the answer's constrained mean exactly on its floor)."""
+        mu = self._matrix(self.check_means(means))
+        return not bool(is_degenerate(mu, self.weights, self.floor, self.cmask, self.answer(mu)))
+
+    def is_correct(self, answer, means) -> bool:
+        """Whether ``answer`` is a feasible arm of largest quality among the feasible arms (any of
+        several tied ones counts), or -1 when no arm is feasible (a mean on its floor is feasible)."""
+        mu = self._matrix(self.check_means(means))
+        answer = int(answer)
+        feasible = self.feasible(mu)
+        if not feasible.any():
+            return answer == -1
+        if not 0 <= answer < self.n_arms or not feasible[answer]:
+            return False
+        qual = mu @ self.weights
+        return bool(qual[answer] == qual[feasible].max())
 
     def glr(self, counts, means) -> float:
         """GLR statistic of the empirical answer (the paper's Z(t), Eq. (10)), exact."""

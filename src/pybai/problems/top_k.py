@@ -63,6 +63,7 @@ class TopKProblem(Problem):
             raise fail("k", owner, f"an int in [1, n_arms - 1] = [1, {self.n_arms - 1}]", k)
         if batch is not None and batch.max_repeats > batch.size:
             raise fail("max_repeats", owner, f"an int in [1, size] = [1, {batch.size}] (r <= b)", batch.max_repeats)
+        self._check_family_size()
 
     @property
     def n_sources(self) -> int:
@@ -78,10 +79,7 @@ class TopKProblem(Problem):
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
-        means = np.asarray(means, dtype=float)
-        if means.shape != (self.n_arms,):
-            raise fail("means", type(self).__name__, f"of shape ({self.n_arms},)", f"shape {means.shape}")
-        return means
+        return self.check_means(means)
 
     def answer(self, means) -> np.ndarray:
         """Sorted indices of the k largest means (ties: lowest indices)."""
@@ -89,8 +87,19 @@ class TopKProblem(Problem):
         return np.sort(top)
 
     def is_correct(self, answer, means) -> bool:
-        got = np.sort(np.asarray(answer, dtype=np.int64).ravel())
-        return got.shape == (self.k,) and bool(np.all(got == self.answer(means)))
+        """Whether ``answer`` is a set of k arms whose means are all >= every other mean
+        (with a tie between the k-th and (k+1)-th means, every such set counts)."""
+        means = self._means(means)
+        got = np.unique(np.asarray(answer, dtype=np.int64).ravel())
+        if got.shape != (self.k,) or got.min() < 0 or got.max() >= self.n_arms:
+            return False
+        rest = np.ones(self.n_arms, dtype=bool)
+        rest[got] = False
+        return bool(means[got].min() >= means[rest].max())
+
+    def answer_is_unique(self, means) -> bool:
+        """False when the k-th and (k+1)-th largest means tie."""
+        return top_bottom(self._means(means), self.k)[2]
 
     def false_negative_rate(self, answer, means) -> float:
         """Fraction of the true top-k missing from ``answer`` (section 5.2 of Jun et al. 2016)."""

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
-import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from pybai import __version__
 from pybai.config.experiment import Experiment
-from pybai.exceptions import InvalidParameterError, PybaiWarning
+from pybai._validation import fail
+from pybai.exceptions import InvalidParameterError
+from pybai.simulate.preflight import preflight
 from pybai.simulate.runner import Outcome, run_replication
 from pybai.simulate.seeding import replication_seed
 from pybai.simulate.summary import summarize
@@ -123,20 +124,21 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
     Returns
     -------
     dict
-        ``{"name", "version", "seed", "goal", "answer", "results": [...], "elapsed_seconds"}``
-        with one summary per strategy.
+        ``{"name", "version", "seed", "goal", "answer", "answer_unique", "results": [...],
+        "elapsed_seconds"}`` with one summary per strategy (docs/reference.md).
+
+    Before any replication, :func:`~pybai.simulate.preflight.preflight` refuses results that
+    would not fit in memory and warns about a non-unique answer or a long run.
     """
     start = time.perf_counter()
+    if not isinstance(experiment, Experiment):
+        raise fail("experiment", "run_experiment", "an Experiment (from load_experiment or parse_experiment)",
+                   experiment)
+    preflight(experiment, jobs=jobs)  # memory, a tied answer, a long run: before any replication
     try:
         truth = experiment.environment.source_means
     except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior): no single answer
         truth = None
-    if truth is not None and not experiment.problem.answer_is_unique(truth):
-        warnings.warn(PybaiWarning(
-            f"{experiment.name}: the true answer is not unique (tied means): no strategy can certify it; "
-            "fixed-confidence runs end at max_samples unless the threshold is crossed by chance, and "
-            "'correct_rate' takes the lowest tied index as the answer."
-        ), stacklevel=2)
     bar = None
     callback = progress if callable(progress) else None
     if progress is True:
@@ -161,6 +163,7 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
         "seed": experiment.seed,
         "goal": experiment.problem.goal,
         "answer": None if truth is None else _jsonable(experiment.problem.answer(truth)),
+        "answer_unique": None if truth is None else bool(experiment.problem.answer_is_unique(truth)),
         "results": results,
         "elapsed_seconds": round(time.perf_counter() - start, 3),
     }

@@ -99,6 +99,8 @@ class Strategy:
         check_positive_int(self.n_init, "n_init", owner)
         if problem is None:
             return
+        if not isinstance(problem, Problem):
+            raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         if problem.goal not in self.goals:
             raise InvalidParameterError(
                 f"{owner} ('{self.name}') cannot solve goal '{problem.goal}'; "
@@ -114,6 +116,12 @@ class Strategy:
                 f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
                 "remove [problem.batch] or use a batch strategy."
             )
+        regime = problem.regime
+        cap = regime.max_samples if isinstance(regime, FixedConfidence) else (
+            regime.budget * (1 if problem.batch is None else problem.batch.size))
+        if self.n_init * problem.n_requests > cap:  # checked before the plan is built (memory)
+            raise fail("n_init", owner, f"at most {cap // problem.n_requests} (the initial phase samples each of the "
+                       f"{problem.n_requests} requests n_init times, within {cap} samples)", self.n_init)
         if problem.regime.kind == "fixed-budget":
             plan = self._initial_batches(problem)
             unit = problem.budget_unit
@@ -148,7 +156,10 @@ class Strategy:
         """
         self._check_params(problem)
         self.problem_ = problem
-        self.rng_ = np.random.default_rng(rng)
+        try:
+            self.rng_ = np.random.default_rng(rng)
+        except (TypeError, ValueError):
+            raise fail("rng", type(self).__name__, "a numpy.random.Generator, an int >= 0 or None", rng) from None
         self.model_ = problem.new_model()
         self.counts_ = self.model_.counts  # views: the model updates them in place
         self.sums_ = self.model_.sums

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pybai._validation import fail
@@ -32,8 +33,13 @@ def get_strategy_class(name: str) -> type:
     """The class registered under ``name``."""
     _load_all()
     if name not in _REGISTRY:
-        raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name)
+        raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name, hint=_closest(name, _REGISTRY))
     return _REGISTRY[name]
+
+
+def _closest(name: Any, valid) -> str:
+    match = difflib.get_close_matches(str(name), sorted(valid), n=1, cutoff=0.6)
+    return f"did you mean '{match[0]}'?" if match else ""
 
 
 def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = "strategy", **kwargs):
@@ -49,8 +55,9 @@ def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = 
     allowed = cls._param_names()
     for key in params:
         if key not in allowed:
+            hint = _closest(key, allowed)
             raise InvalidParameterError(
-                f"{where}.{key}: unknown parameter of strategy '{name}'; "
+                f"{where}.{key}: unknown parameter of strategy '{name}'{f' ({hint})' if hint else ''}; "
                 f"expected one of: {', '.join(allowed)}."
             )
     return cls(**params)
