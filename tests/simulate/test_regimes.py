@@ -57,7 +57,7 @@ def test_a_sequential_strategy_with_batches_is_refused():
 
 
 def test_budget_smaller_than_the_initial_phase_is_refused():
-    with pytest.raises(ConfigError, match=r"strategy\[0\].*'budget'.*4 samples of the initial phase"):
+    with pytest.raises(ConfigError, match=r"strategy\[0\].budget: expected at least the 4 samples of the initial phase"):
         parse_experiment(doc(budget=3))  # 4 arms, one initial sample each
     data = doc(budget=7)
     data["strategy"] = [{"name": "uniform", "n_init": 2}]

@@ -79,7 +79,15 @@ class TopKProblem(Problem):
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
-        return self.check_means(means)
+        if type(means) is np.ndarray and means.dtype == np.float64 and means.shape == (self.n_arms,):
+            return means
+        raw = np.asarray(means)
+        if raw.dtype.kind not in "biuf":  # strings are not means
+            raise fail("means", type(self).__name__, "numbers", means)
+        means = raw.astype(float)  # NaN allowed: an unidentified mean (glr then returns 0)
+        if means.shape != (self.n_arms,):
+            raise fail("means", type(self).__name__, f"of shape ({self.n_arms},)", f"shape {means.shape}")
+        return means
 
     def answer(self, means) -> np.ndarray:
         """Sorted indices of the k largest means (ties: lowest indices)."""

@@ -116,12 +116,7 @@ class Strategy:
                 f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
                 "remove [problem.batch] or use a batch strategy."
             )
-        regime = problem.regime
-        cap = regime.max_samples if isinstance(regime, FixedConfidence) else (
-            regime.budget * (1 if problem.batch is None else problem.batch.size))
-        if self.n_init * problem.n_requests > cap:  # checked before the plan is built (memory)
-            raise fail("n_init", owner, f"at most {cap // problem.n_requests} (the initial phase samples each of the "
-                       f"{problem.n_requests} requests n_init times, within {cap} samples)", self.n_init)
+        self._check_initial_size(problem, owner)
         if problem.regime.kind == "fixed-budget":
             plan = self._initial_batches(problem)
             unit = problem.budget_unit
@@ -129,6 +124,22 @@ class Strategy:
             if need > problem.regime.budget:
                 raise fail("budget", owner, f"at least the {need} {unit} of the initial phase (n_init = "
                            f"{self.n_init})", problem.regime.budget)
+
+    def _check_initial_size(self, problem: Problem, owner: str) -> None:
+        """Refuse an initial phase beyond max_samples (or the budget) before its plan is built (memory)."""
+        regime = problem.regime
+        fixed_confidence = isinstance(regime, FixedConfidence)
+        cap = regime.max_samples if fixed_confidence else regime.budget * (1 if problem.batch is None else problem.batch.size)
+        default_plan = (type(self)._initial_plan is Strategy._initial_plan
+                        and type(problem).initial_requests is Problem.initial_requests)
+        need = self.n_init * problem.n_requests if default_plan else self.n_init  # else: a lower bound
+        if need <= cap:
+            return
+        if fixed_confidence:
+            raise fail("n_init", owner, f"at most {max(cap // problem.n_requests, 1)} (the initial phase samples each "
+                       f"of the {problem.n_requests} requests n_init times, within max_samples = {cap})", self.n_init)
+        raise fail("budget", owner, f"at least the {need} samples of the initial phase (n_init = {self.n_init})",
+                   regime.budget)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
