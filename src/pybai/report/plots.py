@@ -1,10 +1,28 @@
-"""Figures from result documents.  Every function takes results and ``ax`` and returns ``ax``."""
+"""Figures from result documents.  Every function takes results and ``ax`` and returns ``ax``.
+
+Arms and subpopulations are labelled from 1 in every figure ("arm 1" .. "arm K", "subpop 1" ..
+"subpop L"), as a reader counts them; the result documents (JSON) keep 0-based indices
+(docs/reference.md).  :func:`source_labels` gives the labels of a result's sources.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_mean_samples", "plot_allocation", "plot_allocation_heatmap"]
+__all__ = ["plot_mean_samples", "plot_allocation", "plot_allocation_heatmap", "source_labels"]
+
+
+def source_labels(shape: tuple[int, ...]) -> list[str]:
+    """1-based labels of the sources of an allocation of shape ``(K,)`` or ``(K, L)`` (row-major).
+
+    >>> source_labels((3,))
+    ['arm 1', 'arm 2', 'arm 3']
+    >>> source_labels((2, 2))
+    ['arm 1/sub 1', 'arm 1/sub 2', 'arm 2/sub 1', 'arm 2/sub 2']
+    """
+    if len(shape) == 1:
+        return [f"arm {k + 1}" for k in range(shape[0])]
+    return [f"arm {k + 1}/sub {l + 1}" for k in range(shape[0]) for l in range(shape[1])]
 
 
 def plot_mean_samples(document: dict, ax, lower_bound: float | None = None):
@@ -26,6 +44,7 @@ def plot_mean_samples(document: dict, ax, lower_bound: float | None = None):
 def plot_allocation(document: dict, ax, optimal_weights=None):
     """Mean fraction of samples per source and strategy, beside the optimal weights."""
     rows = document["results"]
+    shape = np.asarray(rows[0]["mean_allocation"], dtype=float).shape
     alloc = [np.asarray(r["mean_allocation"], dtype=float).ravel() for r in rows]
     k = alloc[0].size
     series = [(r["strategy"], a) for r, a in zip(rows, alloc)]
@@ -36,8 +55,8 @@ def plot_allocation(document: dict, ax, optimal_weights=None):
     for j, (name, values) in enumerate(series):
         ax.bar(x + (j - (len(series) - 1) / 2) * width, values, width, label=name)
     ax.set_xticks(x)
-    ax.set_xticklabels([str(i) for i in range(k)])
-    ax.set_xlabel("source")
+    ax.set_xticklabels(source_labels(shape), rotation=0 if len(shape) == 1 else 45, fontsize=8)
+    ax.set_xlabel("arm" if len(shape) == 1 else "arm / subpopulation")
     ax.set_ylabel("fraction of samples")
     ax.legend(fontsize=7)
     return ax

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["format_results"]
+__all__ = ["format_results", "answer_text"]
 
 _COLUMNS = [
     ("strategy", "strategy", "{}"),
@@ -32,5 +32,28 @@ def format_results(document: dict) -> str:
         lines.append("  ".join(cells))
         if j == 0:
             lines.append("  ".join("-" * w for w in widths))
-    head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {document.get('answer')}"
-    return head + "\n" + "\n".join(lines)
+    head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {answer_text(document.get('answer'))}"
+    if document.get("answer_unique") is False:
+        head += " (not unique: tied means; any tied answer counts as correct)"
+    censored = sum(r.get("censored") or 0 for r in rows)
+    foot = ""
+    if censored:
+        foot = (f"\n{censored} run(s) censored: stopped at max_samples without certifying an answer "
+                "(counted at max_samples in the sample columns)")
+    return head + "\n" + "\n".join(lines) + foot
+
+
+def answer_text(answer) -> str:
+    """A 0-based answer of a result document as a reader counts it: ``arm 1 (index 0)``.
+
+    >>> answer_text(0), answer_text([0, 2]), answer_text(-1), answer_text(None)
+    ('arm 1 (index 0)', 'arms 1, 3 (indices 0, 2)', 'no feasible arm (-1)', 'unknown (drawn per replication)')
+    """
+    if answer is None:
+        return "unknown (drawn per replication)"
+    if isinstance(answer, list):
+        return (f"arms {', '.join(str(a + 1) for a in answer)} "
+                f"(indices {', '.join(str(a) for a in answer)})")
+    if answer == -1:
+        return "no feasible arm (-1)"
+    return f"arm {answer + 1} (index {answer})"

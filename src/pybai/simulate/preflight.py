@@ -87,19 +87,25 @@ def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECON
     """CPU seconds per sample of ``strategy`` on the experiment's first truth, from a short run."""
     from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child, replication_seed
 
-    seed = replication_seed(experiment.seed, 0)
-    truth = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
-    noise = np.random.default_rng(child(seed, STREAM_NOISE))
-    run = strategy.clone().start(experiment.problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
-    wall = time.perf_counter()
-    # warm-up (first calls load compiled kernels): the initial phase and a few steps, not timed
-    while not run.stopped and run.t_ < 2 * experiment.problem.n_requests + 20 and time.perf_counter() - wall < seconds:
-        run.tell(*truth.respond(run.ask(), noise))
-    first, cpu, wall = run.t_, time.process_time(), time.perf_counter()
-    while not run.stopped and time.perf_counter() - wall < seconds:
-        run.tell(*truth.respond(run.ask(), noise))
-    used = time.process_time() - cpu
-    return used / (run.t_ - first) if run.t_ > first else None
+    warm_up = 2 * experiment.problem.n_requests + 20  # first calls load compiled kernels: not timed
+    samples, used, began = 0, 0.0, time.perf_counter()
+    for replication in range(100):  # runs that stop early: go on with the next replications
+        seed = replication_seed(experiment.seed, replication)
+        truth = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
+        noise = np.random.default_rng(child(seed, STREAM_NOISE))
+        run = strategy.clone().start(experiment.problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+        while replication == 0 and not run.stopped and run.t_ < warm_up:  # bounded by warm_up samples
+            run.tell(*truth.respond(run.ask(), noise))
+        if replication == 0:
+            began = time.perf_counter()
+        first, cpu = run.t_, time.process_time()
+        while not run.stopped and time.perf_counter() - began < seconds:
+            run.tell(*truth.respond(run.ask(), noise))
+        used += time.process_time() - cpu
+        samples += run.t_ - first
+        if time.perf_counter() - began >= seconds:
+            break
+    return used / samples if samples > 0 else None
 
 
 def _duration(seconds: float) -> str:

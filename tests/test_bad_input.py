@@ -1,0 +1,427 @@
+"""Bad input everywhere a user can reach it: one table of cases, one clear line naming the parameter.
+
+Every row of ``CASES`` is (where, input, expected fragment):
+
+* ``file(id, edits, fragment)``: the base experiment document with ``edits`` applied (a dotted
+  path -> value, or ``DELETE``), parsed as an experiment file; a :class:`ConfigError` is expected;
+* ``toml(id, text, fragment)``: raw file content (bytes or text) read by ``load_experiment``;
+* ``api(id, call, fragment)``: a Python call; an :class:`InvalidParameterError` is expected;
+* ``run(id, edits, fragment)``: a document that parses but is refused by ``run_experiment``
+  before any replication (memory).
+
+Each message must be one line and contain the fragment, which names the parameter (the key of
+the file, or the parameter of the Python call).  A new feature adds rows here.  The CLI runs a
+few file cases in-process (exit status 2, one ``pybai: error:`` line) and a few in a subprocess
+(no traceback).
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from pybai import (
+    BernoulliEnvironment,
+    BestArmProblem,
+    FeasibleArmProblem,
+    FixedBudget,
+    FixedConfidence,
+    Gaussian,
+    GaussianEnvironment,
+    SubpopulationGaussianEnvironment,
+    TrackAndStop,
+    make_strategy,
+    make_threshold,
+    run_experiment,
+)
+from pybai.cli import main
+from pybai.config import load_experiment, parse_experiment
+from pybai.exceptions import ConfigError, InvalidParameterError, PybaiWarning
+from pybai.problems.top_k import TopKProblem
+
+DELETE = object()
+
+BASE: dict[str, Any] = {
+    "name": "bad",
+    "replications": 2,
+    "seed": 1,
+    "problem": {"goal": "best-arm", "delta": 0.1},
+    "environment": {"kind": "gaussian", "means": [1.0, 0.5, 0.0]},
+    "strategy": [{"name": "tas"}],
+}
+
+SUBPOP = {"kind": "subpopulation-gaussian", "means": [[0.2, 0.6], [0.4, 0.4]], "weights": [0.5, 0.5]}
+
+
+def document(edits: dict[str, Any]) -> dict:
+    doc = copy.deepcopy(BASE)
+    for path, value in edits.items():
+        *parents, last = path.split(".")
+        node = doc
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if value is DELETE:
+            del node[last]
+        elif isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = copy.deepcopy(value)
+    return doc
+
+
+@dataclass
+class Case:
+    id: str
+    where: str  # "file", "toml", "api", "run"
+    input: Any
+    fragment: str
+
+
+def file(id, edits, fragment):
+    return Case(id, "file", edits, fragment)
+
+
+def toml(id, content, fragment):
+    return Case(id, "toml", content, fragment)
+
+
+def api(id, call: Callable[[], Any], fragment):
+    return Case(id, "api", call, fragment)
+
+
+def run(id, edits, fragment):
+    return Case(id, "run", edits, fragment)
+
+
+G3 = lambda: Gaussian(1.0, n_sources=3)  # noqa: E731
+P3 = lambda: BestArmProblem(3, G3(), FixedConfidence(0.1))  # noqa: E731
+
+CASES = [
+    # --- non-finite numbers, shapes, arm counts -------------------------------------------
+    file("means-nan", {"environment.means": [1.0, float("nan"), 0.0]}, "environment.means: expected finite numbers"),
+    file("means-inf", {"environment.means": [1.0, float("inf")]}, "environment.means: expected finite numbers"),
+    file("one-arm", {"environment.means": [1.0]}, "environment.means: expected non-empty (at least 2"),
+    file("no-arm", {"environment.means": []}, "environment.means: expected non-empty"),
+    file("means-matrix", {"environment.means": [[1.0, 0.0]]}, "environment.means: expected a list of numbers"),
+    file("means-strings", {"environment.means": ["1.0", "0.5"]}, "environment.means: expected a list of numbers"),
+    file("means-mixed", {"environment.means": [1.0, "0.5"]}, "environment.means: expected a list of numbers"),
+    file("sigma-shape", {"environment.sigma": [1.0, 2.0]}, "environment.sigma: expected a number or a list of 3"),
+    file("bernoulli-range", {"environment.kind": "bernoulli", "environment.means": [1.5, 0.5]},
+         "environment.means: expected all <= 1"),
+    file("subpop-no-arm", {"environment": {**SUBPOP, "means": []}, "problem.goal": "best-feasible-arm"},
+         "environment.means"),
+    file("subpop-weights-shape", {"environment": {**SUBPOP, "weights": [0.5, 0.3, 0.2]},
+                                  "problem.goal": "best-feasible-arm"}, "environment.weights: expected of shape (2)"),
+    file("subpop-weights-negative", {"environment": {**SUBPOP, "weights": [1.5, -0.5]},
+                                     "problem.goal": "best-feasible-arm"}, "environment.weights: expected all > 0"),
+    # --- delta, budgets, sizes ----------------------------------------------------------------
+    file("delta-0", {"problem.delta": 0}, "problem.delta: expected a number in (0, 1)"),
+    file("delta-1", {"problem.delta": 1.0}, "problem.delta: expected a number in (0, 1)"),
+    file("delta-negative", {"problem.delta": -0.1}, "problem.delta: expected a number in (0, 1)"),
+    file("delta-string", {"problem.delta": "0.1"}, "problem.delta: expected a number in (0, 1)"),
+    file("delta-and-budget", {"problem.budget": 10}, "exactly one of 'delta'"),
+    file("budget-negative", {"problem.delta": DELETE, "problem.budget": -5, "strategy.0.name": "uniform"},
+         "problem.budget: expected an int in [1, 1e+09]"),
+    file("budget-huge", {"problem.delta": DELETE, "problem.budget": 10**17, "strategy.0.name": "uniform"},
+         "problem.budget: expected an int in [1, 1e+09]"),
+    file("budget-float-huge", {"problem.delta": DELETE, "problem.budget": 1e30, "strategy.0.name": "uniform"},
+         "problem.budget: expected an int in [1, 1e+09]"),
+    file("budget-string", {"problem.delta": DELETE, "problem.budget": "100", "strategy.0.name": "uniform"},
+         "problem.budget: expected an int"),
+    file("budget-below-initial-phase", {"problem.delta": DELETE, "problem.budget": 2, "strategy.0.name": "uniform"},
+         "strategy[0].budget: expected at least the 3 samples of the initial phase"),
+    file("max-samples-negative", {"problem.max_samples": -1}, "problem.max_samples: expected an int in [1, 1e+09]"),
+    file("max-samples-huge", {"problem.max_samples": 10**20}, "problem.max_samples: expected an int in [1, 1e+09]"),
+    file("max-samples-with-budget", {"problem.delta": DELETE, "problem.budget": 10, "problem.max_samples": 5},
+         "problem.max_samples: only for fixed confidence"),
+    file("replications-0", {"replications": 0}, "replications: expected an integer >= 1"),
+    file("replications-huge", {"replications": 10**12}, "replications: expected an integer <= 1e+06"),
+    file("replications-string", {"replications": "10"}, "replications: expected an integer"),
+    file("seed-negative", {"seed": -1}, "seed: expected an integer >= 0"),
+    file("seed-float", {"seed": 1.5}, "seed: expected an integer"),
+    file("n-init-huge", {"strategy.0.n_init": 10**12}, "strategy[0].n_init: expected at most 333333"),
+    file("n-init-string", {"strategy.0.n_init": "2"}, "strategy[0].n_init: expected an int >= 1"),
+    file("batch-r-above-b", {"problem.batch": {"size": 2, "max_repeats": 3}}, "problem.batch.max_repeats"),
+    file("top-k-k-too-large", {"problem.goal": "top-k", "problem.k": 3}, "problem.k: expected an int in [1, n_arms - 1]"),
+    # --- numerically unsafe ranges ------------------------------------------------------------
+    file("sigma-tiny", {"environment.sigma": 1e-300}, "environment.sigma: expected a number in [1e-100, 1e+100]"),
+    file("sigma-huge", {"environment.sigma": 1e300}, "environment.sigma: expected a number in [1e-100, 1e+100]"),
+    file("sigma-relative-small", {"environment.sigma": 1e-9}, "environment.sigma: expected between 1e-08 and 1e+08"),
+    file("sigma-relative-large", {"environment.sigma": 1e9}, "environment.sigma: expected between 1e-08 and 1e+08"),
+    file("sigma-negative", {"environment.sigma": -1.0}, "environment.sigma: expected all > 0"),
+    file("subpop-sigma-tiny", {"environment": {**SUBPOP, "sigma": 1e-300}, "problem.goal": "best-feasible-arm"},
+         "environment.sigma: expected a number in [1e-100"),
+    # --- unknown keys and names (closest valid key suggested) ---------------------------------
+    file("typo-deltaa", {"problem.deltaa": 0.1}, "problem.deltaa: unknown key (did you mean 'delta'?)"),
+    file("typo-top-level", {"replicatons": 3}, "replicatons: unknown key (did you mean 'replications'?)"),
+    file("typo-environment", {"environment.sigmaa": 1.0}, "environment.sigmaa: unknown key (did you mean 'sigma'?)"),
+    file("typo-batch", {"problem.batch": {"size": 2, "max_repeat": 2}},
+         "problem.batch.max_repeat: unknown key (did you mean 'max_repeats'?)"),
+    file("typo-strategy-param", {"strategy.0.trackng": "D"},
+         "strategy[0].trackng: unknown parameter of strategy 'tas' (did you mean 'tracking'?)"),
+    file("typo-strategy-name", {"strategy.0.name": "tass"}, "strategy[0].name: expected one of"),
+    file("typo-goal", {"problem.goal": "best-arms"}, "problem.goal: expected one of"),
+    file("typo-kind", {"environment.kind": "gausian"}, "environment.kind: expected one of"),
+    file("bad-threshold", {"strategy.0.threshold": "proven"}, "strategy[0].threshold: expected one of"),
+    file("bad-tracking", {"strategy.0.tracking": "E"}, "strategy[0].tracking: expected one of"),
+    # --- strategies that do not fit ------------------------------------------------------------
+    file("fixed-budget-rule-on-confidence", {"strategy.0.name": "bayes-gap"},
+         "strategy[0]: BayesGap ('bayes-gap') does not support the fixed-confidence regime"),
+    file("confidence-rule-on-budget", {"problem.delta": DELETE, "problem.budget": 100},
+         "strategy[0]: TrackAndStop ('tas') does not support the fixed-budget regime"),
+    file("wrong-goal", {"environment": SUBPOP, "problem.goal": "best-feasible-arm", "strategy.0.name": "lucb"},
+         "strategy[0]: LUCB ('lucb') cannot solve goal 'best-feasible-arm'"),
+    file("goal-kind-mismatch", {"problem.goal": "best-feasible-arm"}, "problem.goal: goal \"best-feasible-arm\" is not available"),
+    file("sequential-rule-with-batches", {"problem.batch": {"size": 4, "max_repeats": 2}},
+         "strategy[0]: TrackAndStop ('tas') samples one request at a time"),
+    file("no-strategy", {"strategy": []}, "strategy: expected at least one"),
+    file("duplicate-label", {"strategy": [{"name": "tas"}, {"name": "tas"}]}, "strategy[1].label: duplicate"),
+    # --- sizes that would exhaust memory -------------------------------------------------------
+    file("kernel-million-arms", {"environment": {"kind": "correlated-gaussian", "draw": "prior",
+                                                 "kernel": {"name": "rbf", "points": list(range(10**6))}}},
+         "environment.kernel.points: expected small enough to fit in memory: the 1000000 x 1000000 covariance"),
+    run("results-too-large", {"replications": 10**6, "environment.means": [0.0] * 99_999 + [1.0]},
+        "'replications' parameter of experiment must be small enough to fit in memory"),
+    # --- files that cannot be read -------------------------------------------------------------
+    toml("not-utf8", b"name = \"caf\xe9\"\n", "not a UTF-8 text file"),
+    toml("invalid-toml", "[problem\n", "not valid TOML"),
+    toml("nan-literal", 'name = "x"\nreplications = 2\n[problem]\ngoal = "best-arm"\ndelta = 0.1\n'
+                        '[environment]\nkind = "gaussian"\nmeans = [1.0, nan]\n[[strategy]]\nname = "tas"\n',
+         "environment.means: expected finite numbers"),
+    toml("directory", None, "is a directory"),
+    # --- the Python API -----------------------------------------------------------------------
+    api("api-oracle-strings", lambda: P3().oracle(["1", "0.5", "0"]), "'means' parameter of BestArmProblem must be numbers"),
+    api("api-oracle-nan", lambda: P3().oracle([1.0, np.nan, 0.0]), "'means' parameter of BestArmProblem must be finite"),
+    api("api-oracle-shape", lambda: P3().oracle([1.0, 0.0]), "'means' parameter of BestArmProblem must be 3 values"),
+    api("api-complexity-strings", lambda: P3().complexity(["1", "0", "0"]), "'means' parameter of BestArmProblem"),
+    api("api-top-k-strings", lambda: TopKProblem(3, 1, G3(), FixedConfidence(0.1)).answer(["1", "0", "0"]),
+        "'means' parameter of TopKProblem must be numbers"),
+    api("api-one-arm", lambda: BestArmProblem(1, Gaussian(1.0), FixedConfidence(0.1)), "'n_arms' parameter"),
+    api("api-family-size", lambda: BestArmProblem(4, G3(), FixedConfidence(0.1)),
+        "'family' parameter of BestArmProblem must be a family of 4 sources"),
+    api("api-delta", lambda: FixedConfidence(1.5), "'delta' parameter of FixedConfidence must be a number in (0, 1)"),
+    api("api-budget-huge", lambda: FixedBudget(1e30), "'budget' parameter of FixedBudget must be an int in [1, 1e+09]"),
+    api("api-batch-budget-huge", lambda: BestArmProblem(3, G3(), FixedBudget(10**9),
+                                                        __import__("pybai").BatchSpec(10, 2)),
+        "'budget' parameter of BestArmProblem must be at most 1e+09 samples"),
+    api("api-sigma-tiny", lambda: Gaussian(1e-300, n_sources=2), "'sigma' parameter of Gaussian must be a number in"),
+    api("api-env-sigma-relative", lambda: GaussianEnvironment([1e9, 0.0], sigma=1e-3),
+        "'sigma' parameter of GaussianEnvironment must be between 1e-08 and 1e+08"),
+    api("api-env-strings", lambda: GaussianEnvironment(["1", "0"]), "'means' parameter of GaussianEnvironment"),
+    api("api-bernoulli-range", lambda: BernoulliEnvironment([1.5, 0.0]), "'means' parameter of BernoulliEnvironment"),
+    api("api-n-init-huge", lambda: TrackAndStop(n_init=10**12).start(P3(), rng=0), "'n_init' parameter of TrackAndStop"),
+    api("api-n-init-string", lambda: TrackAndStop(n_init="2").start(P3(), rng=0), "'n_init' parameter of TrackAndStop"),
+    api("api-rng", lambda: TrackAndStop().start(P3(), rng="a"), "'rng' parameter of TrackAndStop"),
+    api("api-problem", lambda: TrackAndStop().start("x", rng=0), "'problem' parameter of TrackAndStop"),
+    api("api-strategy-typo", lambda: make_strategy("tas", trackng="D"), "strategy.trackng: unknown parameter of strategy 'tas' (did you mean 'tracking'?)"),
+    api("api-strategy-name", lambda: make_strategy("tass"), "Got 'tass' (did you mean 'tas'?)"),
+    api("api-threshold", lambda: make_threshold("x", 0.1, n_alternatives=2, n_terms=2, family="gaussian"),
+        "'kind' parameter of make_threshold"),
+    api("api-run-experiment", lambda: run_experiment("file.toml"), "'experiment' parameter of run_experiment"),
+    api("api-weights-negative", lambda: SubpopulationGaussianEnvironment([[0.0, 1.0]] * 2, [1.0, -1.0]),
+        "'weights' parameter of SubpopulationGaussianEnvironment"),
+    api("api-feasible-means-strings", lambda: FeasibleArmProblem(2, 1, [1.0], None, 0.0, Gaussian(1.0, n_sources=2),
+                                                                  FixedConfidence(0.1)).is_correct(0, ["1", "0"]),
+        "'means' parameter of FeasibleArmProblem must be numbers"),
+]
+
+
+def _check_message(message: str, fragment: str) -> None:
+    assert "\n" not in message, message
+    assert fragment in message, f"{fragment!r} not in {message!r}"
+    assert "strategy[0]: strategy[0]" not in message
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_gives_one_line_naming_the_parameter(case, tmp_path):
+    if case.where == "file":
+        with pytest.raises(ConfigError) as info:
+            parse_experiment(document(case.input))
+    elif case.where == "run":
+        experiment = parse_experiment(document(case.input))
+        with pytest.raises(InvalidParameterError) as info:
+            run_experiment(experiment)
+    elif case.where == "toml":
+        path = tmp_path if case.input is None else tmp_path / "exp.toml"
+        if isinstance(case.input, bytes):
+            path.write_bytes(case.input)
+        elif case.input is not None:
+            path.write_text(case.input)
+        with pytest.raises(ConfigError) as info:
+            load_experiment(path)
+    else:
+        with pytest.raises(InvalidParameterError) as info:
+            case.input()
+    _check_message(str(info.value), case.fragment)
+
+
+def test_case_ids_are_unique():
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+# --- the CLI: exit status 2 and one line, in-process and in a subprocess ---------------------------
+
+def _write_toml(path, doc) -> None:
+    lines = []
+
+    def value(v):
+        if isinstance(v, str):
+            return f'"{v}"'
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float) and v != v:
+            return "nan"
+        if isinstance(v, float) and v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return repr(v)
+
+    for key, v in doc.items():
+        if not isinstance(v, (dict, list)) or (isinstance(v, list) and v and not isinstance(v[0], dict)):
+            lines.append(f"{key} = {value(v)}")
+    for key, v in doc.items():
+        if isinstance(v, dict):
+            lines.append(f"[{key}]")
+            lines += [f"{k} = {value(x)}" for k, x in v.items() if not isinstance(x, dict)]
+            for k, x in v.items():
+                if isinstance(x, dict):
+                    lines.append(f"[{key}.{k}]")
+                    lines += [f"{kk} = {value(xx)}" for kk, xx in x.items()]
+        elif isinstance(v, list) and v and isinstance(v[0], dict):
+            for entry in v:
+                lines.append(f"[[{key}]]")
+                lines += [f"{k} = {value(x)}" for k, x in entry.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+CLI_CASES = [c for c in CASES if c.where == "file" and c.id in {
+    "means-nan", "means-strings", "delta-1", "budget-huge", "typo-deltaa", "typo-strategy-param",
+    "sigma-tiny", "fixed-budget-rule-on-confidence", "replications-huge"}]
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c.id for c in CLI_CASES])
+def test_cli_refuses_in_one_line(case, tmp_path, capsys):
+    path = tmp_path / "exp.toml"
+    _write_toml(path, document(case.input))
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("pybai: error: ")
+    _check_message(err[0], case.fragment)
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "pybai.cli", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd)
+
+
+def test_cli_subprocess_no_traceback(tmp_path):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"name = \"caf\xe9\"\n")
+    res = _cli("run", str(bad), "--quiet")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a UTF-8 text file" in lines[0], res.stderr
+
+
+def test_cli_tie_warning_is_one_line_and_the_table_says_censored(tmp_path):
+    path = tmp_path / "tie.toml"
+    _write_toml(path, document({"environment.means": [1.0, 1.0, 0.0], "problem.max_samples": 300,
+                                "replications": 4}))
+    res = _cli("run", str(path), "--quiet")
+    assert res.returncode == 0, res.stderr
+    warning = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(warning) == 1 and warning[0].startswith("pybai: warning: bad: the true answer is not unique")
+    assert "max_samples = 300" in warning[0]
+    assert "true answer arm 1 (index 0) (not unique" in res.stdout
+    assert "censored: stopped at max_samples" in res.stdout
+
+
+def test_help_names_only_existing_commands():
+    from pybai.cli import COMMANDS, build_parser
+
+    text = build_parser().format_help()
+    description = build_parser().description
+    for future in ("session", "validate", "reproduce", "report", "sessions", "simulations"):
+        if future not in COMMANDS:
+            assert future not in description
+    for name in COMMANDS:
+        assert name in text
+
+
+# --- ties: warned up front, any tied answer counts, runs end at max_samples ------------------------
+
+def test_answer_sets_with_ties():
+    p = P3()
+    assert not p.answer_is_unique([1.0, 1.0, 0.0]) and p.answer_is_unique([1.0, 0.9, 0.0])
+    assert p.is_correct(0, [1.0, 1.0, 0.0]) and p.is_correct(1, [1.0, 1.0, 0.0])
+    assert not p.is_correct(2, [1.0, 1.0, 0.0]) and not p.is_correct(1, [1.0, 0.9, 0.0])
+    top = TopKProblem(4, 2, Gaussian(1.0, n_sources=4), FixedConfidence(0.1))
+    assert not top.answer_is_unique([3.0, 1.0, 1.0, 0.0]) and top.answer_is_unique([3.0, 2.0, 1.0, 1.0])
+    assert top.is_correct([0, 2], [3.0, 1.0, 1.0, 0.0]) and top.is_correct([1, 0], [3.0, 1.0, 1.0, 0.0])
+    assert not top.is_correct([1, 2], [3.0, 1.0, 1.0, 0.0]) and not top.is_correct([0, 0], [3.0, 1.0, 1.0, 0.0])
+    # best feasible arm: arms 0 and 1 feasible with equal quality; arm 2 infeasible and better
+    feas = FeasibleArmProblem(3, 2, [0.5, 0.5], [0], 0.0, Gaussian(1.0, n_sources=6), FixedConfidence(0.1))
+    mu = [[0.5, 0.5], [0.2, 0.8], [-1.0, 5.0]]
+    assert not feas.answer_is_unique(mu)
+    assert feas.is_correct(0, mu) and feas.is_correct(1, mu) and not feas.is_correct(2, mu)
+    assert not feas.is_correct(-1, mu)
+    none = [[-0.5, 0.5], [-0.2, 0.8], [-1.0, 5.0]]
+    assert feas.answer_is_unique(none) and feas.is_correct(-1, none) and not feas.is_correct(0, none)
+    on_floor = [[0.0, 2.0], [0.2, 0.8], [-1.0, 5.0]]  # the answer's constrained mean on its floor
+    assert not feas.answer_is_unique(on_floor)
+
+
+def test_tied_run_warns_once_counts_ties_correct_and_is_censored():
+    experiment = parse_experiment(document({"environment.means": [1.0, 1.0, 0.0], "problem.max_samples": 400,
+                                            "replications": 6}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        doc = run_experiment(experiment)
+    ours = [w for w in caught if issubclass(w.category, PybaiWarning)]
+    assert len(ours) == 1 and "not unique" in str(ours[0].message) and "max_samples = 400" in str(ours[0].message)
+    res = doc["results"][0]
+    assert doc["answer_unique"] is False and res["correct_rate"] == 1.0  # every run answers arm 1 or 2
+    assert res["censored"] >= 1 and res["censored"] + (res["mean_samples"] < 400) >= 1
+
+
+def test_weights_that_do_not_sum_to_one_warn_and_are_normalised():
+    with pytest.warns(PybaiWarning, match="'weights' parameter of SubpopulationGaussianEnvironment sums to 0.6"):
+        env = SubpopulationGaussianEnvironment([[0.0, 1.0], [1.0, 0.0]], [0.3, 0.3])
+    assert env.weights.tolist() == [0.5, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SubpopulationGaussianEnvironment([[0.0, 1.0], [1.0, 0.0]], [0.5, 0.5 + 1e-9])
+
+
+def test_sigma_inside_the_safe_range_is_accepted():
+    GaussianEnvironment([1.0, 0.0], sigma=1e-7)
+    GaussianEnvironment([1e-3, 0.0], sigma=1e4)
+    GaussianEnvironment([0.0, 0.0], sigma=1e-50)  # all means 0: only the absolute range applies
+
+
+def test_figures_label_arms_from_one():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pybai.report.plots import plot_allocation, plot_allocation_heatmap
+
+    doc = {"results": [{"strategy": "s", "mean_allocation": [[0.1, 0.2], [0.3, 0.4]]}]}
+    fig, (a, b) = plt.subplots(1, 2)
+    labels = [t.get_text() for t in plot_allocation(doc, a).get_xticklabels()]
+    assert labels[0] == "arm 1/sub 1" and labels[-1] == "arm 2/sub 2"
+    assert [t.get_text() for t in plot_allocation_heatmap(doc, b, "s").get_yticklabels()] == ["arm 1", "arm 2"]
+    fig2, c = plt.subplots()
+    one = {"results": [{"strategy": "s", "mean_allocation": [0.5, 0.5]}]}
+    assert [t.get_text() for t in plot_allocation(one, c).get_xticklabels()] == ["arm 1", "arm 2"]
+    plt.close("all")
