@@ -89,6 +89,7 @@ def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECON
 
     warm_up = 2 * experiment.problem.n_requests + 20  # first calls load compiled kernels: not timed
     samples, used, began = 0, 0.0, time.perf_counter()
+    trace = []  # (samples, CPU seconds) after each timed step; the cost is read on the second half
     for replication in range(100):  # runs that stop early: go on with the next replications
         seed = replication_seed(experiment.seed, replication)
         truth = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
@@ -99,13 +100,17 @@ def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECON
         if replication == 0:
             began = time.perf_counter()
         first, cpu = run.t_, time.process_time()
-        while not run.stopped and time.perf_counter() - began < seconds:
+        while not run.stopped and (time.perf_counter() - began < seconds or len(trace) < 40):
             run.tell(*truth.respond(run.ask(), noise))
+            trace.append((samples + run.t_ - first, used + time.process_time() - cpu))
         used += time.process_time() - cpu
         samples += run.t_ - first
-        if time.perf_counter() - began >= seconds:
+        if time.perf_counter() - began >= seconds and len(trace) >= 40:
             break
-    return used / samples if samples > 0 else None
+    if len(trace) < 4:
+        return used / samples if samples > 0 else None
+    (s0, c0), (s1, c1) = trace[len(trace) // 2], trace[-1]  # the second half: one-time costs excluded
+    return (c1 - c0) / (s1 - s0) if s1 > s0 else None
 
 
 def _duration(seconds: float) -> str:
