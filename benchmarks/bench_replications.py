@@ -51,7 +51,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import _bench_common as bc  # noqa: E402
 
 SOURCE = bc.ROOT / "src" / "pybai" / "experiments" / "bai-gaussian-5.toml"
-TIMING_KEYS = {"wall_seconds", "elapsed_seconds"}
+TIMING_KEYS = {"wall_seconds", "elapsed_seconds", "cpu_seconds"}
 
 
 def experiment_dict(reps: int) -> dict:
