@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 
 import numpy as np
 import pytest
@@ -67,3 +68,26 @@ def batch_doc():
         "environment": {"kind": "gaussian", "means": [0.0, 0.3, 1.2, 0.2, 0.1], "sigma": 1.0},
         "strategy": [{"name": "uniform"}],
     }
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A scratch directory, in memory (/dev/shm) when the machine has one.
+
+    Every accepted tell is an fsync'ed SQLite transaction; on a shared disk that costs
+    milliseconds, so the long CLI-driven sessions run on tmpfs (durability across a process
+    crash does not depend on the file system: see test_session_crash.py, which uses tmp_path).
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    path = Path(tempfile.mkdtemp(prefix="pybai-session-", dir=shm))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

@@ -59,16 +59,16 @@ name = "uniform"
 """
 
 
-def files(tmp_path, template, means):
-    world = tmp_path / "world.toml"
+def files(workdir, template, means):
+    world = workdir / "world.toml"
     world.write_text(textwrap.dedent(template.format(truth=f"means = {means}")))
-    session = tmp_path / "session.toml"
+    session = workdir / "session.toml"
     session.write_text(textwrap.dedent(template.format(truth=f"arms = {len(means)}")))
     return world, session
 
 
-def run_document(world, tmp_path, capsys):
-    out = tmp_path / "run.json"
+def run_document(world, workdir, capsys):
+    out = workdir / "run.json"
     assert main(["run", str(world), "--json", str(out), "--quiet"]) == 0
     capsys.readouterr()
     return json.loads(out.read_text())["results"][0]
@@ -80,9 +80,9 @@ def status_json(db, capsys):
     return json.loads(capsys.readouterr().out)
 
 
-def check_same_as_run(world, db, tmp_path, capsys):
+def check_same_as_run(world, db, workdir, capsys):
     status = status_json(db, capsys)
-    run = run_document(world, tmp_path, capsys)
+    run = run_document(world, workdir, capsys)
     exp = load_experiment(world)
     outcome = run_replication(exp.strategies[0][1], exp.environment, exp.problem, replication_seed(exp.seed, 0))
     assert status["stopped"] and status["status"] == "stopped"
@@ -96,35 +96,35 @@ def check_same_as_run(world, db, tmp_path, capsys):
     return status, outcome
 
 
-def test_sequential_tas_cli_session_equals_run(tmp_path, capsys):
-    world, session_file = files(tmp_path, TAS, [1.6, 0.6, 0.0])
-    db = tmp_path / "tas.db"
+def test_sequential_tas_cli_session_equals_run(workdir, capsys):
+    world, session_file = files(workdir, TAS, [1.6, 0.6, 0.0])
+    db = workdir / "tas.db"
     assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
-    asks = drive(world, db, tmp_path)
-    status, outcome = check_same_as_run(world, db, tmp_path, capsys)
+    asks = drive(world, db, workdir)
+    status, outcome = check_same_as_run(world, db, workdir, capsys)
     assert asks == status["requests"] == outcome.samples  # one sample per request
     assert outcome.samples > 8  # the sampling rule (not only the initial phase) was exercised
 
 
-def test_batch_uniform_cli_session_equals_run_in_another_process(tmp_path, capsys):
-    world, session_file = files(tmp_path, BATCH, [0.0, 0.3, 1.5, 0.2, 0.1, 0.4])
-    db = tmp_path / "plate.db"
+def test_batch_uniform_cli_session_equals_run_in_another_process(workdir, capsys):
+    world, session_file = files(workdir, BATCH, [0.0, 0.3, 1.5, 0.2, 0.1, 0.4])
+    db = workdir / "plate.db"
     assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
     env = {"PYTHONPATH": f"{SRC}{':'}{HERE}", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, str(HERE / "_session_driver.py"), str(world), str(db), str(tmp_path)],
+    proc = subprocess.run([sys.executable, str(HERE / "_session_driver.py"), str(world), str(db), str(workdir)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    status, outcome = check_same_as_run(world, db, tmp_path, capsys)
+    status, outcome = check_same_as_run(world, db, workdir, capsys)
     assert outcome.batches > 2 and status["requests"] == outcome.batches
 
 
-def test_ask_after_stop_prints_the_answer_and_an_empty_request(tmp_path, capsys):
-    world, session_file = files(tmp_path, TAS, [2.0, 0.0])
-    db = tmp_path / "s.db"
+def test_ask_after_stop_prints_the_answer_and_an_empty_request(workdir, capsys):
+    world, session_file = files(workdir, TAS, [2.0, 0.0])
+    db = workdir / "s.db"
     assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
-    drive(world, db, tmp_path)
+    drive(world, db, workdir)
     capsys.readouterr()
-    plate = tmp_path / "after.csv"
+    plate = workdir / "after.csv"
     plate.write_text("request,source\n99,0\n")  # a stale file must not survive
     assert main(["session", "ask", "--db", str(db), "--csv", str(plate)]) == 0
     out = capsys.readouterr().out

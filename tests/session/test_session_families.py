@@ -46,14 +46,14 @@ def test_strategy_stream_is_replication_zero_of_run():
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_session_equals_run_and_replays_exactly(tmp_path, case):
+def test_session_equals_run_and_replays_exactly(workdir, case):
     problem, env, strategy = CASES[case]
     doc = {"name": "x", "seed": 11, "replications": 1, "problem": problem, "environment": env,
            "strategy": [strategy]}
     world = World(doc)
     exp = world.experiment
     expected = run_replication(exp.strategies[0][1], exp.environment, exp.problem, replication_seed(11, 0))
-    db = tmp_path / "s.db"
+    db = workdir / "s.db"
     with Session.create(db, learner_document(doc)) as session:
         world.drive(session)
         status = session.status()
@@ -69,23 +69,23 @@ def test_session_equals_run_and_replays_exactly(tmp_path, case):
         assert len(again.observations()) == expected.samples
 
 
-def test_session_from_objects_equals_session_from_file(tmp_path, gaussian_doc):
+def test_session_from_objects_equals_session_from_file(workdir, gaussian_doc):
     world = World(gaussian_doc)
     exp = world.experiment
-    with Session.create(tmp_path / "obj.db", problem=exp.problem, strategy=exp.strategies[0][1], seed=11) as s:
+    with Session.create(workdir / "obj.db", problem=exp.problem, strategy=exp.strategies[0][1], seed=11) as s:
         world.drive(s)
         from_objects = s.status()
     world = World(gaussian_doc)
-    with Session.create(tmp_path / "file.db", learner_document(gaussian_doc)) as s:
+    with Session.create(workdir / "file.db", learner_document(gaussian_doc)) as s:
         world.drive(s)
         from_file = s.status()
     for key in ("samples", "counts", "means", "recommendation", "statistic", "threshold"):
         assert from_objects[key] == from_file[key]
 
 
-def test_status_statistic_and_threshold_are_the_problems(tmp_path, gaussian_doc):
+def test_status_statistic_and_threshold_are_the_problems(workdir, gaussian_doc):
     world = World(gaussian_doc)
-    with Session.create(tmp_path / "s.db", learner_document(gaussian_doc)) as s:
+    with Session.create(workdir / "s.db", learner_document(gaussian_doc)) as s:
         for _ in range(6):
             r = s.ask()
             s.tell(r.id, *world.respond(r.requests))
@@ -97,7 +97,7 @@ def test_status_statistic_and_threshold_are_the_problems(tmp_path, gaussian_doc)
     assert st["samples"] == 6 and st["requests"] == 6 and st["answers"] == 6 and st["pending"] is None
     sums = np.zeros(3)
     counts = np.zeros(3)
-    with Session.open(tmp_path / "s.db") as again:
+    with Session.open(workdir / "s.db") as again:
         for row in again.observations():
             sums[row["source"]] += float(row["reward"])
             counts[row["source"]] += 1

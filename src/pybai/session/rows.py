@@ -84,12 +84,11 @@ class Layout:
                 raise InvalidParameterError(f"{where}: unknown column {name!r}; {expected}.")
         if len(set(header)) != len(header):
             raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
-        has_cells = "arm" in header and "subpopulation" in header
-        if "reward" not in header or ("source" not in header and not has_cells):
-            missing = "reward" if "reward" not in header else "source"
-            raise InvalidParameterError(f"{where}: missing column {missing!r}; {expected}.")
         if ("arm" in header) != ("subpopulation" in header):
             raise InvalidParameterError(f"{where}: columns 'arm' and 'subpopulation' go together; {expected}.")
+        if "reward" not in header or ("source" not in header and "arm" not in header):
+            missing = "reward" if "reward" not in header else "source"
+            raise InvalidParameterError(f"{where}: missing column {missing!r}; {expected}.")
         col = {name: i for i, name in enumerate(header)}
         sources, rewards = [], []
         for line, cells in enumerate(rows, start=2):

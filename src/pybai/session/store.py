@@ -167,7 +167,9 @@ class Store:
                 f"{path}: no such session database (create one with: pybai session new FILE --db {path}).")
         try:
             db = cls._connect(path, "rw")
-        except sqlite3.Error as exc:
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc):
+                raise _fail(path, "not a pybai session database (not an SQLite file).") from None
             raise _fail(path, f"cannot open ({exc}).") from None
         try:
             app = db.execute("PRAGMA application_id").fetchone()[0]
