@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import World, learner_document
+from pybai.config.problems import GOALS
 from pybai.session import Session
+from pybai.strategies import registered_names
 from pybai.simulate.runner import run_replication
 from pybai.simulate.seeding import STREAM_STRATEGY, child, replication_seed
 from pybai.session.replay import strategy_seed
@@ -45,9 +47,7 @@ def test_strategy_stream_is_replication_zero_of_run():
         assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_session_equals_run_and_replays_exactly(workdir, case):
-    problem, env, strategy = CASES[case]
+def check_session_equals_run(workdir, problem, env, strategy):
     doc = {"name": "x", "seed": 11, "replications": 1, "problem": problem, "environment": env,
            "strategy": [strategy]}
     world = World(doc)
@@ -67,6 +67,38 @@ def test_session_equals_run_and_replays_exactly(workdir, case):
         assert again._replay.strategy.get_state() == live
         assert again.status()["counts"] == status["counts"]
         assert len(again.observations()) == expected.samples
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_session_equals_run_and_replays_exactly(workdir, case):
+    check_session_equals_run(workdir, *CASES[case])
+
+
+# Families that land with other branches: tested here as soon as their config and strategies exist.
+LINEAR = "linear-gaussian" in GOALS.get("best-arm", {})
+LINEAR_ENV = {"kind": "linear-gaussian", "features": [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]], "theta": [1.0, 0.2],
+              "sigma": 1.0}
+
+
+@pytest.mark.skipif(not LINEAR, reason="linear-gaussian is not in pybai.config yet (linear branch)")
+@pytest.mark.parametrize("name", ["tas", "xy-adaptive"])
+def test_linear_session_equals_run(workdir, name):
+    if name not in registered_names():
+        pytest.skip(f"{name} is not registered")
+    check_session_equals_run(workdir, {"goal": "best-arm", "delta": 0.1}, LINEAR_ENV, {"name": name})
+
+
+BATCH_TOP_K = {"batch-racing": {"delta": 0.1}, "batch-sar": {"budget": 6}, "halving": {"budget": 6},
+               "round-robin": {"budget": 6}}
+
+
+@pytest.mark.parametrize("name", sorted(BATCH_TOP_K))
+def test_batch_top_k_session_equals_run(workdir, name):
+    if name not in registered_names():
+        pytest.skip(f"{name} is not registered yet (batch top-k branch)")
+    problem = {"goal": "top-k", "k": 2, "batch": {"size": 6, "max_repeats": 2}, **BATCH_TOP_K[name]}
+    check_session_equals_run(workdir, problem, {"kind": "gaussian", "means": [2.0, 1.5, 0.0, -0.5, -1.0]},
+                             {"name": name})
 
 
 def test_session_from_objects_equals_session_from_file(workdir, gaussian_doc):
