@@ -75,3 +75,13 @@ def test_objects_that_no_session_file_describes_are_refused():
     with pytest.raises(InvalidParameterError, match="must be a Problem"):
         session_document("problem", make_strategy("tas"))
     assert np.isclose(session_document(problem, make_strategy("tas"))["problem"]["delta"], 0.1)
+
+
+def test_the_shipped_example_session_file_reads():
+    from pathlib import Path
+
+    from pybai.config.learner import load_session_file
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "session-screen.toml"
+    spec = load_session_file(path)
+    assert spec.problem.n_arms == 24 and spec.problem.batch.size == 96 and spec.strategy_name == "uniform"

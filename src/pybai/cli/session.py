@@ -74,6 +74,13 @@ def add_parser(sub) -> None:
     report.set_defaults(func=_report)
 
 
+def _stopped_line(status) -> str:
+    from pybai.session import stop_reason
+
+    return (f"The session has stopped after {status['samples']} samples ({status['status']}: "
+            f"{stop_reason(status['message'])}).")
+
+
 def _open(path):
     from pybai.session import Session
 
@@ -121,7 +128,7 @@ def _ask(args) -> int:
             status = session.status()
             if args.csv:
                 write_csv(columns, [], args.csv)  # an empty plate: never mistaken for an old request
-            print(f"The session has stopped ({status['message']}) after {status['samples']} samples.")
+            print(_stopped_line(status))
             print(f"Recommendation: {status['answer']}")
             return 0
         request = session.ask()
@@ -143,7 +150,8 @@ def _tell(args) -> int:
         print(line)
         if receipt.stopped:
             status = session.status()
-            print(f"The session has stopped ({status['message']}). Recommendation: {status['answer']}")
+            print(_stopped_line(status))
+            print(f"Recommendation: {status['answer']}")
     return 0
 
 
@@ -159,8 +167,10 @@ def _status(args) -> int:
 
 
 def _status_lines(session, status) -> list[str]:
+    from pybai.session import stop_reason
+
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
-    lines.append(f"status: {status['status']} ({status['message']})")
+    lines.append(f"status: {status['status']} ({stop_reason(status['message'])})")
     pending = status["pending"]
     lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
                  + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))

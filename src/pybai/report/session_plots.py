@@ -93,9 +93,14 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
             if ok[a]:
                 ax.plot(pos[a], grid[a, l], marker="*", ms=14, color=_HIGHLIGHT, zorder=4, ls="none",
                         label="recommended" if (l == 0 and a == highlight[0]) else None)
+    by_value: dict[float, list[int]] = {}
     for l, value in (floors or {}).items():
-        ax.axhline(value, ls="--", lw=1, color=colours.get(l, "k"),
-                   label=f"floor, {names[l]}" if n_sub > 1 else "floor")
+        by_value.setdefault(float(value), []).append(int(l))
+    for value, subs in by_value.items():  # one line per distinct floor
+        shared = len(subs) > 1 or n_sub == 1
+        label = "floor" if n_sub == 1 else (f"floor, {names[subs[0]]}" if len(subs) == 1
+                                            else "floor, subpopulations " + ", ".join(str(l) for l in subs))
+        ax.axhline(value, ls="--", lw=1, color="#555555" if shared else colours.get(subs[0], "k"), label=label)
     labels = list(labels) if labels is not None else [f"arm {a}" for a in range(k)]
     if k <= 25:
         ax.set_xticks(x)

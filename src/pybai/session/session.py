@@ -28,7 +28,7 @@ from pybai.session.replay import Replay, ReplayDiverged
 from pybai.session.rows import Layout, read_csv
 from pybai.session.store import Store, utc_now
 
-__all__ = ["Session", "Request", "Receipt", "describe_answer"]
+__all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,11 @@ class Receipt:
     @property
     def stopped(self) -> bool:
         return self.status != "running"
+
+
+def stop_reason(message: str) -> str:
+    """A result message without its status prefix ("stopped: the answer ..." -> "the answer ...")."""
+    return message.split(": ", 1)[1] if message.startswith(("stopped: ", "censored: ")) else message
 
 
 def describe_answer(problem, recommendation) -> str:
@@ -248,7 +253,8 @@ class Session:
     def _stopped_text(self, strategy) -> str:
         res = strategy.result()
         answer = describe_answer(self.problem, res.recommendation)
-        return f"the session has stopped ({res.message}) after {res.samples} samples; recommendation: {answer}."
+        return (f"the session has stopped after {res.samples} samples ({res.status}: {stop_reason(res.message)}); "
+                f"recommendation: {answer}.")
 
     # ------------------------------------------------------------ ask / tell
     def ask(self) -> Request:
