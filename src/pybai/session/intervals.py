@@ -22,7 +22,7 @@ Examples
 >>> model = problem.new_model()
 >>> model.update(np.array([0, 0, 0, 0]), np.array([1.0, 2.0, 3.0, 2.0]))
 >>> low, high = confidence_intervals(problem, model)
->>> round(low[0], 4), round(high[0], 4)      # 2 +- 1.96 * 2 / sqrt(4)
+>>> round(float(low[0]), 4), round(float(high[0]), 4)      # 2 +- 1.96 * 2 / sqrt(4)
 (0.04, 3.96)
 >>> bool(np.isnan(low[1]))
 True
