@@ -17,6 +17,8 @@ FORBIDDEN = {
     "batch": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
     "design": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
     "bayesgap": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
+    # sessions drive strategies against the real world: no hidden truth, no simulation runner
+    "session": ("pybai.environments", "pybai.simulate", "pybai.cli"),
 }
 
 

@@ -23,6 +23,7 @@ COMMANDS = (
     "run",
     "complexity",
     "demo",
+    "session",
 )
 
 
@@ -54,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         except PybaiError as exc:
             print(f"pybai: error: {exc}", file=sys.stderr)
             return 2
+        except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading: not an error
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         except KeyboardInterrupt:
             print("pybai: interrupted", file=sys.stderr)
             return 130

@@ -10,7 +10,8 @@ from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
 
-__all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_regime", "register_goal"]
+__all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "build_problem_on", "read_regime",
+           "register_goal"]
 
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
@@ -57,14 +58,20 @@ def read_regime(table: Table):
 
 def build_problem(table: Table, environment: Environment) -> Problem:
     """The problem a learner faces on ``environment`` (its public structure only)."""
+    return build_problem_on(table, environment.kind, environment.structure())
+
+
+def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:
+    """The problem of the ``[problem]`` table on an environment of kind ``kind`` whose public
+    structure (the problem constructor's keywords) is ``structure``; no truth needed (sessions)."""
     goal = table.str("goal", choices=sorted(GOALS))
     regime, batch = read_regime(table)
     by_kind = GOALS[goal]
-    if environment.kind not in by_kind:
+    if kind not in by_kind:
         raise ConfigError(
-            f"problem.goal: goal \"{goal}\" is not available on environment kind \"{environment.kind}\" "
+            f"problem.goal: goal \"{goal}\" is not available on environment kind \"{kind}\" "
             f"(expected one of: {', '.join(sorted(by_kind))})."
         )
     valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys))
-    return table.construct(by_kind[environment.kind], GOAL_KEYS.get(goal, ()), also_valid=valid,
-                           **environment.structure(), regime=regime, batch=batch)
+    return table.construct(by_kind[kind], GOAL_KEYS.get(goal, ()), also_valid=valid,
+                           **structure, regime=regime, batch=batch)

@@ -1,0 +1,217 @@
+"""``pybai session new|ask|tell|status|export|report``: a real experiment, one command at a time.
+
+Each command opens the session database, rebuilds the strategy by replaying the log, does one
+thing and exits; user mistakes exit 2 with one line on standard error (see ``docs/sessions.md``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from pybai.cli._common import write_json
+
+_DB_HELP = "the session database (SQLite file)"
+
+
+def _non_negative_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _request_number(text: str) -> int:
+    import argparse
+
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a request number, got {text!r}") from None
+
+
+def add_parser(sub) -> None:
+    session = sub.add_parser("session", help="persistent ask/tell sessions for real experiments (SQLite)")
+    verbs = session.add_subparsers(dest="verb", required=True, parser_class=type(session))
+
+    new = verbs.add_parser("new", help="create a session database from a session file")
+    new.add_argument("file", help="session file (TOML; [environment] without the truth, e.g. arms = K)")
+    new.add_argument("--db", required=True, help=_DB_HELP + " to create (must not exist)")
+    new.add_argument("--seed", type=_non_negative_int, help="master seed (default: the file's seed, else 0)")
+    new.set_defaults(func=_new)
+
+    ask = verbs.add_parser("ask", help="the next request (CSV: request, source[, arm, subpopulation])")
+    ask.add_argument("--db", required=True, help=_DB_HELP)
+    ask.add_argument("--csv", metavar="OUT", help="write the request to OUT instead of standard output")
+    ask.set_defaults(func=_ask)
+
+    tell = verbs.add_parser("tell", help="record the answers to a request (CSV: source, reward)")
+    tell.add_argument("--db", required=True, help=_DB_HELP)
+    tell.add_argument("--request", required=True, type=_request_number, metavar="N", help="the request answered")
+    tell.add_argument("--csv", required=True, metavar="IN", help="the answers: columns source, reward "
+                      "(subpopulation problems: or arm, subpopulation); a 'request' column is allowed")
+    tell.set_defaults(func=_tell)
+
+    status = verbs.add_parser("status", help="recommendation, stopping rule, counts and means")
+    status.add_argument("--db", required=True, help=_DB_HELP)
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.set_defaults(func=_status)
+
+    export = verbs.add_parser("export", help="every observation as CSV")
+    export.add_argument("--db", required=True, help=_DB_HELP)
+    export.add_argument("--csv", metavar="OUT", help="write to OUT instead of standard output")
+    export.set_defaults(func=_export)
+
+    report = verbs.add_parser("report", help="a self-contained HTML page with the session's figures")
+    report.add_argument("--db", required=True, help=_DB_HELP)
+    report.add_argument("--out", required=True, metavar="DIR", help="directory for session.html and the PNGs")
+    report.set_defaults(func=_report)
+
+
+def _stopped_line(status) -> str:
+    from pybai.session import stop_reason
+
+    return (f"The session has stopped after {status['samples']} samples ({status['status']}: "
+            f"{stop_reason(status['message'])}).")
+
+
+def _open(path):
+    from pybai.session import Session
+
+    return Session.open(path)
+
+
+def _describe(session) -> list[str]:
+    problem = session.problem
+    regime = problem.regime
+    family = problem.family
+    if problem.goal == "best-feasible-arm":
+        shape = f"{problem.n_arms} arms x {problem.n_subpopulations} subpopulations ({problem.sampling} sampling)"
+    else:
+        shape = f"{problem.source_shape[0]} arms"
+    if family.name == "gaussian":
+        sigma = np.sqrt(family.variances)
+        noise = f"gaussian rewards (sigma = {sigma[0]:g})" if np.all(sigma == sigma[0]) else "gaussian rewards"
+    else:
+        noise = f"{family.name} rewards"
+    what = (f"fixed confidence, delta = {regime.delta:g}" if regime.kind == "fixed-confidence"
+            else f"fixed budget of {regime.budget} {problem.budget_unit}")
+    batch = "" if problem.batch is None else (
+        f", batches of {problem.batch.size} (at most {problem.batch.max_repeats} per source)")
+    return [f"  goal {problem.goal} ({what}), {shape}, {noise}",
+            f"  strategy {session.spec.label}{batch}, seed {session.seed}"]
+
+
+def _new(args) -> int:
+    from pybai.session import Session
+
+    with Session.create(args.db, args.file, seed=args.seed) as session:
+        print(f'created session "{session.spec.name}" in {args.db}')
+        for line in _describe(session):
+            print(line)
+        print(f"next: pybai session ask --db {args.db} --csv request.csv")
+    return 0
+
+
+def _ask(args) -> int:
+    from pybai.session.rows import write_csv
+
+    with _open(args.db) as session:
+        columns = session.layout.ask_columns
+        if session.stopped:
+            status = session.status()
+            if args.csv:
+                write_csv(columns, [], args.csv)  # an empty plate: never mistaken for an old request
+            print(_stopped_line(status))
+            print(f"Recommendation: {status['answer']}")
+            return 0
+        request = session.ask()
+        text = write_csv(columns, request.rows, args.csv)
+        if args.csv:
+            print(f"request {request.id}: {len(request)} samples -> {args.csv}")
+        else:
+            sys.stdout.write(text)
+    return 0
+
+
+def _tell(args) -> int:
+    with _open(args.db) as session:
+        receipt = session.tell_csv(args.request, args.csv)
+        line = f"request {receipt.request}: stored {receipt.stored} answers ({receipt.samples} samples in all)"
+        if receipt.pending:
+            line += (f"; {receipt.pending} samples of request {receipt.request} still pending "
+                     "(pybai session ask gives them again, same request number)")
+        print(line)
+        if receipt.stopped:
+            status = session.status()
+            print(_stopped_line(status))
+            print(f"Recommendation: {status['answer']}")
+    return 0
+
+
+def _status(args) -> int:
+    with _open(args.db) as session:
+        status = session.status()
+        if args.json:
+            write_json(status, "-")
+            return 0
+        for line in _status_lines(session, status):
+            print(line)
+    return 0
+
+
+def _status_lines(session, status) -> list[str]:
+    from pybai.session import stop_reason
+
+    lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
+    lines.append(f"status: {status['status']} ({stop_reason(status['message'])})")
+    pending = status["pending"]
+    lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
+                 + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
+    if status["threshold"] is not None:
+        stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
+        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} (the session stops when above)")
+    lines.append(f"recommendation: {status['answer']}")
+    counts = np.asarray(status["counts"], dtype=float).ravel()
+    means = np.array([np.nan if v is None else v for v in np.asarray(status["means"], dtype=object).ravel()], float)
+    low = np.array([np.nan if v is None else v for v in np.asarray(status["ci_low"], dtype=object).ravel()], float)
+    high = np.array([np.nan if v is None else v for v in np.asarray(status["ci_high"], dtype=object).ravel()], float)
+    order = np.argsort(np.where(np.isnan(means), np.inf, -means), kind="stable")
+    shown = order if order.size <= 20 else order[:10]
+    labels = [session.layout.label(s) for s in range(counts.size)]
+    width = max(len(labels[s]) for s in shown)
+    lines.append(f"{'source':<{width}}  {'samples':>7}  {'mean':>9}  95% interval")
+    for s in shown:
+        interval = "" if np.isnan(low[s]) else f"[{low[s]:.4g}, {high[s]:.4g}]"
+        mean = "-" if np.isnan(means[s]) else f"{means[s]:.4g}"
+        lines.append(f"{labels[s]:<{width}}  {int(counts[s]):>7}  {mean:>9}  {interval}")
+    if order.size > shown.size:
+        lines.append(f"... {order.size - shown.size} more sources (highest means shown; all in --json)")
+    return lines
+
+
+def _export(args) -> int:
+    from pybai.session.rows import write_csv
+
+    with _open(args.db) as session:
+        text = write_csv(session.layout.export_columns, session.observations(), args.csv)
+        if args.csv:
+            print(f"{text.count(chr(10)) - 1} observations -> {args.csv}")
+        else:
+            sys.stdout.write(text)
+    return 0
+
+
+def _report(args) -> int:
+    from pybai.session.report import write_session_report
+
+    with _open(args.db) as session:
+        path = write_session_report(session, args.out)
+    print(f"report: {path}")
+    return 0

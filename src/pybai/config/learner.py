@@ -1,0 +1,322 @@
+"""Session files: an experiment file whose ``[environment]`` gives only what the learner knows.
+
+A real experiment has no hidden truth to simulate: the world answers.  Its file names the
+environment ``kind`` and the public structure a learner may use, and never the means:
+
+=========================  =================================================================
+kind                       keys
+=========================  =================================================================
+``gaussian``               ``arms`` (K >= 2), ``sigma`` (scalar or K; default 1)
+``bernoulli``              ``arms``
+``subpopulation-gaussian`` ``arms``, ``subpopulations`` (default: the length of ``weights``),
+                           ``weights``, ``constrained``, ``floor``, ``sigma``, ``sampling``
+``linear-gaussian``        ``features`` (K x d), ``sigma``
+``correlated-gaussian``    ``covariance`` or ``kernel``, ``sigma``, ``eta``, ``prior_mean``
+                           (``arms`` optional, checked against the covariance)
+=========================  =================================================================
+
+Each kind has a *learner builder* (table -> the problem constructor's keywords, the same
+dict as ``Environment.structure()`` of a simulated environment of that kind) and a
+*description* (problem -> the environment table), so that a session created from Python
+objects is stored as the session file a user would have written and reopened through this
+same path.  A file with a truth key (``means``, ``theta``, ``draw``, ``truths``) is refused.
+
+Examples
+--------
+>>> spec = parse_session_file({
+...     "problem": {"goal": "best-arm", "delta": 0.05},
+...     "environment": {"kind": "bernoulli", "arms": 3},
+...     "strategy": [{"name": "tas"}]})
+>>> spec.problem.n_arms, spec.problem.family.name, spec.strategy_name, spec.seed
+(3, 'bernoulli', 'tas', 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pybai.config.keys import Table
+from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
+from pybai.environments import BernoulliEnvironment, GaussianEnvironment
+from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
+from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.problems.base import FixedConfidence, Problem
+from pybai.strategies.base import Strategy
+from pybai.strategies.registry import make_strategy
+
+__all__ = [
+    "LEARNER_KINDS",
+    "LearnerKind",
+    "SessionSpec",
+    "register_learner",
+    "build_learner_problem",
+    "parse_session_file",
+    "load_session_file",
+    "session_document",
+]
+
+
+@dataclass(frozen=True)
+class LearnerKind:
+    """How a session file describes one environment kind.
+
+    Attributes
+    ----------
+    build : callable (Table -> dict)
+        The problem constructor's keywords from the ``[environment]`` table (reads every key).
+    describe : callable (Problem -> dict or None)
+        The ``[environment]`` table (without ``kind``) of a problem, or None when this kind
+        cannot describe it (e.g. a Gaussian kind for a Bernoulli family).
+    truth_keys : tuple of str
+        Keys of the simulated kind that a session file must not give.
+    """
+
+    build: Callable[[Table], dict]
+    describe: Callable[[Problem], dict | None]
+    truth_keys: tuple[str, ...] = ()
+
+
+def _compact(values: np.ndarray):
+    """A scalar when every value is the same, else the nested list."""
+    values = np.asarray(values, dtype=float)
+    return float(values.reshape(-1)[0]) if np.all(values == values.reshape(-1)[0]) else values.tolist()
+
+
+# ----------------------------------------------------------------- the kinds
+def _build_gaussian(table: Table) -> dict:
+    k = table.int("arms", minimum=2)
+    return table.construct(GaussianEnvironment, ("sigma",), means=np.zeros(k)).structure()
+
+
+def _describe_gaussian(problem: Problem) -> dict | None:
+    if problem.family.name != "gaussian":
+        return None
+    return {"arms": problem.n_sources, "sigma": _compact(np.sqrt(problem.family.variances))}
+
+
+def _build_bernoulli(table: Table) -> dict:
+    k = table.int("arms", minimum=2)
+    table.finish()
+    return BernoulliEnvironment(np.full(k, 0.5)).structure()
+
+
+def _describe_bernoulli(problem: Problem) -> dict | None:
+    return {"arms": problem.n_sources} if problem.family.name == "bernoulli" else None
+
+
+def _build_subpopulation(table: Table) -> dict:
+    k = table.int("arms", minimum=1)
+    weights = table.raw("weights")
+    n_weights = len(weights) if isinstance(weights, list) else 0
+    sub = table.int("subpopulations", n_weights, minimum=1)
+    keys = ("weights", "constrained", "floor", "sigma", "sampling")
+    return table.construct(SubpopulationGaussianEnvironment, keys, means=np.zeros((k, sub))).structure()
+
+
+def _describe_subpopulation(problem: Problem) -> dict | None:
+    if problem.family.name != "gaussian":
+        return None
+    d = problem.to_dict()
+    shape = (d["n_arms"], d["n_subpopulations"])
+    return {"arms": d["n_arms"], "subpopulations": d["n_subpopulations"], "weights": d["weights"],
+            "constrained": d["constrained"], "floor": d["floor"],
+            "sigma": _compact(np.sqrt(problem.family.variances).reshape(shape)), "sampling": d["sampling"]}
+
+
+def _build_correlated(table: Table) -> dict:
+    arms = table.int("arms", None, minimum=2)
+    keys = ("covariance", "kernel", "sigma", "eta", "prior_mean")
+    structure = table.construct(CorrelatedGaussianEnvironment, keys, draw="prior").structure()
+    if arms is not None and arms != structure["n_arms"]:
+        raise ConfigError(f"{table.key('arms')}: expected {structure['n_arms']} (the size of the prior "
+                          f"covariance), got {arms}.")
+    return structure
+
+
+def _describe_correlated(problem: Problem) -> dict | None:
+    d = problem.to_dict()
+    return {"covariance": d["covariance"], "sigma": d["sigma"], "eta": d["eta"], "prior_mean": d["prior_mean"]}
+
+
+def _build_linear(table: Table) -> dict:
+    features = table.array("features", ndim=2)
+    sigma = table.float("sigma", 1.0, low=0.0, open_low=True)
+    table.finish()
+    return {"features": features, "sigma": sigma}
+
+
+def _describe_linear(problem: Problem) -> dict | None:
+    return {"features": np.asarray(problem.features).tolist(), "sigma": float(problem.sigma)}
+
+
+LEARNER_KINDS: dict[str, LearnerKind] = {
+    "gaussian": LearnerKind(_build_gaussian, _describe_gaussian, ("means",)),
+    "bernoulli": LearnerKind(_build_bernoulli, _describe_bernoulli, ("means",)),
+    "subpopulation-gaussian": LearnerKind(_build_subpopulation, _describe_subpopulation, ("means",)),
+    "linear-gaussian": LearnerKind(_build_linear, _describe_linear, ("theta",)),
+    "correlated-gaussian": LearnerKind(_build_correlated, _describe_correlated, ("means", "draw", "truths")),
+}
+
+
+def register_learner(kind: str, learner: LearnerKind) -> None:
+    """Make ``environment.kind = kind`` available in session files (a family's addition)."""
+    LEARNER_KINDS[kind] = learner
+
+
+# ----------------------------------------------------------------- reading
+def build_learner_problem(problem_table: Table, environment_table: Table) -> Problem:
+    """The problem of a session file: ``[problem]`` on the learner's ``[environment]``."""
+    kind = environment_table.str("kind", choices=sorted(LEARNER_KINDS))
+    learner = LEARNER_KINDS[kind]
+    for key in learner.truth_keys:
+        if environment_table.has(key):
+            raise ConfigError(
+                f"{environment_table.key(key)}: a session file gives only what the learner knows "
+                f"(in a real experiment the world answers); remove '{key}'."
+            )
+    return build_problem_on(problem_table, kind, learner.build(environment_table))
+
+
+@dataclass
+class SessionSpec:
+    """A validated session file.
+
+    Attributes
+    ----------
+    name : str
+    seed : int
+        Master seed; the strategy's stream derives from it as in replication 0 of ``pybai run``.
+    problem : Problem
+    strategy : Strategy
+        Validated on ``problem``, not started.
+    strategy_name : str
+    params : dict
+        The strategy's parameters as given in the file.
+    label : str
+    document : dict
+        The parsed file (stored in the session database; the session is rebuilt from it).
+    """
+
+    name: str
+    seed: int
+    problem: Problem
+    strategy: Strategy
+    strategy_name: str
+    params: dict[str, Any]
+    label: str
+    document: dict[str, Any] = field(repr=False)
+
+
+def parse_session_file(data: dict[str, Any], default_name: str = "session") -> SessionSpec:
+    """Validate a parsed session file; raises :class:`ConfigError` naming the key."""
+    top = Table(data, "")
+    if top.has("grid"):
+        raise ConfigError("grid: a session runs one experiment; remove the [grid] table.")
+    name = top.str("name", default_name)
+    seed = top.int("seed", 0, minimum=0)
+    top.raw("replications", None)  # an experiment file's key: allowed, unused by a session
+    top.raw("reproduce", None)
+    problem = build_learner_problem(top.table("problem"), top.table("environment"))
+    entries = top.raw("strategy")
+    if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
+        count = len(entries) if isinstance(entries, list) else 0
+        raise ConfigError(f"strategy: a session runs exactly one strategy; expected one [[strategy]] table, "
+                          f"got {count}.")
+    params = dict(entries[0])
+    if "name" not in params:
+        raise ConfigError("strategy[0].name: missing required key.")
+    sname = params.pop("name")
+    label = params.pop("label", sname)
+    if not isinstance(sname, str) or not isinstance(label, str):
+        raise ConfigError(f"strategy[0].name: expected a string, got {sname!r}.")
+    try:
+        strategy = make_strategy(sname, params, where="strategy[0]").validate(problem)
+    except ConfigError:
+        raise
+    except InvalidParameterError as exc:
+        raise ConfigError(f"strategy[0]: {exc}") from None
+    top.finish()
+    return SessionSpec(name, seed, problem, strategy, sname, params, label, data)
+
+
+def load_session_file(path: str | Path) -> SessionSpec:
+    """Read and validate a session file (TOML)."""
+    from pybai.config.experiment import read_document
+
+    return parse_session_file(read_document(path), default_name=Path(path).stem)
+
+
+# ----------------------------------------------------------------- objects -> file
+def _problem_table(problem: Problem) -> dict:
+    table: dict[str, Any] = {"goal": problem.goal}
+    regime = problem.regime
+    if isinstance(regime, FixedConfidence):
+        table.update(delta=float(regime.delta), max_samples=int(regime.max_samples))
+    else:
+        table["budget"] = int(regime.budget)
+    for key in GOAL_KEYS.get(problem.goal, ()):
+        table[key] = getattr(problem, key)
+    if problem.batch is not None:
+        table["batch"] = {"size": problem.batch.size, "max_repeats": problem.batch.max_repeats}
+    return table
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return bool(np.isclose(float(a), float(b), rtol=1e-12, atol=0.0))
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def session_document(problem: Problem, strategy: Strategy, *, name: str = "session", seed: int = 0) -> dict:
+    """The session file (as a dict) that describes ``problem`` and ``strategy``.
+
+    Raises :class:`~pybai.exceptions.InvalidParameterError` when no registered kind can
+    describe the problem exactly (then a session cannot be stored for it).
+    """
+    if not isinstance(problem, Problem):
+        raise InvalidParameterError(f"The 'problem' parameter of Session.create must be a Problem. Got {problem!r}.")
+    if not isinstance(strategy, Strategy) or not strategy.name:
+        raise InvalidParameterError(
+            f"The 'strategy' parameter of Session.create must be a registered Strategy. Got {strategy!r}.")
+    params = _plain(strategy.get_params())
+    candidates = [kind for kind, cls in GOALS.get(problem.goal, {}).items()
+                  if type(problem) is cls and kind in LEARNER_KINDS]
+    for kind in candidates:
+        env = LEARNER_KINDS[kind].describe(problem)
+        if env is None:
+            continue
+        document = {"name": name, "seed": int(seed), "problem": _problem_table(problem),
+                    "environment": {"kind": kind, **env}, "strategy": [{"name": strategy.name, **params}]}
+        rebuilt = parse_session_file(_plain(document))
+        if _close(rebuilt.problem.to_dict(), problem.to_dict()):
+            return _plain(document)
+    raise InvalidParameterError(
+        f"The 'problem' parameter of Session.create must be a problem a session file can describe "
+        f"(goal and environment kind registered in pybai.config). Got {type(problem).__name__} "
+        f"with goal '{problem.goal}'."
+    )

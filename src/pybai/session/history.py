@@ -1,0 +1,96 @@
+"""A session's trajectory, recomputed by replaying its log answer by answer (for reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pybai.problems.base import FixedConfidence
+from pybai.session.intervals import confidence_intervals
+from pybai.session.replay import Replay
+
+__all__ = ["History", "replay_history"]
+
+
+@dataclass
+class History:
+    """The state after every accepted answer (row i: after the i-th ``tell``).
+
+    Attributes
+    ----------
+    requests : ndarray of int
+        The request each answer belonged to.
+    times : list of str
+        When each answer was stored (UTC, ISO 8601).
+    samples, batches : ndarray of int
+        Samples and completed requests after each answer.
+    counts : ndarray of shape (n_answers, n_sources)
+        Samples per source after each answer.
+    statistic, threshold : ndarray of float
+        Fixed confidence: the GLR statistic of the empirical answer (NaN while some source
+        has no estimate) and the stopping threshold at that sample count; NaN otherwise.
+    means, ci_low, ci_high : ndarray of shape (n_sources,)
+        Final estimates and 95% intervals (:mod:`pybai.session.intervals`).
+    recommendation, status
+        Final recommendation and status.
+    """
+
+    requests: np.ndarray
+    times: list[str]
+    samples: np.ndarray
+    batches: np.ndarray
+    counts: np.ndarray
+    statistic: np.ndarray
+    threshold: np.ndarray
+    means: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    recommendation: object
+    status: str
+
+
+def replay_history(session) -> History:
+    """Replay ``session``'s log from the start and record the state after every answer."""
+    store = session._store
+    with store.reading():
+        events = store.events_after(0, 0)
+    problem = session.problem
+    confident = isinstance(problem.regime, FixedConfidence)
+    replay = Replay(problem, session.spec.strategy, session.spec.seed)
+    rows: dict[str, list] = {k: [] for k in ("requests", "times", "samples", "batches", "counts", "stat", "thr")}
+
+    def record(rep: Replay, answer) -> None:
+        strategy = rep.strategy
+        model = strategy.model_
+        stat = thr = np.nan
+        if confident:
+            thr = float(strategy.threshold_(strategy.t_))
+            if not np.isnan(model.estimate).any():
+                stat = float(problem.statistic(model))
+        rows["requests"].append(answer.request)
+        rows["times"].append(answer.created)
+        rows["samples"].append(strategy.t_)
+        rows["batches"].append(strategy.batches_)
+        rows["counts"].append(model.counts.copy())
+        rows["stat"].append(stat)
+        rows["thr"].append(thr)
+
+    replay.apply(events, on_answer=record)
+    strategy = replay.strategy
+    low, high = confidence_intervals(problem, strategy.model_)
+    n = problem.n_sources
+    return History(
+        requests=np.array(rows["requests"], dtype=int),
+        times=rows["times"],
+        samples=np.array(rows["samples"], dtype=int),
+        batches=np.array(rows["batches"], dtype=int),
+        counts=np.array(rows["counts"], dtype=float).reshape(-1, n),
+        statistic=np.array(rows["stat"], dtype=float),
+        threshold=np.array(rows["thr"], dtype=float),
+        means=strategy.model_.estimate.copy(),
+        ci_low=low,
+        ci_high=high,
+        recommendation=strategy.recommendation(),
+        status=strategy.status_,
+    )

@@ -1,0 +1,104 @@
+"""Rebuilding a strategy by replaying the event log (deterministic, no stored state).
+
+The strategy of a session is started on the session's problem with the generator of
+:func:`strategy_rng` (the seed's replication-0 strategy stream, as ``pybai run`` derives it),
+then every logged request is asked again and every logged answer told again, in log order:
+request 1, its answers, request 2, its answers, ...  Each ask must give back exactly the logged
+request and id; otherwise the replay has *diverged* (the strategy's code changed since the
+session was written) and is refused with one line rather than continued on a different path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from pybai.exceptions import PybaiError, SessionStateError
+from pybai.problems.base import Problem
+from pybai.session.store import LoggedAnswer, LoggedRequest, Snapshot
+from pybai.strategies.base import Strategy
+
+__all__ = ["REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
+
+#: The session's strategy stream is that of replication ``REPLICATION`` of ``pybai run``...
+REPLICATION = 0
+#: ... child ``STREAM_STRATEGY`` of its seed sequence (the same index as ``pybai.simulate.seeding``).
+STREAM_STRATEGY = 2
+
+
+def strategy_seed(seed: int) -> np.random.SeedSequence:
+    """``SeedSequence(seed, spawn_key=(0, 2))``: the strategy stream of replication 0 of a run with ``seed``.
+
+    Equal to ``child(replication_seed(seed, 0), STREAM_STRATEGY)`` of
+    :mod:`pybai.simulate.seeding` (a test checks it), so a session and ``pybai run`` with the
+    same seed make the same choices on the same answers.
+    """
+    return np.random.SeedSequence(int(seed), spawn_key=(REPLICATION, STREAM_STRATEGY))
+
+
+def strategy_rng(seed: int) -> np.random.Generator:
+    """The generator of the session's strategy."""
+    return np.random.default_rng(strategy_seed(seed))
+
+
+class ReplayDiverged(SessionStateError):
+    """The log cannot be replayed by this version of the strategy."""
+
+
+def _preview(values: np.ndarray) -> str:
+    items = values.tolist()
+    return str(items[:8])[:-1] + (", ...]" if len(items) > 8 else "]")
+
+
+class Replay:
+    """A strategy kept in step with a session's log.
+
+    Parameters
+    ----------
+    problem : Problem
+    template : Strategy
+        Unstarted; the replay runs on a clone.
+    seed : int
+        The session's master seed.
+    """
+
+    def __init__(self, problem: Problem, template: Strategy, seed: int):
+        self.strategy = template.clone().start(problem, rng=strategy_rng(seed))
+        self.last_request = 0  # id of the last logged request asked again
+        self.last_answer = 0  # id of the last logged answer told again
+        self.n_answers = 0
+
+    def apply(self, events: Snapshot, on_answer: Callable[["Replay", LoggedAnswer], None] | None = None) -> None:
+        """Ask and tell the events (which follow this replay's cursor) in log order."""
+        requests = iter(events.requests)
+        for answer in events.answers:
+            while answer.request > self.last_request:
+                self._ask(next(requests, None), answer.request)
+            if answer.request != self.last_request:
+                raise ReplayDiverged(f"the log answers request {answer.request} after request {self.last_request} "
+                                     "was asked: the log is not in request order.")
+            try:
+                self.strategy.tell(answer.sources, answer.rewards, request_id=answer.request)
+            except PybaiError as exc:
+                raise ReplayDiverged(f"replaying answer {answer.id} (request {answer.request}) failed: {exc}") from None
+            self.last_answer = answer.id
+            self.n_answers += 1
+            if on_answer is not None:
+                on_answer(self, answer)
+        for logged in requests:
+            self._ask(logged, logged.id)
+
+    def _ask(self, logged: LoggedRequest | None, wanted: int) -> None:
+        if logged is None:
+            raise ReplayDiverged(f"the log has an answer to request {wanted}, which it never asked.")
+        strategy = self.strategy
+        if strategy.stopped:
+            raise ReplayDiverged(f"the strategy stopped ({strategy.status_}) before request {logged.id} of the log.")
+        asked = strategy.ask()
+        if strategy.request_id != logged.id or not np.array_equal(asked, logged.requests):
+            raise ReplayDiverged(
+                f"replaying the log diverged at request {logged.id}: the strategy now asks {_preview(asked)} "
+                f"(request {strategy.request_id}) where the log has {_preview(logged.requests)}."
+            )
+        self.last_request = logged.id

@@ -1,0 +1,113 @@
+"""The HTML page of ``pybai session report``: status, figures and per-source table.
+
+Built with the shared renderer (:class:`pybai.report.html.HtmlReport`) from the session's log
+replayed answer by answer (:func:`pybai.session.replay_history`); the figures are also
+written as PNG files beside the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from pybai.exceptions import InvalidParameterError
+from pybai.session.history import replay_history
+from pybai.session.session import Session
+
+__all__ = ["write_session_report"]
+
+
+def _highlight(recommendation) -> list[int]:
+    if recommendation is None:
+        return []
+    values = [int(a) for a in np.atleast_1d(recommendation)]
+    return [a for a in values if a >= 0]
+
+
+def write_session_report(session: Session, out_dir) -> Path:
+    """Write ``out_dir/session.html`` (self-contained) and its figures as PNG; returns the page's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pybai.report.html import HtmlReport, figure_png
+    from pybai.report.session_plots import (
+        plot_means_with_intervals,
+        plot_samples_over_time,
+        plot_statistic_vs_threshold,
+    )
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(f"{out}: cannot create the report directory ({exc.strerror}).") from None
+    status = session.status()
+    history = replay_history(session)
+    problem = session.problem
+    layout = session.layout
+    shape = problem.source_shape
+    n_arms = shape[0]
+    highlight = _highlight(history.recommendation)
+
+    page = HtmlReport(f"Session {status['name']}")
+    regime = (f"fixed confidence, delta = {status['delta']:g}" if status["delta"] is not None
+              else f"fixed budget of {status['budget']} {problem.budget_unit}")
+    page.paragraph(f"Goal {status['goal']} ({regime}); strategy {status['strategy']}; seed {status['seed']}. "
+                   f"Created {status['created']}; last answer {status['last_answer'] or 'none yet'}.")
+    page.heading("Where the session stands")
+    page.paragraph(f"Status: {status['status']} ({status['message']}). Recommendation: {status['answer']}.")
+    facts = [["samples", status["samples"]], ["requests made", status["requests"]],
+             ["answers stored", status["answers"]], ["completed requests (batches)", status["batches"]],
+             ["pending", "none" if status["pending"] is None else
+              f"request {status['pending']['request']}: {status['pending']['size']} samples"]]
+    if status["threshold"] is not None:
+        facts += [["GLR statistic", status["statistic"]], ["threshold", status["threshold"]]]
+    page.table(["", "value"], facts)
+
+    figures = []
+    if history.samples.size:
+        per_arm = history.counts.reshape(-1, n_arms, int(np.prod(shape[1:], dtype=int)) or 1).sum(axis=2)
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        plot_samples_over_time(history.samples, per_arm, ax, highlight=highlight)
+        figures.append(("samples.png", fig, "Samples of each arm as the session went on (x: samples told in all). "
+                        "An adaptive strategy spends more on the arms that decide the answer."))
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        floors = None
+        if hasattr(problem, "constrained") and hasattr(problem, "floor"):
+            floors = {int(l): float(problem.floor[l]) for l in problem.constrained}
+        plot_means_with_intervals(history.means.reshape(shape), history.ci_low.reshape(shape),
+                                  history.ci_high.reshape(shape), ax, highlight=highlight, floors=floors)
+        figures.append(("means.png", fig, "Each arm's estimated mean with its 95% interval (marginal; "
+                        "the stopping rule uses the GLR statistic below, valid over time and arms)."))
+        if np.isfinite(history.threshold).any():
+            fig, ax = plt.subplots(figsize=(8, 4.2))
+            plot_statistic_vs_threshold(history.samples, history.statistic, history.threshold, ax,
+                                        stopped=history.status == "stopped")
+            figures.append(("statistic.png", fig, "The GLR statistic of the current answer against the "
+                            "stopping threshold; the session stops when it crosses."))
+    else:
+        page.paragraph("No answers yet: the figures appear after the first tell.")
+    if figures:
+        page.heading("Figures")
+    for name, fig, caption in figures:
+        png = figure_png(fig)
+        plt.close(fig)
+        (out / name).write_bytes(png)
+        page.figure(png, caption=caption, alt=name)
+    if not np.isfinite(history.threshold).any() and history.samples.size:
+        page.paragraph("Fixed budget: there is no stopping threshold; the session ends when the budget is spent.")
+
+    page.heading("Per source")
+    counts = np.asarray(history.counts[-1] if history.samples.size else np.zeros(problem.n_sources))
+    rows = [[layout.label(s), int(counts[s]), _num(history.means[s]), _num(history.ci_low[s]),
+             _num(history.ci_high[s])] for s in range(problem.n_sources)]
+    page.table(["source", "samples", "mean", "95% low", "95% high"], rows)
+    return page.write(out / "session.html")
+
+
+def _num(value) -> float | None:
+    value = float(value)
+    return value if np.isfinite(value) else None

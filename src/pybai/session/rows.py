@@ -1,0 +1,205 @@
+"""Requests, answers and observations as table rows (the CSV files of ``pybai session``).
+
+``ask`` rows: ``request, source`` (one row per sample); subpopulation problems add ``arm,
+subpopulation`` (source = arm * L + subpopulation).  In the "arm" sampling model the learner
+picks the arm and the subpopulation arrives: ``source`` and ``subpopulation`` are empty and
+are filled in by whoever observes the sample.
+
+``tell`` rows: ``reward`` with ``source`` (subpopulation problems: ``source``, or ``arm`` and
+``subpopulation``, or all three when they agree); a ``request`` column, if present, must
+equal the request answered, so the ``ask`` file with a ``reward`` column added is a valid
+answer.  A row whose reward is empty is not answered (that sample stays pending).  Any other
+column is refused, as is a missing one, with one line naming it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from pybai.exceptions import InvalidParameterError
+from pybai.problems.base import Problem
+
+__all__ = ["Layout", "read_csv", "write_csv", "format_reward"]
+
+
+def format_reward(value: float) -> str:
+    """The shortest text that reads back as exactly ``value``."""
+    return repr(float(value))
+
+
+class Layout:
+    """How the sources and requests of ``problem`` appear in rows."""
+
+    def __init__(self, problem: Problem):
+        self.n_sources = problem.n_sources
+        shape = problem.source_shape
+        self.n_arms = shape[0]
+        self.n_subpopulations = shape[1] if len(shape) == 2 else None
+        self.arm_requests = problem.n_requests < problem.n_sources  # "arm" sampling model
+
+    # ------------------------------------------------------------ names
+    @property
+    def ask_columns(self) -> list[str]:
+        return ["request", "source"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
+
+    @property
+    def answer_columns(self) -> str:
+        if self.n_subpopulations:
+            return "reward with source, or with arm and subpopulation (optionally request)"
+        return "source, reward (optionally request)"
+
+    def label(self, source: int) -> str:
+        """A readable name of a source ("arm 2" or "arm 2 / subpopulation 0")."""
+        if self.n_subpopulations:
+            arm, sub = divmod(int(source), self.n_subpopulations)
+            return f"arm {arm} / subpopulation {sub}"
+        return f"arm {int(source)}"
+
+    # ------------------------------------------------------------ ask
+    def ask_rows(self, request_id: int, requests: np.ndarray) -> list[dict]:
+        """One row per requested sample."""
+        rows = []
+        for r in requests.tolist():
+            if not self.n_subpopulations:
+                rows.append({"request": request_id, "source": r})
+            elif self.arm_requests:
+                rows.append({"request": request_id, "source": "", "arm": r, "subpopulation": ""})
+            else:
+                arm, sub = divmod(r, self.n_subpopulations)
+                rows.append({"request": request_id, "source": r, "arm": arm, "subpopulation": sub})
+        return rows
+
+    # ------------------------------------------------------------ tell
+    def parse_answer(self, header: list[str], rows: list[list[str]], request_id: int, where: str = "answer"):
+        """(sources, rewards) from CSV cells; refuses wrong columns and bad cells with one line."""
+        header = [h.strip() for h in header]
+        allowed = ["request", "source", "reward"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
+        expected = f"expected columns {self.answer_columns}"
+        for name in header:
+            if name not in allowed:
+                raise InvalidParameterError(f"{where}: unknown column {name!r}; {expected}.")
+        if len(set(header)) != len(header):
+            raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
+        if ("arm" in header) != ("subpopulation" in header):
+            raise InvalidParameterError(f"{where}: columns 'arm' and 'subpopulation' go together; {expected}.")
+        if "reward" not in header or ("source" not in header and "arm" not in header):
+            missing = "reward" if "reward" not in header else "source"
+            raise InvalidParameterError(f"{where}: missing column {missing!r}; {expected}.")
+        col = {name: i for i, name in enumerate(header)}
+        sources, rewards = [], []
+        for line, cells in enumerate(rows, start=2):
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                raise InvalidParameterError(f"{where}, line {line}: {len(cells)} cells, expected {len(header)}.")
+            value = {name: cells[i].strip() for name, i in col.items()}
+            if value["reward"] == "":
+                continue  # not answered: stays pending
+            if "request" in value and value["request"] != "":
+                got = _integer(value["request"], "request", where, line)
+                if got != request_id:
+                    raise InvalidParameterError(
+                        f"{where}, line {line}: request {got}, but the answer is for request {request_id}.")
+            sources.append(self._source(value, where, line))
+            rewards.append(_number(value["reward"], where, line))
+        if not sources:
+            raise InvalidParameterError(f"{where}: no rewards (every row's reward is empty).")
+        return np.array(sources, dtype=np.intp), np.array(rewards, dtype=float)
+
+    def _source(self, value: dict, where: str, line: int) -> int:
+        source = None
+        if value.get("source", "") != "":
+            source = _integer(value["source"], "source", where, line)
+        if self.n_subpopulations and (value.get("arm", "") != "" or value.get("subpopulation", "") != ""):
+            arm = _integer(value.get("arm", ""), "arm", where, line)
+            sub = _integer(value.get("subpopulation", ""), "subpopulation", where, line)
+            if not (0 <= arm < self.n_arms and 0 <= sub < self.n_subpopulations):
+                raise InvalidParameterError(
+                    f"{where}, line {line}: arm {arm}, subpopulation {sub} is not a cell of the "
+                    f"{self.n_arms} x {self.n_subpopulations} problem.")
+            cell = arm * self.n_subpopulations + sub
+            if source is not None and source != cell:
+                raise InvalidParameterError(
+                    f"{where}, line {line}: source {source} is not arm {arm}, subpopulation {sub} (source {cell}).")
+            source = cell
+        if source is None:
+            what = "source (or arm and subpopulation)" if self.n_subpopulations else "source"
+            raise InvalidParameterError(f"{where}, line {line}: empty {what}.")
+        if not 0 <= source < self.n_sources:
+            raise InvalidParameterError(
+                f"{where}, line {line}: source {source} is not in [0, {self.n_sources - 1}].")
+        return source
+
+    # ------------------------------------------------------------ export
+    @property
+    def export_columns(self) -> list[str]:
+        return ["observation", "answer", "request", "source"] + (
+            ["arm", "subpopulation"] if self.n_subpopulations else []) + ["reward", "time"]
+
+    def export_row(self, row) -> dict:
+        oid, answer, request, source, reward, time = row
+        out = {"observation": oid, "answer": answer, "request": request, "source": source}
+        if self.n_subpopulations:
+            out["arm"], out["subpopulation"] = divmod(source, self.n_subpopulations)
+        out["reward"] = format_reward(reward)
+        out["time"] = time
+        return out
+
+
+def _integer(text: str, name: str, where: str, line: int) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidParameterError(f"{where}, line {line}: {name} {text!r} is not an integer.") from None
+
+
+def _number(text: str, where: str, line: int) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidParameterError(f"{where}, line {line}: reward {text!r} is not a number.") from None
+
+
+def read_csv(path) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a CSV file (UTF-8, with or without a byte-order mark)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidParameterError(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise InvalidParameterError(f"{path}: is a directory, expected a CSV file.") from None
+    except UnicodeDecodeError:
+        raise InvalidParameterError(f"{path}: not a UTF-8 text file.") from None
+    except OSError as exc:
+        raise InvalidParameterError(f"{path}: cannot read ({exc.strerror}).") from None
+    try:
+        table = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise InvalidParameterError(f"{path}: not a valid CSV file ({exc}).") from None
+    if not table:
+        raise InvalidParameterError(f"{path}: empty file, expected a header line.")
+    return table[0], table[1:]
+
+
+def write_csv(columns: list[str], rows: list[dict], target=None) -> str:
+    """The CSV text of ``rows``; written atomically to ``target`` when given."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    text = buffer.getvalue()
+    if target is not None:
+        target = Path(target)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(target)
+        except OSError as exc:
+            raise InvalidParameterError(f"{target}: cannot write ({exc.strerror}).") from None
+    return text
