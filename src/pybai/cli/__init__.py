@@ -22,6 +22,7 @@ COMMANDS = (
     "run",
     "complexity",
     "demo",
+    "validate",
 )
 
 

@@ -196,7 +196,7 @@ class Problem(ABC):
         z = self.statistic(model)
         if not getattr(threshold, "count_dependent", False):
             return z, z > threshold(t)
-        if not z > 0.0:
+        if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
             return z, False
         margin = threshold.min_margin(model.counts, model.estimate, self.family.variances, top, bottom)
         return z, margin > 0.0

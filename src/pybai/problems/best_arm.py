@@ -68,9 +68,8 @@ class BestArmProblem(Problem):
         """Stop when every pair (a_hat, b) passes its count-dependent test (else GLR > threshold(t))."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
-        means = model.estimate
-        best = int(np.argmax(means))
-        others = np.delete(np.arange(self.n_arms), best)
+        best = int(np.argmax(model.estimate))
+        others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
         return self._pair_stopping(model, threshold, t, np.array([best]), others)
 
     def oracle(self, means, hint: np.ndarray | None = None):

@@ -121,6 +121,8 @@ class PairMixtureThreshold(Threshold):
         True: a problem that knows its pairs calls :meth:`min_margin` to decide.
     level : float
         ``ln(n_alternatives / delta)``.
+    min_statistic : float
+        No pair whose GLR is at most this value can pass (a cheap filter).
     fallback : Threshold
         The t-only proven threshold answered by ``threshold(t)``.
     """
@@ -137,6 +139,10 @@ class PairMixtureThreshold(Threshold):
         self._scales = np.array(self._scale_values(), dtype=float)
         self._log_j = math.log(self._scales.size) if self._code == 0 else 0.0
         self.fallback = self._make_fallback()
+        bonus = 2.0 * math.log(2.0) if self._one_sided else 0.0
+        #: A pair whose GLR is <= this value fails its test (the mixtures' regrets are >= 0 and the
+        #: one-sided priors gain at most ln 2 per arm): the cheap filter of the stopping rule.
+        self.min_statistic = self.level + self._log_j - bonus
 
     def _scale_values(self):
         return (1.0,)
