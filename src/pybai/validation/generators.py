@@ -98,11 +98,12 @@ class InstanceFamily:
     tied: bool = False
     budgets: tuple[int, ...] = field(default_factory=tuple)
 
-    def regime(self, budget: int | None = None):
-        """The fixed-confidence regime of the family, or a fixed budget."""
+    def regime(self, budget: int | None = None, max_samples: int | None = None):
+        """The fixed-confidence regime of the family (``max_samples`` capped), or a fixed budget."""
         if budget is not None:
             return FixedBudget(budget)
-        return FixedConfidence(self.delta, max_samples=self.max_samples)
+        cap = self.max_samples if max_samples is None else min(self.max_samples, max_samples)
+        return FixedConfidence(self.delta, max_samples=cap)
 
 
 #: The registry: name -> InstanceFamily, in the order of the validation table.

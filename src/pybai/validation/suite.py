@@ -50,10 +50,12 @@ class Settings:
     tied_runs: int
     budget_instances: int
     budget_runs: int
+    max_samples: int | None = None  # cap on the families' max_samples (censored runs are reported)
 
 
 #: ``pybai validate --quick`` (a couple of minutes on 2 cores).
-QUICK = Settings(instances=3, runs=20, tied_instances=2, tied_runs=10, budget_instances=3, budget_runs=20)
+QUICK = Settings(instances=2, runs=15, tied_instances=2, tied_runs=10, budget_instances=2, budget_runs=15,
+                 max_samples=20_000)
 #: ``pybai validate``.
 FULL = Settings(instances=20, runs=50, tied_instances=5, tied_runs=40, budget_instances=10, budget_runs=50)
 
@@ -91,11 +93,12 @@ def _seed(*parts: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(p) for p in parts])
 
 
-def _run_many(strategy, family: InstanceFamily, instances, runs: int, seed: int, fam_id: int, budget=None):
+def _run_many(strategy, family: InstanceFamily, instances, runs: int, seed: int, fam_id: int, budget=None,
+              cap=None):
     """(stopped, wrong-and-stopped, censored) counts over instances x runs."""
     stopped = wrong = censored = 0
     for i, inst in instances:
-        problem = inst.make_problem(family.regime(budget))
+        problem = inst.make_problem(family.regime(budget, cap))
         for r in range(runs):
             out = run_replication(strategy, inst.environment, problem, _seed(seed, fam_id, i, r))
             if out.status == "censored":
@@ -112,17 +115,19 @@ def _fixed_confidence_rows(name, family, instances, tied_instances, settings, se
     if family.tied:
         t0 = time.process_time()
         strategy = make_strategy(name, threshold="delta-correct")
-        stopped, _, censored = _run_many(strategy, family, tied_instances, settings.tied_runs, seed, fam_id)
+        stopped, _, censored = _run_many(strategy, family, tied_instances, settings.tied_runs, seed, fam_id,
+                                         cap=settings.max_samples)
         runs = stopped + censored
         rows.append(Row(name, family.name, "tied (delta-correct)", len(tied_instances), runs, "-",
-                        f"max_samples={family.max_samples}", "info",
+                        f"max_samples={family.regime(None, settings.max_samples).max_samples}", "info",
                         f"stopped before max_samples: {stopped}/{runs} = {stopped / max(runs, 1):.2f}",
                         time.process_time() - t0))
         return rows
     for kind in ("delta-correct", "heuristic"):
         t0 = time.process_time()
         strategy = make_strategy(name, threshold=kind)
-        stopped, wrong, censored = _run_many(strategy, family, instances, settings.runs, seed, fam_id)
+        stopped, wrong, censored = _run_many(strategy, family, instances, settings.runs, seed, fam_id,
+                                             cap=settings.max_samples)
         runs = stopped + censored
         rate = wrong / max(runs, 1)
         if kind == "delta-correct":
