@@ -24,6 +24,7 @@ COMMANDS = (
     "complexity",
     "demo",
     "session",
+    "validate",
 )
 
 

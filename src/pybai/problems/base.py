@@ -189,6 +189,35 @@ class Problem(ABC):
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
+    def stopping_decision(self, model: Model, threshold: Threshold, t: int) -> tuple[float, bool]:
+        """The GLR statistic and whether the fixed-confidence stopping rule stops now.
+
+        Default: ``statistic(model) > threshold(t)``.  Problems whose alternative splits into
+        pieces of two arms (best arm, top-k) override it to decide piece by piece with a
+        count-dependent threshold (:mod:`pybai.stopping.mixture`); a new family that gets its
+        own count-dependent rule overrides this hook (and :meth:`threshold`).
+        """
+        z = self.statistic(model)
+        return z, z > threshold(t)
+
+    def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
+        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts."""
+        z = self.statistic(model)
+        if not getattr(threshold, "count_dependent", False):
+            return z, z > threshold(t)
+        if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
+            return z, False
+        margin = threshold.min_margin(model.counts, model.estimate, self.family.variances, top, bottom)
+        return z, margin > 0.0
+
+    def _pair_threshold(self, kind: str, delta: float) -> Threshold:
+        """``"delta-correct"`` is the per-pair mixture rule for Gaussian and Bernoulli arms."""
+        if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
+                "gaussian", "bernoulli"):
+            kind = "pair-mixture"
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
+                              family=self.family.name)
+
     def statistic(self, model: Model) -> float:
         """GLR statistic of the empirical answer under ``model`` (default: from counts and estimate)."""
         return self.glr(model.counts, model.estimate)

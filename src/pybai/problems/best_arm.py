@@ -57,6 +57,23 @@ class BestArmProblem(Problem):
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
         return z
 
+    def threshold(self, kind: str, delta: float):
+        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.mixture`), m = K - 1.
+
+        The pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
+        on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the
+        K - 1 pairs (a, a*), a != a*.
+        """
+        return self._pair_threshold(kind, delta)
+
+    def stopping_decision(self, model, threshold, t):
+        """Stop when every pair (a_hat, b) passes its count-dependent test (else GLR > threshold(t))."""
+        if not getattr(threshold, "count_dependent", False):
+            return super().stopping_decision(model, threshold, t)
+        best = int(np.argmax(model.estimate))
+        others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
+        return self._pair_stopping(model, threshold, t, np.array([best]), others)
+
     def oracle(self, means, hint: np.ndarray | None = None):
         """T*(mu) and w*(mu) (Garivier & Kaufmann 2016, Theorem 5), exact to ~1e-12.
 

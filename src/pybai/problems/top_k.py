@@ -77,6 +77,26 @@ class TopKProblem(Problem):
     def n_terms(self) -> int:
         return 2
 
+    def threshold(self, kind: str, delta: float):
+        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.mixture`), m = k (n - k).
+
+        On a wrong stop some i in the empirical top set is outside the true one and some j of
+        the true top set is outside the empirical one, with mu_j > mu_i: the truth lies in the
+        piece {lambda_j >= lambda_i}, and the union bound runs over the k (n - k) ordered pairs
+        (i outside the true top set, j inside it).
+        """
+        return self._pair_threshold(kind, delta)
+
+    def stopping_decision(self, model, threshold, t):
+        """Stop when every pair (i top, j bottom) passes its count-dependent test."""
+        if not getattr(threshold, "count_dependent", False):
+            return super().stopping_decision(model, threshold, t)
+        means = self._means(model.estimate)
+        if np.isnan(means).any():
+            return 0.0, False
+        top, bot, _ = top_bottom(means, self.k)
+        return self._pair_stopping(model, threshold, t, top, bot)
+
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
         if type(means) is np.ndarray and means.dtype == np.float64 and means.shape == (self.n_arms,):

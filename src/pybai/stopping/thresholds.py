@@ -66,8 +66,10 @@ __all__ = [
 ]
 
 #: Accepted values of the ``kind`` argument of :func:`make_threshold`: ``"delta-correct"`` is the
-#: best proven threshold of the family; ``"kk21"`` and ``"kt-mixture"`` name proven ones.
-KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture")
+#: best proven threshold of the family; ``"kk21"``, ``"kt-mixture"`` and ``"pair-mixture"`` name
+#: proven ones (``"pair-mixture"``: the count-dependent per-piece rules of :mod:`pybai.stopping.mixture`,
+#: the ``"delta-correct"`` default of best-arm and top-k problems).
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture")
 #: Accepted values of the ``family`` argument of :func:`make_threshold`.
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -298,7 +300,7 @@ def make_threshold(
 
     Parameters
     ----------
-    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture"}
+    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture"}
         ``"heuristic"``: :class:`HeuristicThreshold` (not proven).
         ``"delta-correct"``: the tightest proven threshold for ``family``:
         :class:`GaussianThreshold` for ``"gaussian"``,
@@ -308,6 +310,13 @@ def make_threshold(
         (:class:`GaussianThreshold` or :class:`ExponentialFamilyThreshold`).
         ``"kt-mixture"``: :class:`~pybai.stopping.kt.BernoulliKTThreshold` (``family`` must be
         ``"bernoulli"``).
+        ``"pair-mixture"``: the count-dependent per-piece rule of :mod:`pybai.stopping.mixture`
+        (:class:`~pybai.stopping.mixture.GaussianPairMixtureThreshold` or
+        :class:`~pybai.stopping.mixture.BernoulliPairKTThreshold`; ``n_terms`` must be 2).
+        Problems made of two-arm pieces (best arm, top-k) decide with it per piece; called
+        with ``t`` only it answers the family's t-only proven threshold.  Problems that build
+        their own threshold for ``"delta-correct"`` do so in
+        :meth:`pybai.problems.base.Problem.threshold`.
     delta : float
         Risk level in ``(0, 1)``.
     n_alternatives : int
@@ -341,6 +350,16 @@ def make_threshold(
     fam = _family_name(family)
     if kind == "heuristic":
         return HeuristicThreshold(delta)
+    if kind == "pair-mixture":
+        from pybai.stopping.mixture import BernoulliPairKTThreshold, GaussianPairMixtureThreshold
+
+        if n_terms != 2:
+            raise fail("n_terms", "make_threshold", "2 for kind 'pair-mixture' (pieces of two arms)", n_terms)
+        if fam == "gaussian":
+            return GaussianPairMixtureThreshold(delta, n_alternatives)
+        if fam == "bernoulli":
+            return BernoulliPairKTThreshold(delta, n_alternatives)
+        raise fail("family", "make_threshold", "'gaussian' or 'bernoulli' for kind 'pair-mixture'", family)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
     if kind == "kt-mixture" or (kind == "delta-correct" and fam == "bernoulli"):

@@ -381,8 +381,8 @@ class Strategy:
         """
         if self.threshold_ is None:
             return False
-        self.statistic_ = self.problem_.statistic(self.model_)
-        return self.statistic_ > self.threshold_(self.t_)
+        self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
+        return stop
 
     def _recommend(self) -> Any:
         """Hook: the recommendation (default: the problem's answer on the model's estimate)."""

@@ -1,0 +1,206 @@
+"""Random instance generators of the validation suite, one per goal and reward family.
+
+A generator is an :class:`InstanceFamily`: a name, the goal, a risk ``delta`` at which the
+fixed-confidence checks run, a ``max_samples`` cap, and a ``draw(rng)`` that returns an
+:class:`Instance` (an environment and a problem factory).  ``FAMILIES`` is the registry;
+a new goal or family adds its generator with :func:`register_family` (the linear, batch and
+other families as they land) and ``pybai validate`` then checks every strategy that declares
+the goal on it.
+
+The generators (every random choice from the ``rng`` passed in):
+
+* ``gaussian-best-arm``: K uniform in {2, ..., 6}; per-arm noise sd log-uniform in [0.5, 2];
+  best arm at a random position with mean 0, the others below it by gaps uniform in
+  [0.3, 1.5] (in units of the larger of the two sds); delta = 0.2.
+* ``bernoulli-best-arm``: K uniform in {2, ..., 5}; means in one of three regions drawn with
+  equal probability: near 0 (best mean uniform in [0.05, 0.15], others in [0.005, best - 0.03]),
+  near 1 (the mirror image) or in the middle (best in [0.4, 0.8], gaps in [0.08, 0.3]);
+  delta = 0.2.
+* ``close-arms``: two or three Gaussian arms (sd 1) within 0.1 to 0.25 of each other, and a
+  large risk delta = 0.4, where errors are frequent enough for the test to have power.
+* ``tied-best``: three Gaussian arms (sd 1) with two tied best means; no answer can be certified,
+  so the suite reports how often a run stops before ``max_samples`` (no error rate).
+* ``top-k``: K uniform in {3, ..., 6}, k uniform in {1, ..., K - 1}, Gaussian arms (sd 1), the
+  k top means at least 0.4 above the rest; delta = 0.2.
+* ``subpopulation``: K in {2, 3} arms x L in {2, 3} subpopulations (Gaussian cells, sd 0.5, cell
+  means uniform in [0.3, 1.5], weights Dirichlet(2)), every subpopulation constrained with floor 0,
+  in three cases drawn with equal probability: a feasible best arm; the arm of best quality made
+  infeasible (its least-weighted cell moved below the floor, its other cells raised by 1) so the
+  answer is another, feasible arm; no feasible arm (one cell of every arm below the floor, answer
+  -1).  The label says which case the truth is in.  delta = 0.2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from pybai._validation import fail
+from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.gaussian import GaussianEnvironment
+from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
+from pybai.problems.base import FixedBudget, FixedConfidence
+from pybai.problems.best_arm import BestArmProblem
+from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.top_k import TopKProblem
+
+__all__ = ["Instance", "InstanceFamily", "FAMILIES", "register_family"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One validation instance.
+
+    Attributes
+    ----------
+    label : str
+        Short description (means, K, ...).
+    environment : Environment
+        The hidden truth.
+    make_problem : callable
+        ``make_problem(regime) -> Problem`` (``FixedConfidence`` or ``FixedBudget``).
+    """
+
+    label: str
+    environment: Any
+    make_problem: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class InstanceFamily:
+    """A documented random-instance generator (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+        Registry key, shown in the validation table.
+    goal : str
+        Goal of its problems (strategies declaring it are checked on it).
+    draw : callable
+        ``draw(rng) -> Instance``.
+    delta : float
+        Risk of the fixed-confidence checks.
+    max_samples : int
+        Cap of a fixed-confidence run (censored runs count as stopped never, not as errors).
+    tied : bool
+        True when the instances have no unique answer (stop rates are reported instead).
+    budgets : tuple of int
+        Budgets of the fixed-budget check (empty: no fixed-budget check on this family).
+    """
+
+    name: str
+    goal: str
+    draw: Callable[[np.random.Generator], Instance]
+    delta: float = 0.2
+    max_samples: int = 200_000
+    tied: bool = False
+    budgets: tuple[int, ...] = field(default_factory=tuple)
+
+    def regime(self, budget: int | None = None, max_samples: int | None = None):
+        """The fixed-confidence regime of the family (``max_samples`` capped), or a fixed budget."""
+        if budget is not None:
+            return FixedBudget(budget)
+        cap = self.max_samples if max_samples is None else min(self.max_samples, max_samples)
+        return FixedConfidence(self.delta, max_samples=cap)
+
+
+#: The registry: name -> InstanceFamily, in the order of the validation table.
+FAMILIES: dict[str, InstanceFamily] = {}
+
+
+def register_family(family: InstanceFamily) -> InstanceFamily:
+    """Add ``family`` to :data:`FAMILIES` (a name can be registered once)."""
+    if not isinstance(family, InstanceFamily):
+        raise fail("family", "register_family", "an InstanceFamily", family)
+    if family.name in FAMILIES and FAMILIES[family.name] is not family:
+        raise fail("family", "register_family", "a new name", family.name)
+    FAMILIES[family.name] = family
+    return family
+
+
+def _best_arm(env, label):
+    return Instance(label, env, lambda regime: BestArmProblem(env.n_sources, env.family(), regime))
+
+
+def _fmt(values) -> str:
+    return "[" + ", ".join(f"{v:.3g}" for v in np.ravel(values)) + "]"
+
+
+def _gaussian_best_arm(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 7))
+    sd = np.exp(rng.uniform(np.log(0.5), np.log(2.0), K))
+    best = int(rng.integers(K))
+    means = -rng.uniform(0.3, 1.5, K) * np.maximum(sd, sd[best])
+    means[best] = 0.0
+    return _best_arm(GaussianEnvironment(means, sd), f"mu={_fmt(means)} sd={_fmt(sd)}")
+
+
+def _bernoulli_best_arm(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 6))
+    region = int(rng.integers(3))
+    if region == 0:  # near 0
+        top = rng.uniform(0.05, 0.15)
+        means = rng.uniform(0.005, top - 0.03, K)
+    elif region == 1:  # near 1
+        top = rng.uniform(0.95, 0.995)
+        means = rng.uniform(0.8, top - 0.03, K)
+    else:
+        top = rng.uniform(0.4, 0.8)
+        means = top - rng.uniform(0.08, 0.3, K)
+    means[int(rng.integers(K))] = top
+    return _best_arm(BernoulliEnvironment(means), f"mu={_fmt(means)}")
+
+
+def _close_arms(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 4))
+    means = -rng.uniform(0.1, 0.25, K)
+    means[int(rng.integers(K))] = 0.0
+    return _best_arm(GaussianEnvironment(means, 1.0), f"mu={_fmt(means)}")
+
+
+def _tied_best(rng: np.random.Generator) -> Instance:
+    means = np.array([0.0, 0.0, -rng.uniform(0.3, 1.0)])
+    rng.shuffle(means)
+    return _best_arm(GaussianEnvironment(means, 1.0), f"mu={_fmt(means)}")
+
+
+def _top_k(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(3, 7))
+    k = int(rng.integers(1, K))
+    means = np.concatenate((rng.uniform(0.4, 1.2, k), -rng.uniform(0.0, 0.8, K - k)))
+    rng.shuffle(means)
+    env = GaussianEnvironment(means, 1.0)
+    return Instance(f"k={k} mu={_fmt(means)}", env,
+                    lambda regime: TopKProblem(K, k, env.family(), regime))
+
+
+def _subpopulation(rng: np.random.Generator) -> Instance:
+    K, L = int(rng.integers(2, 4)), int(rng.integers(2, 4))
+    case = int(rng.integers(3))
+    means = rng.uniform(0.3, 1.5, (K, L))  # every cell above the floor 0: all feasible
+    q = rng.dirichlet(np.full(L, 2.0))
+    if case >= 1:  # the arm of best quality gets one cell below the floor
+        top = int(np.argmax(means @ q))
+        cell = int(np.argmin(q))
+        means[top, cell] = -rng.uniform(0.3, 0.8)
+        means[top, np.arange(L) != cell] += 1.0  # and stays the best in quality
+    if case == 2:  # every arm violates one floor
+        for a in range(K):
+            if np.all(means[a] >= 0):
+                means[a, int(rng.integers(L))] = -rng.uniform(0.3, 0.8)
+    env = SubpopulationGaussianEnvironment(means, q, sigma=0.5)
+    feasible = np.all(means >= 0, axis=1)
+    best_quality_feasible = bool(feasible[int(np.argmax(means @ q))])
+    name = "no-feasible" if not feasible.any() else ("feasible-best" if best_quality_feasible else "infeasible-best")
+    return Instance(f"{name} mu={_fmt(means)} q={_fmt(q)}", env,
+                    lambda regime: FeasibleArmProblem(**env.structure(), regime=regime))
+
+
+register_family(InstanceFamily("gaussian-best-arm", "best-arm", _gaussian_best_arm, budgets=(40, 160, 640)))
+register_family(InstanceFamily("bernoulli-best-arm", "best-arm", _bernoulli_best_arm, budgets=(40, 160, 640)))
+register_family(InstanceFamily("close-arms", "best-arm", _close_arms, delta=0.4))
+register_family(InstanceFamily("tied-best", "best-arm", _tied_best, max_samples=3_000, tied=True))
+register_family(InstanceFamily("top-k", "top-k", _top_k))
+register_family(InstanceFamily("subpopulation", "best-feasible-arm", _subpopulation))

@@ -1,0 +1,95 @@
+"""Tests of the validation suite (pybai.validation, ``pybai validate``)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from pybai import BestArmProblem, GaussianEnvironment
+from pybai.cli import main
+from pybai.stopping.thresholds import HeuristicThreshold
+from pybai.validation import FAMILIES, FULL, QUICK, Instance, InstanceFamily, Settings, failed, format_table, run_suite
+from pybai.validation import generators
+
+
+def test_generators_are_deterministic_and_declare_their_goal():
+    for name, fam in FAMILIES.items():
+        a = fam.draw(np.random.default_rng(5))
+        b = fam.draw(np.random.default_rng(5))
+        assert a.label == b.label
+        problem = a.make_problem(fam.regime())
+        assert problem.goal == fam.goal
+        assert problem.delta == fam.delta
+
+
+def test_generators_cover_the_documented_cases():
+    rng = np.random.default_rng(0)
+    regions, sub_cases = set(), set()
+    for _ in range(60):
+        env = FAMILIES["bernoulli-best-arm"].draw(rng).environment
+        top = env.means.max()
+        regions.add("low" if top <= 0.15 else "high" if top >= 0.95 else "mid")
+        assert np.sum(env.means == top) == 1
+        sub_cases.add(FAMILIES["subpopulation"].draw(rng).label.split()[0])
+        tied = FAMILIES["tied-best"].draw(rng).environment.means
+        assert np.sum(tied == tied.max()) == 2
+        close = FAMILIES["close-arms"].draw(rng).environment.means
+        assert 0.1 <= np.sort(close)[-1] - np.sort(close)[-2] <= 0.25
+    assert regions == {"low", "high", "mid"}
+    assert sub_cases == {"feasible-best", "infeasible-best", "no-feasible"}
+    # the subpopulation labels tell the truth
+    for _ in range(20):
+        inst = FAMILIES["subpopulation"].draw(rng)
+        answer = inst.make_problem(FAMILIES["subpopulation"].regime()).answer(inst.environment.means)
+        assert (answer == -1) == inst.label.startswith("no-feasible")
+
+
+class _NoGuaranteeProblem(BestArmProblem):
+    """A best-arm problem whose 'delta-correct' threshold is the heuristic one, far too small here."""
+
+    def threshold(self, kind, delta):
+        return HeuristicThreshold(0.9)
+
+
+def _broken_family():
+    def draw(rng):
+        env = GaussianEnvironment([0.0, -0.05, -0.05, -0.05], 1.0)
+        return Instance("four close arms", env, lambda regime: _NoGuaranteeProblem(4, env.family(), regime))
+
+    return InstanceFamily("broken-for-test", "best-arm", draw, delta=0.05, max_samples=5_000)
+
+
+def test_suite_detects_a_threshold_that_is_not_delta_correct(monkeypatch):
+    fam = _broken_family()
+    monkeypatch.setitem(generators.FAMILIES, fam.name, fam)
+    rows = run_suite(Settings(2, 40, 1, 1, 1, 1), families=[fam.name], strategies=["uniform"])
+    proven = [r for r in rows if r.check == "delta-correct"]
+    assert len(proven) == 1 and proven[0].verdict == "FAIL"
+    assert failed(rows) == proven
+    assert "FAIL" in format_table(rows)
+
+
+def test_cli_validate_refuses_unknown_names(capsys):
+    assert main(["validate", "--quick", "--family", "nope"]) == 2
+    assert "--family" in capsys.readouterr().err
+    assert main(["validate", "--quick", "--strategy", "nope"]) == 2
+
+
+def test_quick_validation_suite_passes(tmp_path, capsys):
+    """``pybai validate --quick``: every proven verdict passes (part of the default test run)."""
+    out = tmp_path / "quick.json"
+    assert main(["validate", "--quick", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "0 failed" in text and "delta-correct" in text and "tied (delta-correct)" in text
+    assert out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("PYBAI_FULL_VALIDATION") != "1",
+                    reason="full validation suite: set PYBAI_FULL_VALIDATION=1 (about an hour on 2 cores)")
+def test_full_validation_suite_passes():
+    assert FULL.runs > QUICK.runs
+    rows = run_suite(FULL)
+    assert not failed(rows), format_table(failed(rows))
