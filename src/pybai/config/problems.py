@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from pybai.config.keys import Table
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
@@ -21,7 +23,7 @@ GOALS: dict[str, dict[str, type]] = {
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
-GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",)}
+GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",), "best-arm": ("epsilon",)}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 
@@ -65,5 +67,12 @@ def build_problem(table: Table, environment: Environment) -> Problem:
             f"problem.goal: goal \"{goal}\" is not available on environment kind \"{environment.kind}\" "
             f"(expected one of: {', '.join(sorted(by_kind))})."
         )
-    return table.construct(by_kind[environment.kind], GOAL_KEYS.get(goal, ()),
+    cls = by_kind[environment.kind]
+    keys = GOAL_KEYS.get(goal, ())
+    accepted = inspect.signature(cls).parameters
+    for key in keys:
+        if table.has(key) and key not in accepted:
+            raise ConfigError(f"{table.key(key)}: not available for goal \"{goal}\" on environment kind "
+                              f"\"{environment.kind}\".")
+    return table.construct(cls, keys,
                            **environment.structure(), regime=regime, batch=batch)
