@@ -14,10 +14,19 @@ from pybai.problems.top_k import TopKProblem
 
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_regime", "register_goal"]
 
+def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon=None, covariance=None,
+                                  sigma=None, eta=1.0, prior_mean=0.0):
+    """Best arm on a ``callable`` environment: with a prior when it gives a covariance."""
+    if covariance is None:
+        return BestArmProblem(n_arms, family, regime, batch, epsilon=epsilon)
+    return CorrelatedBestArmProblem(n_arms, family, covariance, sigma, eta, prior_mean, regime=regime,
+                                    batch=batch, epsilon=epsilon)
+
+
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
-                 "correlated-gaussian": CorrelatedBestArmProblem},
+                 "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }
