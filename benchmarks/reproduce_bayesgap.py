@@ -15,7 +15,7 @@ AutoML runs fit real scikit-learn models and are the slow part).
 
     .venv/bin/python benchmarks/reproduce_bayesgap.py --part synthetic
     .venv/bin/python benchmarks/reproduce_bayesgap.py --part sensors --jobs 2
-    .venv/bin/python benchmarks/reproduce_bayesgap.py --part automl --replications 10
+    .venv/bin/python benchmarks/reproduce_bayesgap.py --part automl --replications 20,8   # per budget
     .venv/bin/python benchmarks/reproduce_bayesgap.py --wine-truth   # re-estimate wine-model-rmse.csv
 """
 
@@ -63,12 +63,12 @@ class _SampleClock:
         self.cls.sample = self._orig
 
 
-def run_part(part: str, replications: int | None, jobs: int) -> dict:
+def run_part(part: str, replications: list[int] | None, jobs: int) -> dict:
     experiments = load_sweep(EXPERIMENTS / f"{PARTS[part]}.toml")
     points = []
-    for experiment in experiments:
-        if replications is not None:
-            experiment.replications = min(replications, experiment.replications)
+    for i, experiment in enumerate(experiments):
+        if replications:
+            experiment.replications = min(replications[min(i, len(replications) - 1)], experiment.replications)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         clock = None
         if part == "automl" and jobs == 1:
@@ -121,15 +121,18 @@ def synthetic_outputs(doc: dict) -> str:
     budgets = [p["budget"] for p in pts]
     labels = [r["strategy"] for r in pts[0]["results"]]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    others = iter(["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
+                   "tab:olive", "tab:cyan", "black", "gold"])  # distinct colours; red is BayesGap's
     for label in labels:
+        color = "tab:red" if label == "bayes-gap" else next(others)
         rows = [next(r for r in p["results"] if r["strategy"] == label) for p in pts]
         err = np.array([_error(r) for r in rows])
         n = pts[0]["replications"]
         style = "-" if label in ("bayes-gap",) else "--"
         axes[0].errorbar(budgets, err, yerr=[_interval(e, n) for e in err], label=label, ls=style, marker="o",
-                         capsize=2, lw=2.5 if label == "bayes-gap" else 1.2)
+                         capsize=2, lw=2.5 if label == "bayes-gap" else 1.2, color=color)
         axes[1].plot(budgets, [r["mean_simple_regret"] for r in rows], label=label, ls=style, marker="o",
-                     lw=2.5 if label == "bayes-gap" else 1.2)
+                     lw=2.5 if label == "bayes-gap" else 1.2, color=color)
     axes[0].set(xlabel="budget T (K = 50 arms)", ylabel="probability of error (epsilon = 0)",
                 title="GP draws: probability of error vs budget")
     axes[1].set(xlabel="budget T (K = 50 arms)", ylabel="mean simple regret", yscale="log",
@@ -249,7 +252,8 @@ def wine_truth(pulls: int, seed: int) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=[*PARTS, "all"], default="all")
-    ap.add_argument("--replications", type=int, default=None, help="at most this many replications per point")
+    ap.add_argument("--replications", default=None,
+                    help="at most this many replications per grid point (comma-separated: one per point, the last repeats)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--render-only", action="store_true", help="redraw from the stored JSON")
     ap.add_argument("--wine-truth", action="store_true", help="re-estimate the shipped wine-model-rmse.csv")
@@ -265,7 +269,8 @@ def main(argv=None) -> None:
             doc = json.loads(path.read_text())
         else:
             info = bc.machine()
-            doc = run_part(part, args.replications, args.jobs)
+            caps = None if args.replications is None else [int(x) for x in args.replications.split(",")]
+            doc = run_part(part, caps, args.jobs)
             doc["machine"] = info
             doc["load_at_end"] = bc.load()
             bc.write_json(f"bayesgap-{part}.json", doc)
