@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from pybai.config.keys import Table
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
-from pybai.datasets.flights import route_delays_environment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
+from pybai.environments.route_delays import route_delays_environment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
 __all__ = ["ENVIRONMENT_BUILDERS", "build_environment", "register_environment", "keys_builder"]

@@ -6,7 +6,7 @@ scikit-learn is imported only when a wine model is built.
 
 from pybai.datasets._files import data_file
 
-from pybai.datasets.flights import CorrelatedDataset, load_flight_delays, route_delays_environment
+from pybai.datasets.flights import CorrelatedDataset, load_flight_delays
 from pybai.datasets.wine import (
     ModelSpec,
     load_wine,
@@ -18,7 +18,6 @@ from pybai.datasets.wine import (
 
 __all__ = [
     "data_file",
-    "route_delays_environment",
     "CorrelatedDataset",
     "load_flight_delays",
     "ModelSpec",

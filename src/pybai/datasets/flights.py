@@ -11,9 +11,9 @@ section 6.1, after Srinivas et al. 2010), on 365 days x 129 routes of departure 
 * each remaining day's row is the true mean vector of one run (122 runs).
 
 Loaders take the CSV path; by default the copy shipped in ``pybai/data``.
-:func:`route_delays_environment` is the environment kind ``route-delays`` of experiment files:
-replication r takes held-out day ``r mod 122`` as its truth, so 122 replications use every
-remaining day once, in order.
+The environment kind ``route-delays`` of experiment files
+(:func:`pybai.environments.route_delays.route_delays_environment`) plays held-out day
+``r mod 122`` in replication r, so 122 replications use every remaining day once, in order.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 from pybai._validation import check_positive_float, fail
 from pybai.models.kernels import check_covariance
 
-__all__ = ["CorrelatedDataset", "load_flight_delays", "route_delays_environment", "FLIGHTS_FILE"]
+__all__ = ["CorrelatedDataset", "load_flight_delays", "FLIGHTS_FILE"]
 
 FLIGHTS_FILE = "nycflights13-daily-route-delay.csv"
 
@@ -119,16 +119,3 @@ def load_flight_delays(path=None, *, history_fraction: float = 2.0 / 3.0, noise_
     sigma = math.sqrt(noise_fraction * float(np.mean(np.diag(covariance))))
     return CorrelatedDataset(tuple(names), covariance, sigma, float(eta), truths, history)
 
-
-def route_delays_environment(history_fraction: float = 2.0 / 3.0, noise_fraction: float = 0.05,
-                             eta: float = 20.0, path=None):
-    """Environment kind ``route-delays``: the correlated-arms problem of :func:`load_flight_delays`.
-
-    A :class:`~pybai.environments.correlated.CorrelatedGaussianEnvironment` whose truths are the
-    held-out days (replication r plays day ``r mod M``); the learner knows the empirical prior
-    covariance, sigma and eta.
-    """
-    from pybai.environments.correlated import CorrelatedGaussianEnvironment
-
-    data = load_flight_delays(path, history_fraction=history_fraction, noise_fraction=noise_fraction, eta=eta)
-    return CorrelatedGaussianEnvironment(**data.environment_kwargs())
