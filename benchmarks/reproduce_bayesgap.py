@@ -187,7 +187,8 @@ def automl_outputs(doc: dict) -> str:
         labels = [r["strategy"] for r in p["results"]]
         data = [rmse[np.array(p["recommendations"][s], dtype=int)] for s in labels]
         fig, ax = plt.subplots(figsize=(8, 4.5))
-        ax.boxplot(data, labels=labels)
+        ax.boxplot(data)
+        ax.set_xticks(range(1, len(labels) + 1), labels)
         ax.axhline(rmse.min(), color="k", lw=0.8, ls=":", label="best model (estimate)")
         ax.set(ylabel="RMSE of the recommended model (estimate)",
                title=f"Red wine, 160 models, T = {p['budget']}, {p['replications']} runs (lower is better)")
