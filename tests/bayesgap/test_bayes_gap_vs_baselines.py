@@ -5,7 +5,8 @@ random numbers), so the comparison is McNemar's exact test: a one-sided binomial
 replications where exactly one of the two strategies is correct.  Seeds are fixed; each check
 takes a few seconds.
 
-Measured (2026-11-23, these seeds; error = 1 - correct_rate; docs/bayesgap.md has more):
+Measured while choosing the instances (2026-11-23, seeds 1-5 with 250-300 runs, not the seeds
+below; error = 1 - correct_rate; docs/bayesgap.md has more):
 
 * budget = K = 50, lengthscale 3 grid steps, sigma = 1: BayesGap 0.61, UGapEb 0.83 (at T = K
   UGapEb can only pull every arm once and recommend the best single sample), uniform 0.69.
