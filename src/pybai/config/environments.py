@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pybai.config.keys import Table
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.environments.from_callable import CallableEnvironment
+from pybai.environments.route_delays import route_delays_environment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
 __all__ = ["ENVIRONMENT_BUILDERS", "build_environment", "register_environment", "keys_builder"]
@@ -36,7 +38,19 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
     "correlated-gaussian": keys_builder(
         CorrelatedGaussianEnvironment, ("means", "draw", "covariance", "kernel", "sigma", "eta", "prior_mean")
     ),
+    # rewards from a Python function named "module:function" (docs/bayesgap.md)
+    "callable": keys_builder(
+        CallableEnvironment, ("function", "n_arms", "params", "sigma", "means", "covariance", "eta", "prior_mean")
+    ),
 }
+
+
+def _route_delays(table: Table) -> Environment:
+    """``route-delays``: keys history_fraction, noise_fraction, eta (the shipped flight-delay data)."""
+    return table.construct(route_delays_environment, ("history_fraction", "noise_fraction", "eta"))
+
+
+ENVIRONMENT_BUILDERS["route-delays"] = _route_delays
 
 
 def register_environment(kind: str, builder: Callable[[Table], Environment]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from pybai.config.keys import Table
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
@@ -13,16 +15,25 @@ from pybai.problems.top_k import TopKProblem
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "build_problem_on", "read_regime",
            "register_goal"]
 
+def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon=None, covariance=None,
+                                  sigma=None, eta=1.0, prior_mean=0.0):
+    """Best arm on a ``callable`` environment: with a prior when it gives a covariance."""
+    if covariance is None:
+        return BestArmProblem(n_arms, family, regime, batch, epsilon=epsilon)
+    return CorrelatedBestArmProblem(n_arms, family, covariance, sigma, eta, prior_mean, regime=regime,
+                                    batch=batch, epsilon=epsilon)
+
+
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
-                 "correlated-gaussian": CorrelatedBestArmProblem},
+                 "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
-GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",)}
+GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",), "best-arm": ("epsilon",)}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 
@@ -72,6 +83,12 @@ def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:
             f"problem.goal: goal \"{goal}\" is not available on environment kind \"{kind}\" "
             f"(expected one of: {', '.join(sorted(by_kind))})."
         )
+    cls = by_kind[kind]
+    keys = GOAL_KEYS.get(goal, ())
+    accepted = inspect.signature(cls).parameters
+    for key in keys:
+        if table.has(key) and key not in accepted:
+            raise ConfigError(f"{table.key(key)}: not available for goal \"{goal}\" on environment kind "
+                              f"\"{kind}\".")
     valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys))
-    return table.construct(by_kind[kind], GOAL_KEYS.get(goal, ()), also_valid=valid,
-                           **structure, regime=regime, batch=batch)
+    return table.construct(cls, keys, also_valid=valid, **structure, regime=regime, batch=batch)

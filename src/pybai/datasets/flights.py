@@ -10,7 +10,10 @@ section 6.1, after Srinivas et al. 2010), on 365 days x 129 routes of departure 
 * eta = 20 (a broad prior), prior mean 0 (the paper's theta ~ N(0, eta^2 I));
 * each remaining day's row is the true mean vector of one run (122 runs).
 
-Loaders take the CSV path (how the file ships with the package is decided elsewhere).
+Loaders take the CSV path; by default the copy shipped in ``pybai/data``.
+The environment kind ``route-delays`` of experiment files
+(:func:`pybai.environments.route_delays.route_delays_environment`) plays held-out day
+``r mod 122`` in replication r, so 122 replications use every remaining day once, in order.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import numpy as np
 from pybai._validation import check_positive_float, fail
 from pybai.models.kernels import check_covariance
 
-__all__ = ["CorrelatedDataset", "load_flight_delays"]
+__all__ = ["CorrelatedDataset", "load_flight_delays", "FLIGHTS_FILE"]
+
+FLIGHTS_FILE = "nycflights13-daily-route-delay.csv"
 
 _OWNER = "load_flight_delays"
 
@@ -81,14 +86,15 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
     return header[1:], values
 
 
-def load_flight_delays(path, *, history_fraction: float = 2.0 / 3.0, noise_fraction: float = 0.05,
+def load_flight_delays(path=None, *, history_fraction: float = 2.0 / 3.0, noise_fraction: float = 0.05,
                        eta: float = 20.0) -> CorrelatedDataset:
     """Load the daily route-delay table as a :class:`CorrelatedDataset` (module docstring).
 
     Parameters
     ----------
-    path : str or Path
-        ``nycflights13-daily-route-delay.csv`` (columns: date, then one per route).
+    path : str or Path, optional
+        ``nycflights13-daily-route-delay.csv`` (columns: date, then one per route); default the
+        copy shipped with pybai.
     history_fraction : float in (0, 1), default 2/3
         Leading fraction of the days used to estimate the covariance (floored to whole days).
     noise_fraction : float > 0, default 0.05
@@ -99,6 +105,10 @@ def load_flight_delays(path, *, history_fraction: float = 2.0 / 3.0, noise_fract
         raise fail("history_fraction", _OWNER, "a float in (0, 1)", history_fraction)
     check_positive_float(noise_fraction, "noise_fraction", _OWNER)
     check_positive_float(eta, "eta", _OWNER)
+    if path is None:
+        from pybai.datasets._files import data_file
+
+        path = data_file(FLIGHTS_FILE)
     names, delays = _read_table(path)
     rewards = -delays
     n_history = int(math.floor(history_fraction * rewards.shape[0]))
@@ -108,3 +118,4 @@ def load_flight_delays(path, *, history_fraction: float = 2.0 / 3.0, noise_fract
     covariance = check_covariance(np.cov(history, rowvar=False, ddof=1), "covariance", _OWNER)
     sigma = math.sqrt(noise_fraction * float(np.mean(np.diag(covariance))))
     return CorrelatedDataset(tuple(names), covariance, sigma, float(eta), truths, history)
+

@@ -38,7 +38,11 @@ from pybai._validation import fail
 from pybai.models.kernels import rbf_covariance
 
 __all__ = ["ModelSpec", "wine_model_grid", "model_class_covariance", "load_wine", "make_wine_reward",
-           "wine_environment_kwargs"]
+           "wine_environment_kwargs", "estimate_wine_rmse", "wine_reference_means", "WINE_FILE", "WINE_RMSE_FILE"]
+
+WINE_FILE = "winequality-red.csv"
+#: estimated "ground truth" RMSE per model (:func:`estimate_wine_rmse`), shipped in pybai/data
+WINE_RMSE_FILE = "wine-model-rmse.csv"
 
 _OWNER = "wine model selection"
 
@@ -117,8 +121,13 @@ def model_class_covariance(grid=None, lengthscale: float = 1.0) -> np.ndarray:
     return cov
 
 
-def load_wine(path) -> tuple[np.ndarray, np.ndarray]:
-    """Features (n x 11) and quality scores (n,) of ``winequality-red.csv`` (';'-separated)."""
+def load_wine(path=None) -> tuple[np.ndarray, np.ndarray]:
+    """Features (n x 11) and quality scores (n,) of ``winequality-red.csv`` (';'-separated; default
+    the copy shipped with pybai)."""
+    if path is None:
+        from pybai.datasets._files import data_file
+
+        path = data_file(WINE_FILE)
     file = Path(path)
     if not file.is_file():
         raise fail("path", _OWNER, "an existing CSV file", str(path))
@@ -133,14 +142,14 @@ def load_wine(path) -> tuple[np.ndarray, np.ndarray]:
     return data[:, :-1], data[:, -1]
 
 
-def make_wine_reward(path, *, arms=None, train_fraction: float = 0.1, test_fraction: float = 0.1,
+def make_wine_reward(path=None, *, arms=None, train_fraction: float = 0.1, test_fraction: float = 0.1,
                      standardize: bool = True):
     """Reward function ``f(arm, rng) = -RMSE`` of model ``arm`` on a fresh random split.
 
     Parameters
     ----------
-    path : str or Path
-        ``winequality-red.csv``.
+    path : str or Path, optional
+        ``winequality-red.csv`` (default: the shipped copy).
     arms : list of ModelSpec, optional
         Default :func:`wine_model_grid`.
     train_fraction, test_fraction : float
@@ -152,7 +161,7 @@ def make_wine_reward(path, *, arms=None, train_fraction: float = 0.1, test_fract
     -------
     callable ``f(arm: int, rng: numpy.random.Generator) -> float``
         For :class:`pybai.environments.from_callable.CallableEnvironment` (``"module:function"``
-        form: ``function = "pybai.datasets.wine:make_wine_reward"`` with ``params = {path = ...}``).
+        form: ``function = "pybai.datasets.wine:make_wine_reward"``, optionally with ``params``).
     """
     X, y = load_wine(path)
     specs = wine_model_grid() if arms is None else list(arms)
@@ -199,3 +208,28 @@ def wine_environment_kwargs(path, *, sigma: float, eta: float, prior_mean: float
         "eta": eta,
         "prior_mean": prior_mean,
     }
+
+
+def estimate_wine_rmse(pulls: int = 5, seed: int = 0, path=None) -> np.ndarray:
+    """Estimated "ground truth" test RMSE of every model: the mean over ``pulls`` random splits.
+
+    The paper's Figure 4 plots such an estimate; its number of splits is not given.  The shipped
+    ``wine-model-rmse.csv`` was made with the defaults (``benchmarks/reproduce_bayesgap.py
+    --wine-truth``): 5 splits per model, about 2 minutes of CPU (random forests of 1000 trees
+    dominate).
+    """
+    reward = make_wine_reward(path)
+    rng = np.random.default_rng(seed)
+    K = len(reward.arms)
+    return np.array([-np.mean([reward(k, rng) for _ in range(pulls)]) for k in range(K)])
+
+
+def wine_reference_means(path=None) -> np.ndarray:
+    """Minus the shipped RMSE estimates (one per model): the reference truth of the AutoML runs."""
+    if path is None:
+        from pybai.datasets._files import data_file
+
+        path = data_file(WINE_RMSE_FILE)
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    return -np.array([float(row[2]) for row in rows[1:] if row], dtype=float)

@@ -55,6 +55,7 @@ class Environment(ABC):
         """Keyword arguments of the problem constructor that a learner may know."""
         return {"n_arms": self.n_sources, "family": self.family()}
 
-    def realize(self, rng: np.random.Generator) -> "Environment":
-        """The truth of one replication (environments with a prior draw a new one)."""
+    def realize(self, rng: np.random.Generator, replication: int | None = None) -> "Environment":
+        """The truth of one replication (environments with a prior draw a new one with ``rng``;
+        environments with a table of truths may take row ``replication``)."""
         return self

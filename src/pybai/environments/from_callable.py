@@ -63,6 +63,17 @@ def resolve_callable(spec, name: str = "function", owner: str = "") -> Callable:
     return obj
 
 
+def _named_array(value, name: str):
+    """``value``, or the result of calling the function a ``"module:function"`` string names."""
+    if not isinstance(value, str):
+        return value
+    function = resolve_callable(value, name, _OWNER)
+    try:
+        return function()
+    except Exception as exc:  # noqa: BLE001 - reported with its type and message
+        raise fail(name, _OWNER, f"a function returning it ({type(exc).__name__}: {exc})", value) from exc
+
+
 class CallableEnvironment(Environment):
     """Rewards ``function(arm, rng)`` for each requested arm.
 
@@ -77,13 +88,15 @@ class CallableEnvironment(Environment):
     sigma : float > 0, default 1.0
         Noise standard deviation the learner may assume (the callable's own noise is whatever
         it is).
-    means : array-like of shape (K,), optional
-        Known or estimated true means (to score recommendations).  Without them
+    means : array-like of shape (K,) or str, optional
+        Known or estimated true means (to score recommendations), or a ``"module:function"``
+        string naming a function of no argument that returns them.  Without them
         :attr:`source_means` is all NaN: correctness cannot be scored, only what the callable
         returns.
-    covariance : array-like of shape (K, K), optional
+    covariance : array-like of shape (K, K) or str, optional
         Prior correlation structure G the learner may use (with ``eta`` and ``prior_mean``,
-        as in :class:`~pybai.environments.correlated.CorrelatedGaussianEnvironment`).
+        as in :class:`~pybai.environments.correlated.CorrelatedGaussianEnvironment`), or a
+        ``"module:function"`` string naming a function of no argument that returns it.
     eta : float > 0, default 1.0
     prior_mean : float or array-like of shape (K,), default 0.0
 
@@ -108,6 +121,8 @@ class CallableEnvironment(Environment):
         self._resolve()  # validate now: a bad name fails at construction, not mid-run
         self.sigma = check_positive_float(sigma, "sigma", _OWNER)
         n = self.n_arms
+        means = _named_array(means, "means")
+        covariance = _named_array(covariance, "covariance")
         if means is None:
             self.means = np.full(n, np.nan)
         else:

@@ -100,6 +100,8 @@ class Problem(ABC):
     """
 
     goal: ClassVar[str] = ""
+    #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
+    epsilon: float | None = None
 
     def __init__(self, family: Family, regime, batch: BatchSpec | None = None):
         if not isinstance(regime, (FixedConfidence, FixedBudget)):
@@ -327,6 +329,19 @@ class Problem(ABC):
     def false_negative_rate(self, answer: Any, means: np.ndarray) -> float | None:
         """Top-k only: fraction of the true answer missing from ``answer``."""
         return None
+
+    def error_probability_epsilon(self, simple_regrets) -> float | None:
+        """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.
+
+        The probability of error at tolerance epsilon of a fixed-budget recommendation
+        (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of
+        the best counts as correct.  Runs without a regret (NaN) are left out.
+        """
+        if self.epsilon is None:
+            return None
+        regrets = np.asarray(simple_regrets, dtype=float)
+        regrets = regrets[~np.isnan(regrets)]
+        return float(np.mean(regrets > self.epsilon)) if regrets.size else None
 
     def to_dict(self) -> dict:
         """JSON-serialisable description of the problem."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_positive_int
+from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import (
     alt_gradient_best_arm,
@@ -28,6 +28,11 @@ class BestArmProblem(Problem):
         Reward family (:class:`~pybai.models.Gaussian` or :class:`~pybai.models.Bernoulli`).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
+    epsilon : float >= 0, optional
+        Fixed budget only: the tolerance of the reported probability of error
+        ``Pr(mu* - mu_recommended > epsilon)`` (:meth:`error_probability_epsilon`), and the
+        default epsilon of the gap rules (``bayes-gap``, ``ugap``).  It does not change what
+        counts as the answer (``correct_rate`` is exact identification).
 
     Examples
     --------
@@ -40,10 +45,15 @@ class BestArmProblem(Problem):
 
     goal = "best-arm"
 
-    def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None):
+    def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None):
         super().__init__(family, regime, batch)
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
         self._check_family_size()
+        if epsilon is not None:
+            if regime.kind != "fixed-budget":
+                raise fail("epsilon", type(self).__name__, "given only with a fixed budget (the tolerance of "
+                           "the fixed-budget probability of error)", epsilon)
+            self.epsilon = check_positive_float(epsilon, "epsilon", type(self).__name__, allow_zero=True)
 
     @property
     def n_sources(self) -> int:
@@ -115,6 +125,12 @@ class BestArmProblem(Problem):
         means = self.check_means(means)
         a = int(answer)
         return 0 <= a < self.n_arms and bool(means[a] == means.max())
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        if self.epsilon is not None:
+            out["epsilon"] = self.epsilon
+        return out
 
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)

@@ -39,6 +39,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     prior_mean : float or array-like of shape (K,), default 0.0
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
+    epsilon : float >= 0, optional
+        Fixed budget: tolerance of the reported probability of error (see :class:`BestArmProblem`).
 
     Examples
     --------
@@ -50,8 +52,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     """
 
     def __init__(self, n_arms: int, family: Family, covariance, sigma, eta=1.0, prior_mean=0.0, *,
-                 regime, batch: BatchSpec | None = None):
-        super().__init__(n_arms, family, regime, batch)
+                 regime, batch: BatchSpec | None = None, epsilon=None):
+        super().__init__(n_arms, family, regime, batch, epsilon=epsilon)
         if family.name != "gaussian":
             raise fail("family", _OWNER, "a Gaussian family (the posterior needs Gaussian noise)", family.name)
         sigma = check_positive_float(sigma, "sigma", _OWNER)

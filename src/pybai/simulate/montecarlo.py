@@ -50,7 +50,7 @@ def run_task(experiment: Experiment, task: Task) -> tuple[list[Outcome], float, 
     _, strategy = experiment.strategies[index]
     began = time.time()
     outs = [
-        run_replication(strategy, experiment.environment, experiment.problem, replication_seed(experiment.seed, r))
+        run_replication(strategy, experiment.environment, experiment.problem, replication_seed(experiment.seed, r), r)
         for r in range(first, last)
     ]
     return outs, began, time.time()

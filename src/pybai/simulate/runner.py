@@ -32,7 +32,8 @@ class Outcome:
 
 
 def run_replication(
-    strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence
+    strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence,
+    replication: int | None = None,
 ) -> Outcome:
     """Play a fresh copy of ``strategy`` on ``environment`` for one replication seeded by ``seed``.
 
@@ -40,11 +41,12 @@ def run_replication(
     with the same parameters), so replications of one experiment can run concurrently, in
     processes or threads.  The loop is bounded: every ``tell`` adds at least one sample, and
     the strategy stops at ``max_samples`` (fixed confidence, censored) or at the budget
-    (fixed budget).
+    (fixed budget).  ``replication`` (the index of the replication) reaches
+    :meth:`Environment.realize`: environments with a table of truths take their row from it.
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
-    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
+    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
     strategy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond

@@ -33,7 +33,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     regrets = np.array([o.simple_regret for o in outcomes], dtype=float)
     fnr = [o.false_negative for o in outcomes]
     batched = problem.batch is not None
-    return {
+    summary = {
         "strategy": label,
         "replications": len(outcomes),
         "mean_samples": _num(samples.mean(), 3),
@@ -48,3 +48,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
         "wall_seconds": _num(sum(o.seconds for o in outcomes) if wall_seconds is None else wall_seconds, 3),
         "cpu_seconds": _num(sum(o.cpu_seconds for o in outcomes), 3),
     }
+    error_eps = problem.error_probability_epsilon(regrets)  # None unless the problem sets an epsilon
+    if error_eps is not None:
+        summary["error_probability_epsilon"] = _num(error_eps)
+    return summary

@@ -7,6 +7,8 @@ from pybai.strategies.ei import ExpectedImprovement
 from pybai.strategies.gp_ucb import GPUCB
 from pybai.strategies.pi import ProbabilityOfImprovement
 from pybai.strategies.thompson import ThompsonSampling
+from pybai.strategies.sequential_halving import SequentialHalving
+from pybai.strategies.successive_rejects import SuccessiveRejects
 from pybai.strategies.ucbe import UCBE
 from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
@@ -31,6 +33,8 @@ __all__ = [
     "GPUCB",
     "ProbabilityOfImprovement",
     "ThompsonSampling",
+    "SequentialHalving",
+    "SuccessiveRejects",
     "UCBE",
     "UGapEb",
     "get_strategy_class",

@@ -17,7 +17,32 @@ from pybai._validation import check_array
 from pybai.exceptions import InvalidParameterError
 from pybai.strategies.base import Strategy
 
-__all__ = ["PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
+__all__ = ["GapEpsilon", "PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
+
+
+class GapEpsilon:
+    """Mixin of the gap rules (``bayes-gap``, ``ugap``): the epsilon of the hardness ``H_eps``.
+
+    ``epsilon = None`` (default) takes the problem's epsilon (``[problem] epsilon``, the
+    tolerance of the reported probability of error), or 0 when the problem has none (the value
+    of every experiment of Hoffman et al. 2014).  Put it first among the bases:
+    ``class BayesGap(GapEpsilon, PosteriorRule)``.
+    """
+
+    def __init__(self, *, epsilon: float | None = None, threshold: str = "heuristic", n_init: int = 1):
+        super().__init__(threshold=threshold, n_init=n_init)
+        self.epsilon = epsilon
+
+    def _check_params(self, problem):
+        super()._check_params(problem)
+        if self.epsilon is not None:
+            check_array(self.epsilon, "epsilon", type(self).__name__, shape=(), low=0.0)
+
+    def _epsilon(self) -> float:
+        """The epsilon in use: the strategy's, else the problem's, else 0."""
+        if self.epsilon is not None:
+            return float(self.epsilon)
+        return float(self.problem_.epsilon or 0.0)
 
 
 class PosteriorRule(Strategy):

@@ -6,16 +6,15 @@ import math
 
 import numpy as np
 
-from pybai._validation import check_array
 from pybai.bayesgap.gap import bayes_gap_step, update_recommendation
-from pybai.strategies._fixed_budget import PosteriorRule
+from pybai.strategies._fixed_budget import GapEpsilon, PosteriorRule
 from pybai.strategies.registry import register
 
 __all__ = ["BayesGap"]
 
 
 @register
-class BayesGap(PosteriorRule):
+class BayesGap(GapEpsilon, PosteriorRule):
     """BayesGap: pull the more uncertain of J(t), j(t) under posterior bounds ``mu_hat +- beta sigma_hat``.
 
     Each round computes beta from Eq. (9) with the adaptive hardness estimate (the paper's
@@ -26,22 +25,15 @@ class BayesGap(PosteriorRule):
 
     Parameters
     ----------
-    epsilon : float >= 0, default 0.0
-        The epsilon of the hardness ``H_eps`` (the paper uses 0).
+    epsilon : float >= 0, optional
+        The epsilon of the hardness ``H_eps``; default the problem's epsilon, else 0 (the
+        paper's value; :class:`~pybai.strategies._fixed_budget.GapEpsilon`).
     threshold, n_init
         Unused (fixed budget; the prior replaces the initial phase); kept for the common API.
     """
 
     name = "bayes-gap"
     _state_attrs = ("best_bound_", "best_arm_")
-
-    def __init__(self, *, epsilon: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
-        super().__init__(threshold=threshold, n_init=n_init)
-        self.epsilon = epsilon
-
-    def _check_params(self, problem):
-        super()._check_params(problem)
-        check_array(self.epsilon, "epsilon", type(self).__name__, shape=(), low=0.0)
 
     def _initialize(self):
         model = self.model_
@@ -53,7 +45,7 @@ class BayesGap(PosteriorRule):
     def _select(self):
         model = self.model_
         choice, _ = bayes_gap_step(model.estimate, model.std, budget=self._budget, sigma=model.sigma,
-                                   eta=model.eta, kappa=self._kappa, epsilon=float(self.epsilon))
+                                   eta=model.eta, kappa=self._kappa, epsilon=self._epsilon())
         self.best_bound_, self.best_arm_ = update_recommendation(self.best_bound_, self.best_arm_, choice)
         return choice.arm
 

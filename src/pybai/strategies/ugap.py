@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 
-from pybai._validation import check_array
 from pybai.bayesgap.gap import adaptive_hardness, gap_choice, ugap_bounds, ugap_exploration, update_recommendation
-from pybai.strategies._fixed_budget import empirical_means, noise_scale, noise_std
+from pybai.strategies._fixed_budget import GapEpsilon, empirical_means, noise_scale, noise_std
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -16,7 +15,7 @@ __all__ = ["UGapEb"]
 
 
 @register
-class UGapEb(Strategy):
+class UGapEb(GapEpsilon, Strategy):
     """UGapEb: the gap rule of Eqs. (6)-(8) with bounds ``mu_hat_k +- b sqrt(a / N_k)``.
 
     Works on any best-arm problem from per-arm counts and sums (independent arms: a correlated
@@ -27,7 +26,8 @@ class UGapEb(Strategy):
 
     Parameters
     ----------
-    epsilon : float >= 0, default 0.0
+    epsilon : float >= 0, optional
+        Default the problem's epsilon, else 0 (:class:`~pybai.strategies._fixed_budget.GapEpsilon`).
     threshold : unused (fixed budget)
     n_init : int, default 1
     """
@@ -35,14 +35,6 @@ class UGapEb(Strategy):
     name = "ugap"
     regimes = ("fixed-budget",)
     _state_attrs = ("best_bound_", "best_arm_")
-
-    def __init__(self, *, epsilon: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
-        super().__init__(threshold=threshold, n_init=n_init)
-        self.epsilon = epsilon
-
-    def _check_params(self, problem):
-        super()._check_params(problem)
-        check_array(self.epsilon, "epsilon", type(self).__name__, shape=(), low=0.0)
 
     def _initialize(self):
         family = self.problem_.family
@@ -55,7 +47,7 @@ class UGapEb(Strategy):
     def _select(self):
         counts = self.counts_
         mu = empirical_means(counts, self.sums_)
-        h = adaptive_hardness(mu, self._sigma / np.sqrt(counts), float(self.epsilon))
+        h = adaptive_hardness(mu, self._sigma / np.sqrt(counts), self._epsilon())
         a = ugap_exploration(self._budget, counts.shape[0], h)
         choice = gap_choice(*ugap_bounds(mu, counts, a, self._scale))
         self.best_bound_, self.best_arm_ = update_recommendation(self.best_bound_, self.best_arm_, choice)
