@@ -46,7 +46,7 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
 
 
 def _route_delays(table: Table) -> Environment:
-    """``route-delays``: keys history_fraction, noise_fraction, eta (the shipped flight-delay data)."""
+    """``route-delays`` (the shipped flight-delay data): keys history_fraction, noise_fraction, eta."""
     return table.construct(route_delays_environment, ("history_fraction", "noise_fraction", "eta"))
 
 
