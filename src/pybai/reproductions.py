@@ -25,7 +25,7 @@ from pybai.simulate.engine import run_sweep, stored_document
 from pybai.simulate.store import ResultStore, is_store, read_store
 from pybai.simulate.tasks import Sweep
 
-__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part"]
+__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title"]
 
 
 @dataclass
@@ -38,14 +38,16 @@ class Reproduction:
     @property
     def title(self) -> str:
         """The files' titles, or their common beginning (cut at a comma or colon) when there are several."""
-        titles = [spec.title for _, spec in self.files if spec.title]
-        if not titles:
-            return self.name
-        if len(titles) == 1:
-            return titles[0]
-        common = os.path.commonprefix(titles)
-        cut = max(common.rfind(","), common.rfind(":"))
-        return common[:cut].strip() if cut > 0 else self.name
+        return common_title([spec.title for _, spec in self.files if spec.title], self.name)
+
+
+def common_title(titles: list[str], fallback: str) -> str:
+    """One title for several files: the only one, or their common beginning cut at a comma or colon."""
+    if len(set(titles)) == 1:
+        return titles[0]
+    common = os.path.commonprefix(titles) if titles else ""
+    cut = max(common.rfind(","), common.rfind(":"))
+    return common[:cut].strip() if cut > 0 else fallback
 
 
 def shipped_reproductions() -> dict[str, Reproduction]:
@@ -94,7 +96,8 @@ def report_folder(folder: str | Path, out: str | Path | None = None, title: str 
     parts = [store_part(store) for store in stores]
     if title is None:
         specs = [p.spec for p in parts if p.spec is not None]
-        title = specs[0].title or specs[0].name if specs else parts[0].data.name
+        fallback = specs[0].name if specs else parts[0].data.name
+        title = common_title([s.title for s in specs if s.title], fallback)
     return write_report(parts, folder if out is None else out, title)
 
 

@@ -229,8 +229,11 @@ def _heatmap(ax, alloc: np.ndarray, title: str, vmax: float, row_labels: bool = 
                 color="white" if value < 0.6 * vmax else "black")
     ax.set_xticks(range(alloc.shape[1]))
     ax.set_yticks(range(alloc.shape[0]))
-    ax.set_xticklabels([f"subpop {l}" for l in range(alloc.shape[1])], fontsize=8)
-    ax.set_yticklabels([f"arm {k}" for k in range(alloc.shape[0])] if row_labels else [], fontsize=8)
+    ax.set_xticklabels([str(l) for l in range(alloc.shape[1])], fontsize=8)
+    ax.set_yticklabels([str(k) for k in range(alloc.shape[0])] if row_labels else [], fontsize=8)
+    ax.set_xlabel("subpopulation", fontsize=8)
+    if row_labels:
+        ax.set_ylabel("arm", fontsize=8)
     ax.set_title(title, fontsize=9)
     return image
 
@@ -320,6 +323,7 @@ def histogram(data: FigureData, options: dict):
         ax.set_xticks(range(len(keys)))
         ax.set_xticklabels(keys, fontsize=8, rotation=30 if max(map(len, keys), default=0) > 4 else 0)
         ax.set_ylabel("fraction of replications")
+        ax.set_ylim(0, 1.18)  # room for the legend above the bars
     else:
         numbers = np.array([float(v) for v in values], dtype=float)
         bins = np.histogram_bin_edges(numbers[np.isfinite(numbers)], bins=int(options.get("bins", 30)))

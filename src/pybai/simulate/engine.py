@@ -133,7 +133,7 @@ def run_sweep(
     progress: bool | Callable[[int], None] = False,
     note: Callable[[str], None] | None = None,
     source: str | None = None,
-    fsync: bool = True,
+    fsync: str = "background",
 ) -> dict:
     """Run every task of ``sweep`` and return its result document.
 
@@ -152,6 +152,8 @@ def run_sweep(
     progress : bool or callable
         ``True``: a tqdm bar over tasks on standard error (silent when it is not a terminal);
         a callable receives the number of replications of each finished task.
+    fsync : {"background", "each", "none"}
+        When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
 
     Raises
     ------
