@@ -45,7 +45,7 @@ CHEAP = {
 }
 CPU_BOUND = {
     "name": "cpu-bound",
-    "replications": 100,
+    "replications": 50,
     "seed": 2,
     "problem": {"goal": "best-arm", "delta": 0.05},
     "environment": {"kind": "gaussian", "means": [1.0, 0.8, 0.6, 0.4]},
