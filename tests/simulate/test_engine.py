@@ -105,6 +105,16 @@ def test_sweep_document_lists_points():
     assert by[(1, "uniform")] >= by[(0, "uniform")] * 0.9
 
 
+def test_digest_ignores_layout_and_presentation_not_content():
+    from pybai.simulate.tasks import document_digest
+
+    doc = copy.deepcopy(GRID)
+    shuffled = dict(reversed(list(doc.items())))
+    assert document_digest(shuffled) == document_digest(doc)
+    assert document_digest(dict(doc, reproduce={"name": "x"})) == document_digest(doc)
+    assert document_digest(dict(doc, seed=12)) != document_digest(doc)
+
+
 def test_cap_workers():
     assert cap_workers(1000, 40, cores=2) == (2, "1000 workers capped at 2 (2 CPU cores, 40 tasks to run)")
     assert cap_workers(8, 3, cores=16)[0] == 3

@@ -37,8 +37,12 @@ BLOCK = 25
 
 
 def document_digest(document: dict[str, Any]) -> str:
-    """SHA-256 of a parsed experiment document in canonical JSON (key order and layout do not matter)."""
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    """SHA-256 of a parsed experiment document in canonical JSON (key order and layout do not matter).
+
+    The ``[reproduce]`` table is left out: it says how results are presented, not what they are.
+    """
+    content = {key: value for key, value in document.items() if key != "reproduce"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
