@@ -1,59 +1,49 @@
-"""``pybai demo``: a short run of each shipped experiment family, tables and figures."""
+"""``pybai demo`` (what ``make demo`` runs): every shipped reproduction with its ``--quick`` settings.
+
+Each reproduction (``pybai reproduce --list``) runs as ``pybai reproduce NAME --quick`` would,
+into ``OUT/NAME/`` (stores, ``report.html``, ``figures/``, ``tables/``), and its comparison
+tables are printed.  A previous demo's output folder for that reproduction is replaced.
+"""
 
 from __future__ import annotations
 
-import json
+import shutil
+import sys
+import time
 from pathlib import Path
 
-from pybai.complexity import complexity_report
-from pybai.config import load_experiment
-from pybai.experiments import experiment_path
 from pybai.report import format_results
-from pybai.simulate import run_experiment
+from pybai.reproductions import run_reproduction, shipped_reproductions
+from pybai.simulate.store import is_store, read_store
+from pybai.simulate.engine import stored_document
 
-__all__ = ["run_demo", "DEMO_EXPERIMENTS"]
-
-#: (experiment name, replications in the demo, replications with --quick)
-DEMO_EXPERIMENTS = [
-    ("bai-gaussian-5", 200, 40),
-    ("gk16-bernoulli-mu2", 200, 40),
-    ("baics-example-1", 60, 20),
-]
+__all__ = ["run_demo"]
 
 
-def run_demo(out: Path = Path("out/demo"), jobs: int = 2, quick: bool = False) -> list[dict]:
-    """Run each demo experiment with reduced replications; write JSON and PNG to ``out``."""
-    import matplotlib
+def _clear_previous(folder: Path) -> None:
+    """Remove a previous demo output (only a folder that holds stores and report files)."""
+    if not folder.is_dir():
+        return
+    expected = {"report.html", "figures", "tables"}
+    if all(p.name in expected or (p.is_dir() and is_store(p)) for p in folder.iterdir()):
+        shutil.rmtree(folder)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    from pybai.report.plots import plot_allocation, plot_allocation_heatmap, plot_mean_samples
+def run_demo(out: Path = Path("out/demo"), jobs: int = 2, quick: bool = True, names: list[str] | None = None) -> list[Path]:
+    """Run every shipped reproduction (or ``names``) quickly; returns the HTML reports written.
 
-    out.mkdir(parents=True, exist_ok=True)
-    documents = []
-    for name, reps, quick_reps in DEMO_EXPERIMENTS:
-        experiment = load_experiment(experiment_path(name))
-        experiment.replications = quick_reps if quick else reps
-        cx = complexity_report(experiment)
-        document = run_experiment(experiment, jobs=jobs, progress=True)
-        document["complexity"] = cx
-        print(format_results(document))
-        print(f"  T*(mu) = {cx['characteristic_time']:.1f}, lower bound T* kl(delta, 1-delta) = {cx['lower_bound']:.1f}\n")
-        (out / f"{name}.json").write_text(json.dumps(document, indent=2) + "\n")
-        if len(experiment.problem.source_shape) == 2:  # arms x subpopulations: heat maps
-            labels = [r["strategy"] for r in document["results"]]
-            fig, axes = plt.subplots(1, len(labels) + 1, figsize=(4.2 * (len(labels) + 1), 3.6))
-            plot_mean_samples(document, axes[0], lower_bound=cx["lower_bound"])
-            for ax, label in zip(axes[1:], labels):
-                plot_allocation_heatmap(document, ax, label, vmax=0.5)
-        else:
-            fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-            plot_mean_samples(document, axes[0], lower_bound=cx["lower_bound"])
-            plot_allocation(document, axes[1], optimal_weights=cx["optimal_weights"])
-        fig.tight_layout()
-        fig.savefig(out / f"{name}.png", dpi=110)
-        plt.close(fig)
-        documents.append(document)
-    print(f"figures and JSON written to {out}/")
-    return documents
+    ``quick=False`` runs the full reproductions (long: minutes to hours).
+    """
+    reports = []
+    for name in names or list(shipped_reproductions()):
+        folder = Path(out) / name
+        _clear_previous(folder)
+        began = time.perf_counter()
+        files = run_reproduction(name, quick=quick, out=folder, jobs=jobs, progress=True,
+                                 note=lambda m: print(f"pybai: note: {m}", file=sys.stderr))
+        for store in sorted(p for p in folder.iterdir() if p.is_dir() and is_store(p)):
+            print(format_results(stored_document(read_store(store))) + "\n")
+        print(f"{name}: {time.perf_counter() - began:.0f} s; report {files.html}\n")
+        reports.append(files.html)
+    print(f"figures, tables and HTML reports written to {out}/")
+    return reports

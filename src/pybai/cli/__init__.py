@@ -21,6 +21,8 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 #: command modules under ``pybai.cli``, in help order
 COMMANDS = (
     "run",
+    "reproduce",
+    "report",
     "complexity",
     "demo",
     "session",

@@ -1,12 +1,15 @@
-"""Helpers shared by the command modules: argument types and safe JSON output."""
+"""Helpers shared by the command modules: argument types, output checks and safe JSON output."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-__all__ = ["positive_int", "write_json"]
+from pybai.exceptions import ConfigError
+
+__all__ = ["positive_int", "write_json", "check_output_file", "note"]
 
 
 def positive_int(text: str) -> int:
@@ -20,6 +23,36 @@ def positive_int(text: str) -> int:
     return value
 
 
+def note(message: str) -> None:
+    """A one-line note on standard error (``pybai: note: ...``)."""
+    print(f"pybai: note: {message}", file=sys.stderr)
+
+
+def check_output_file(path: str | None, option: str = "--json") -> None:
+    """Refuse, before any work, an output file that cannot be written (one line, nothing left behind).
+
+    ``-`` (standard output) and ``None`` pass.  The check creates the parent folders and a
+    probe file beside the target, then removes the probe.
+    """
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise ConfigError(f"{option} {path}: is a folder, expected a file name.")
+    probe = target.with_name(target.name + ".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(probe, "w", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: cannot write there ({exc.strerror or exc}).") from None
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+
+
 def write_json(document: dict, path: str) -> None:
     """Write ``document`` to ``path`` ('-' = standard output) atomically: never half-written."""
     text = json.dumps(document, indent=2)
@@ -29,5 +62,9 @@ def write_json(document: dict, path: str) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text + "\n", encoding="utf-8")
-    tmp.replace(target)
+    try:
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

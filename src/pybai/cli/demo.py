@@ -1,4 +1,4 @@
-"""``pybai demo``: short runs of the shipped experiment families (what ``make demo`` runs)."""
+"""``pybai demo``: every shipped reproduction in its quick version (what ``make demo`` runs)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,23 @@ from pybai.cli._common import positive_int
 
 
 def add_parser(sub) -> None:
-    demo = sub.add_parser("demo", help="short runs of the shipped experiment families (what `make demo` runs)")
-    demo.add_argument("--out", default="out/demo", help="folder for figures and JSON (default out/demo)")
+    demo = sub.add_parser("demo", help="every shipped reproduction with --quick settings (what `make demo` runs)")
+    demo.add_argument("--out", default="out/demo", help="folder for stores, figures and reports (default out/demo)")
     demo.add_argument("--jobs", type=positive_int, default=2)
-    demo.add_argument("--quick", action="store_true", help="fewer replications")
+    demo.add_argument("--full", action="store_true", help="the full reproductions instead of the quick ones (long)")
+    demo.add_argument("--quick", action="store_true", help=argparse_suppress())
+    demo.add_argument("names", nargs="*", help="only these reproductions (default: all)")
     demo.set_defaults(func=command)
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
 
 
 def command(args) -> int:
     from pybai.demo import run_demo
 
-    run_demo(out=Path(args.out), jobs=args.jobs, quick=args.quick)
+    run_demo(out=Path(args.out), jobs=args.jobs, quick=not args.full, names=args.names or None)
     return 0

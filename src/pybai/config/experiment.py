@@ -17,7 +17,7 @@ from pybai.problems.base import Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import make_strategy
 
-__all__ = ["Experiment", "load_experiment", "load_sweep", "parse_experiment", "read_document"]
+__all__ = ["Experiment", "load_experiment", "load_sweep", "parse_experiment", "parse_sweep", "read_document"]
 
 
 @dataclass
@@ -86,13 +86,17 @@ def load_sweep(path: str | Path) -> list[Experiment]:
     Each point's ``name`` is the file's name with the point's label in brackets, e.g.
     ``figure4[d=5]``, and its ``grid`` attribute holds the values set.
     """
+    return parse_sweep(read_document(path), default_name=Path(path).stem)
+
+
+def parse_sweep(data: dict[str, Any], default_name: str = "experiment") -> list[Experiment]:
+    """Every experiment of a parsed document (see :func:`load_sweep`)."""
     from pybai.config.grid import expand_grid
 
-    data = read_document(path)
     experiments = []
     for point in expand_grid(data):
         try:
-            experiment = parse_experiment(point.document, default_name=Path(path).stem)
+            experiment = parse_experiment(point.document, default_name=default_name)
         except ConfigError as exc:
             if not point.values:
                 raise

@@ -18,21 +18,35 @@ _COLUMNS = [
 ]
 
 
+def _short(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def format_results(document: dict) -> str:
-    """Aligned table with one row per strategy; columns that are null everywhere are dropped."""
+    """Aligned table with one row per strategy; columns that are null everywhere are dropped.
+
+    For a sweep (a document with ``grid_keys``) each row starts with its grid values, one
+    column per grid key (titled by the key's last segment).
+    """
     rows = document["results"]
+    grid_keys = document.get("grid_keys") or []
     cols = [c for c in _COLUMNS if any(r.get(c[0]) is not None for r in rows)]
-    table = [[title for _, title, _ in cols]]
+    titles = [key.rsplit(".", 1)[-1] for key in grid_keys] + [title for _, title, _ in cols]
+    table = [titles]
     for r in rows:
-        table.append(["-" if r.get(key) is None else fmt.format(r[key]) for key, _, fmt in cols])
-    widths = [max(len(row[i]) for row in table) for i in range(len(cols))]
+        grid = r.get("grid", {})
+        table.append([_short(grid.get(key, "-")) for key in grid_keys]
+                     + ["-" if r.get(key) is None else fmt.format(r[key]) for key, _, fmt in cols])
+    lead = len(grid_keys) + 1  # left-aligned columns: grid values and strategy
+    widths = [max(len(row[i]) for row in table) for i in range(len(titles))]
     lines = []
     for j, row in enumerate(table):
-        cells = [row[0].ljust(widths[0])] + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
+        cells = [cell.ljust(w) if i < lead else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells))
         if j == 0:
             lines.append("  ".join("-" * w for w in widths))
-    head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {answer_text(document.get('answer'))}"
+    answer = "per point" if grid_keys else answer_text(document.get("answer"))
+    head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {answer}"
     if document.get("answer_unique") is False:
         head += " (not unique: tied means; any tied answer counts as correct)"
     censored = sum(r.get("censored") or 0 for r in rows)

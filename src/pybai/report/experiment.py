@@ -1,0 +1,183 @@
+"""The report of stored experiments: tables beside the paper's numbers, figures as PNG, one HTML page.
+
+:func:`write_report` takes, for each experiment file, its stored results (a
+:class:`~pybai.report.figures.FigureData`) and its ``[reproduce]`` presentation, and writes into
+``out``::
+
+    report.html                 self-contained (figures embedded)
+    figures/<file>-<n>-<kind>.png
+    tables/<file>-summary.csv, tables/<file>-paper.csv, tables/<file>-<n>-table.csv
+
+It never runs a simulation (``pybai report DIR`` reads a store; ``pybai reproduce`` runs, then calls this).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, _same, measured
+from pybai.report.html import HtmlReport
+from pybai.report.spec import FigureSpec, PaperTable, ReproduceSpec
+
+__all__ = ["ReportPart", "ReportFiles", "write_report", "default_figures", "paper_comparison"]
+
+
+@dataclass
+class ReportPart:
+    """One experiment file in a report: its data, presentation and where it came from."""
+
+    data: FigureData
+    spec: ReproduceSpec | None = None
+    heading: str = ""
+    facts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReportFiles:
+    html: Path
+    figures: list[Path]
+    tables: list[Path]
+
+
+def default_figures(data: FigureData) -> list[FigureSpec]:
+    """Figures for a file without ``[[reproduce.figure]]``: its main metric against the first grid key, else
+    the allocation and the distribution of samples (fixed confidence) or of the recommendation (fixed budget)."""
+    metric = "correct_rate" if data.fixed_budget else "mean_samples"
+    if data.grid_keys:
+        return [FigureSpec("metric-vs-grid", {"x": data.grid_keys[0], "y": metric})]
+    second = FigureSpec("histogram", {"y": "recommendation"}) if data.fixed_budget else FigureSpec("boxplot", {"y": "samples"})
+    return [FigureSpec("allocation", {}), second]
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in text).strip("-") or "experiment"
+
+
+def _write_csv(path: Path, header, rows) -> Path:
+    """CSV of a table; a column of :class:`Estimate` cells becomes three: value, low95, high95."""
+    spread = [any(isinstance(row[i], Estimate) for row in rows) for i in range(len(header))]
+    head = []
+    for name, wide in zip(header, spread):
+        head += [name, f"{name} low95", f"{name} high95"] if wide else [name]
+    body = []
+    for row in rows:
+        line = []
+        for cell, wide in zip(row, spread):
+            if wide:
+                line += [cell.value, cell.low, cell.high] if isinstance(cell, Estimate) else [cell, "", ""]
+            else:
+                line.append(cell)
+        body.append(line)
+    body = [[float(f"{v:.6g}") if isinstance(v, float) else v for v in line] for line in body]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(head)
+    writer.writerows(body)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    return path
+
+
+def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
+    """The paper's rows with the measured value beside each published one.
+
+    Columns named ``strategy`` or after a grid key (dotted or its last segment) select the
+    measured row; every other column is a metric: ``<metric> (paper)`` and ``<metric> (pybai)``.
+    """
+    keys, metrics = [], []
+    for column in paper.columns:
+        if column == "strategy":
+            keys.append((column, None))
+            continue
+        try:
+            keys.append((column, data.key(column)))
+        except KeyError:
+            metrics.append(column)
+    header = [c for c, _ in keys] + [f"{m} {who}" for m in metrics for who in ("(paper)", "(pybai)")]
+    rows = []
+    for values in paper.rows:
+        row = dict(zip(paper.columns, values))
+        strategy = row.get("strategy")
+        point = next((p for p in data.points
+                      if all(_same(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
+        cells = [row[c] for c, _ in keys]
+        for m in metrics:
+            value = None if point is None or strategy is None else measured(data, point, strategy, m)
+            cells += [row[m], "-" if value is None else value]
+        rows.append(cells)
+    caption = f"Published: {paper.source}." + (f" {paper.note}" if paper.note else "")
+    return TableBlock(header, rows, caption + " pybai: mean ± 95% half-width, rates with their 95% Wilson interval,"
+                      " from the stored replications.")
+
+
+def _summary(data: FigureData) -> TableBlock:
+    return FIGURES["table"].function(data, {"columns": [c for c in DEFAULT_COLUMNS if any(
+        r.get(c) is not None for p in data.points for r in p["results"])]})
+
+
+def _cells(rows):
+    def cell(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "-"
+        return str(v) if isinstance(v, Estimate) else v
+
+    return [[cell(v) for v in row] for row in rows]
+
+
+def write_report(parts: list[ReportPart], out: str | Path, title: str) -> ReportFiles:
+    """Write the tables, figures and HTML page of ``parts`` into ``out``; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pybai.report.html import figure_png
+
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    page = HtmlReport(title)
+    figures, tables = [], []
+    for part in parts:
+        data, spec = part.data, part.spec
+        slug = _slug(data.name)
+        page.heading(part.heading or data.name, 2)
+        if spec is not None and spec.description:
+            page.paragraph(spec.description)
+        for fact in part.facts:
+            page.paragraph(fact)
+        summary = _summary(data)
+        tables.append(_write_csv(out / "tables" / f"{slug}-summary.csv", summary.header, summary.rows))
+        page.heading("Measured (means ± 95% half-width; rates [95% interval])", 3).table(summary.header, _cells(summary.rows))
+        if spec is not None and spec.paper is not None:
+            comparison = paper_comparison(data, spec.paper)
+            tables.append(_write_csv(out / "tables" / f"{slug}-paper.csv", comparison.header, comparison.rows))
+            page.heading("Beside the paper", 3).table(comparison.header, _cells(comparison.rows))
+            page.paragraph(comparison.caption)
+        wanted = spec.figures if spec is not None and spec.figures else default_figures(data)
+        for n, figure in enumerate(wanted, start=1):
+            kind = FIGURES[figure.kind]
+            try:
+                made = kind.function(data, figure.options)
+            except KeyError as exc:  # an option naming a key or strategy the results do not have
+                page.paragraph(f"figure {n} ({figure.kind}) not drawn: {exc.args[0]}")
+                continue
+            caption = figure.options.get("caption", "")
+            if isinstance(made, TableBlock):
+                tables.append(_write_csv(out / "tables" / f"{slug}-{n}-table.csv", made.header, made.rows))
+                if made.caption:
+                    page.heading(made.caption, 3)
+                page.table(made.header, _cells(made.rows))
+                continue
+            path = out / "figures" / f"{slug}-{n}-{figure.kind}.png"
+            png = figure_png(made)
+            plt.close(made)
+            path.write_bytes(png)
+            figures.append(path)
+            page.figure(png, caption=caption or figure.options.get("title", f"{figure.kind} ({path.name})"),
+                        alt=path.name)
+    html = page.write(out / "report.html")
+    return ReportFiles(html, figures, tables)

@@ -1,0 +1,87 @@
+"""Metrics computed from per-replication outcomes, with 95% confidence intervals.
+
+A metric of the result document that is a mean over replications (``mean_samples``,
+``correct_rate``, ...) is recomputed from the stored outcomes, so figures and tables can show
+its 95% interval: a normal interval ``mean +- 1.96 sd / sqrt(n)`` for means, a Wilson score
+interval for proportions (exact enough near 0 and 1, where rates of correct answers live).
+Families add metrics with :func:`register_metric`.
+
+Examples
+--------
+>>> rows = [{"correct": True}] * 95 + [{"correct": False}] * 5
+>>> center, low, high = metric_interval(rows, "correct_rate")
+>>> round(center, 3), round(low, 3), round(high, 3)
+(0.95, 0.888, 0.978)
+>>> [round(v, 3) for v in metric_interval(rows, "error_rate")]
+[0.05, 0.022, 0.112]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["MetricSpec", "METRICS", "register_metric", "metric_interval", "estimate", "Z95"]
+
+#: two-sided 95% standard normal quantile
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """``field`` of the stored outcome lines, ``kind`` "mean" or "proportion", optional ``transform`` of each value."""
+
+    field: str
+    kind: str = "mean"
+    transform: Callable[[float], float] | None = None
+
+
+METRICS: dict[str, MetricSpec] = {}
+
+
+def register_metric(name: str, field: str, kind: str = "mean", transform: Callable[[float], float] | None = None) -> None:
+    """Declare that result-document metric ``name`` is the mean of outcome ``field`` (kind "mean" or "proportion")."""
+    if kind not in ("mean", "proportion"):
+        raise ValueError(f"kind: expected 'mean' or 'proportion', got {kind!r}")
+    METRICS[name] = MetricSpec(field, kind, transform)
+
+
+register_metric("mean_samples", "samples")
+register_metric("mean_batches", "batches")
+register_metric("correct_rate", "correct", "proportion")
+register_metric("error_rate", "correct", "proportion", transform=lambda correct: 1.0 - correct)
+register_metric("mean_simple_regret", "simple_regret")
+register_metric("false_negative_rate", "false_negative")
+register_metric("mean_seconds", "seconds")
+
+
+def estimate(values, kind: str = "mean") -> tuple[float, float, float]:
+    """``(estimate, low, high)`` of the 95% interval of the mean of ``values`` (NaN and None dropped)."""
+    x = np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(x.mean())
+    if kind == "proportion":  # Wilson score interval
+        z2 = Z95 * Z95
+        centre = (mean + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 * math.sqrt(mean * (1 - mean) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        return (mean, max(centre - half, 0.0), min(centre + half, 1.0))
+    half = Z95 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+    return (mean, mean - half, mean + half)
+
+
+def metric_interval(rows: list[dict], metric: str) -> tuple[float, float, float] | None:
+    """The metric over ``rows`` (stored outcome lines) with its 95% interval; None if it is not registered."""
+    spec = METRICS.get(metric)
+    if spec is None:
+        return None
+    values = [row.get(spec.field) for row in rows]
+    values = [None if v is None else float(v) for v in values]
+    if spec.transform is not None:
+        values = [None if v is None else spec.transform(v) for v in values]
+    return estimate(values, spec.kind)

@@ -1,0 +1,136 @@
+"""Shipped reproductions (``pybai reproduce``) and reports of stores (``pybai report``).
+
+A reproduction is every shipped experiment file whose ``[reproduce]`` table has the same
+``name``, in file-name order (see :mod:`pybai.report.spec`).  ``run_reproduction`` runs each
+file into its own store ``OUT/<file>/`` with the engine (``--quick`` applies the file's quick
+overrides first), then writes the report from the stores alone: ``OUT/report.html``,
+``OUT/figures/*.png``, ``OUT/tables/*.csv``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pybai.config.experiment import read_document
+from pybai.exceptions import ConfigError
+from pybai.experiments import experiment_names, experiment_path
+from pybai.problems.base import FixedBudget
+from pybai.report.experiment import ReportFiles, ReportPart, write_report
+from pybai.report.figures import FigureData
+from pybai.report.spec import ReproduceSpec, apply_quick, parse_reproduce
+from pybai.simulate.engine import run_sweep, stored_document
+from pybai.simulate.store import ResultStore, is_store, read_store
+from pybai.simulate.tasks import Sweep
+
+__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title"]
+
+
+@dataclass
+class Reproduction:
+    """A reproduction: its name and its files with their ``[reproduce]`` tables, in file-name order."""
+
+    name: str
+    files: list[tuple[Path, ReproduceSpec]]
+
+    @property
+    def title(self) -> str:
+        """The files' titles, or their common beginning (cut at a comma or colon) when there are several."""
+        return common_title([spec.title for _, spec in self.files if spec.title], self.name)
+
+
+def common_title(titles: list[str], fallback: str) -> str:
+    """One title for several files: the only one, or their common beginning cut at a comma or colon."""
+    if len(set(titles)) == 1:
+        return titles[0]
+    common = os.path.commonprefix(titles) if titles else ""
+    cut = max(common.rfind(","), common.rfind(":"))
+    return common[:cut].strip() if cut > 0 else fallback
+
+
+def shipped_reproductions() -> dict[str, Reproduction]:
+    """Every reproduction declared by the shipped experiment files, by name."""
+    found: dict[str, Reproduction] = {}
+    for stem in experiment_names():
+        path = experiment_path(stem)
+        spec = parse_reproduce(read_document(path).get("reproduce"), where=f"{stem}: reproduce")
+        if spec is not None:
+            found.setdefault(spec.name, Reproduction(spec.name, [])).files.append((path, spec))
+    return dict(sorted(found.items()))
+
+
+def store_part(folder: str | Path) -> ReportPart:
+    """A report part from a store alone: its result document rebuilt from the stored outcomes."""
+    stored = read_store(folder)
+    document = stored_document(stored)
+    spec = parse_reproduce(stored.sweep.document.get("reproduce"), where=f"{folder}: reproduce")
+    first = stored.sweep.experiments[0]
+    data = FigureData(stored.sweep.name, document, stored.rows, isinstance(first.problem.regime, FixedBudget))
+    done, total = len(stored.outcomes), stored.tasks_total
+    reps = sorted({e.replications for e in stored.sweep.experiments})
+    facts = [
+        f"Store {stored.folder}: {done} of {total} tasks"
+        + ("" if done == total else " (incomplete: continue the run with --resume)")
+        + f"; {'/'.join(map(str, reps))} replications per strategy"
+        + (f" at each of {len(stored.sweep.experiments)} grid points" if stored.sweep.gridded else "")
+        + f"; master seed {first.seed}; pybai {stored.manifest.get('pybai_version')};"
+        + f" experiment digest {str(stored.manifest.get('digest'))[:12]}.",
+    ]
+    if spec is not None and spec.quick and apply_quick(stored.sweep.document, spec) == stored.sweep.document:
+        facts.append("Quick run (--quick): fewer replications or grid points than the full reproduction, "
+                     "so intervals are wider than the paper's.")
+    heading = spec.title if spec is not None and spec.title else stored.sweep.name
+    return ReportPart(data, spec, heading, facts)
+
+
+def report_folder(folder: str | Path, out: str | Path | None = None, title: str | None = None) -> ReportFiles:
+    """Report every store in ``folder`` (the folder itself, or its sub-folders) into ``out`` (default ``folder``)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: no such folder.")
+    stores = [folder] if is_store(folder) else sorted(p for p in folder.iterdir() if p.is_dir() and is_store(p))
+    if not stores:
+        raise ConfigError(f"{folder}: no results store here (a folder written by pybai run --out or pybai reproduce).")
+    parts = [store_part(store) for store in stores]
+    if title is None:
+        specs = [p.spec for p in parts if p.spec is not None]
+        fallback = specs[0].name if specs else parts[0].data.name
+        title = common_title([s.title for s in specs if s.title], fallback)
+    return write_report(parts, folder if out is None else out, title)
+
+
+def run_reproduction(
+    name: str,
+    quick: bool = False,
+    out: str | Path | None = None,
+    jobs: int = 1,
+    cluster: str | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    note: Callable[[str], None] | None = None,
+) -> ReportFiles:
+    """Run the shipped reproduction ``name`` (stores in ``out/<file>/``) and write its report in ``out``."""
+    known = shipped_reproductions()
+    if name not in known:
+        raise ConfigError(f"reproduce: unknown name \"{name}\"; expected one of {', '.join(known) or 'none'}.")
+    reproduction = known[name]
+    out = Path(out) if out is not None else Path("out") / "reproduce" / (name + ("-quick" if quick else ""))
+    plans = []
+    for path, spec in reproduction.files:
+        document = read_document(path)
+        if quick:
+            document = apply_quick(document, spec)
+        sweep = Sweep.from_document(document, default_name=path.stem)
+        folder = out / path.stem
+        ResultStore.check_folder(folder, sweep, resume)  # refuse before running anything
+        plans.append((path, sweep, folder))
+    for path, sweep, folder in plans:
+        if note:
+            note(f"{path.stem}: {len(sweep.experiments)} point(s), store {folder}")
+        run_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, out=folder, resume=resume,
+                  progress=progress, note=note, source=str(path))
+    return report_folder(out, title=reproduction.title + (" (quick)" if quick else ""))
+

@@ -1,0 +1,226 @@
+"""The experiment engine: a sweep's tasks on a backend, stored as they finish, summarised at the end.
+
+:func:`run_sweep` is what ``pybai run`` and ``pybai reproduce`` call.  It cuts the sweep into
+tasks (:mod:`pybai.simulate.tasks`), skips those already in the store when resuming, runs the
+rest on a backend (:mod:`pybai.simulate.backends`: this process, local processes or Dask),
+appends each finished task to the store (:mod:`pybai.simulate.store`) and returns the result
+document: the contract's document for a file without ``[grid]`` (unchanged), and for a sweep
+the same keys plus ``grid_keys`` and ``points`` (one entry per grid point with its own
+``results``), with ``results`` listing every (point, strategy) row tagged by ``point`` and
+``grid``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pybai import __version__
+from pybai.config.experiment import Experiment
+from pybai.exceptions import InvalidParameterError
+from pybai.simulate.backends import Backend, DaskBackend, ProcessBackend, cap_workers, make_backend
+from pybai.simulate.runner import Outcome
+from pybai.simulate.preflight import preflight
+from pybai.simulate.store import ResultStore, StoredResults
+from pybai.simulate.summary import summarize
+from pybai.simulate.tasks import Sweep, Task, make_tasks
+
+__all__ = ["run_sweep", "sweep_document", "stored_document", "RunInterrupted"]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_sweep`: workers were ended; finished tasks are in the store, if any.
+
+    Attributes: ``done`` and ``total`` tasks, ``store`` (the folder or None).
+    """
+
+    def __init__(self, done: int, total: int, store: Path | None):
+        super().__init__(f"interrupted after {done} of {total} tasks")
+        self.done, self.total, self.store = done, total, store
+
+    def message(self) -> str:
+        where = (f"; they are stored in {self.store} (continue with --resume)" if self.store is not None
+                 else " and are lost (--out DIR stores finished tasks)")
+        return f"interrupted: {self.done} of {self.total} tasks finished{where}."
+
+
+def _truth(experiment: Experiment):
+    try:
+        return experiment.environment.source_means
+    except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior): no single answer
+        return None
+
+
+def _answer(experiment: Experiment):
+    truth = _truth(experiment)
+    if truth is None:
+        return None
+    answer = experiment.problem.answer(truth)
+    try:
+        return int(answer)
+    except (TypeError, ValueError):
+        return [int(v) for v in answer]
+
+
+def _answer_unique(experiment: Experiment):
+    truth = _truth(experiment)
+    return None if truth is None else bool(experiment.problem.answer_is_unique(truth))
+
+
+def sweep_document(
+    sweep: Sweep,
+    outcomes: dict[Task, list[Outcome]],
+    walls: dict[tuple[int, int], float] | None = None,
+    elapsed: float | None = None,
+) -> dict:
+    """The result document of a sweep from its tasks' outcomes (missing tasks are left out).
+
+    ``walls[(point, strategy)]`` is the wall time of that strategy's tasks at that point when
+    they all ran in this session; otherwise ``wall_seconds`` is the sum of the replications' own times.
+    """
+    walls = walls or {}
+    by_cell: dict[tuple[int, int], list[tuple[int, list[Outcome]]]] = {}
+    for task, outs in outcomes.items():
+        by_cell.setdefault((task.point, task.strategy), []).append((task.first, outs))
+    points = []
+    for p, experiment in enumerate(sweep.experiments):
+        results = []
+        for s, (label, _) in enumerate(experiment.strategies):
+            blocks = sorted(by_cell.get((p, s), []), key=lambda item: item[0])
+            outs = [o for _, block in blocks for o in block]
+            if outs:
+                results.append(summarize(label, experiment.problem, outs, wall_seconds=walls.get((p, s))))
+        points.append({"point": p, "name": experiment.name, "grid": dict(experiment.grid),
+                       "answer": _answer(experiment), "answer_unique": _answer_unique(experiment),
+                       "results": results})
+    first = sweep.experiments[0]
+    document = {
+        "name": sweep.name if sweep.gridded else first.name,
+        "version": __version__,
+        "seed": first.seed,
+        "goal": first.problem.goal,
+        "answer": None if sweep.gridded else points[0]["answer"],
+        "answer_unique": None if sweep.gridded else points[0]["answer_unique"],
+        "results": points[0]["results"],
+        "elapsed_seconds": None if elapsed is None else round(elapsed, 3),
+    }
+    if sweep.gridded:
+        document["grid_keys"] = sweep.grid_keys
+        document["points"] = points
+        document["results"] = [dict(r, point=pt["point"], grid=pt["grid"]) for pt in points for r in pt["results"]]
+    return document
+
+
+def stored_document(stored: StoredResults) -> dict:
+    """The result document rebuilt from a store alone (``elapsed_seconds`` null, walls summed)."""
+    return sweep_document(stored.sweep, stored.outcomes)
+
+
+def run_sweep(
+    sweep: Sweep,
+    *,
+    jobs: int = 1,
+    cluster: str | None = None,
+    scheduler: str | None = None,
+    backend: Backend | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    progress: bool | Callable[[int], None] = False,
+    note: Callable[[str], None] | None = None,
+    source: str | None = None,
+    fsync: str = "background",
+) -> dict:
+    """Run every task of ``sweep`` and return its result document.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    jobs, cluster, scheduler :
+        The backend, as the CLI's ``--jobs N``, ``--cluster local:N``, ``--scheduler ADDRESS``
+        (or pass ``backend``).  Local worker counts are capped at the tasks to run and the
+        CPU cores; ``note`` receives a one-line message when that happens.
+    out : path, optional
+        Store every finished task in this folder (see :mod:`pybai.simulate.store`) and the
+        result document and table at the end.
+    resume : bool
+        Continue the store in ``out``: only tasks not stored yet are run.
+    progress : bool or callable
+        ``True``: a tqdm bar over tasks on standard error (silent when it is not a terminal);
+        a callable receives the number of replications of each finished task.
+    fsync : {"background", "each", "none"}
+        When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
+
+    Raises
+    ------
+    RunInterrupted
+        On Ctrl-C: workers are ended within about a second; finished tasks stay in the store.
+    """
+    start = time.perf_counter()
+    tasks = make_tasks(sweep.experiments)
+    store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
+    outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
+    todo = [task for task in tasks if task not in outcomes]
+    if backend is None:
+        backend = make_backend(jobs, cluster, scheduler)
+    if isinstance(backend, (ProcessBackend, DaskBackend)) and getattr(backend, "n_workers", 0) is not None:
+        workers, message = cap_workers(backend.workers, len(todo))
+        if message:
+            backend.workers = workers
+            if isinstance(backend, DaskBackend):
+                backend.n_workers = workers
+            if note:
+                note(message)
+    if isinstance(backend, ProcessBackend) and backend.workers <= 1:
+        from pybai.simulate.backends import InlineBackend
+
+        backend = InlineBackend()
+    for experiment in sweep.experiments:  # memory, a tied answer, a long run: before any replication
+        preflight(experiment, jobs=jobs)
+    bar, callback = None, progress if callable(progress) else None
+    if progress is True and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=sweep.name, unit="task",
+                   leave=False, disable=None, file=sys.stderr, mininterval=0.5, smoothing=0.05)
+    spans: dict[tuple[int, int], list[float]] = {}
+    abort = True
+    try:
+        if todo:
+            backend.start(sweep.experiments, sweep.gridded)
+            for result in backend.results(todo):
+                task = result.task
+                if store is not None:
+                    store.append(result)
+                outcomes[task] = result.outcomes
+                span = spans.setdefault((task.point, task.strategy), [result.began, result.ended])
+                span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
+                if bar is not None:
+                    bar.update(1)
+                if callback is not None:
+                    callback(task.size)
+        abort = False
+    except KeyboardInterrupt:
+        raise RunInterrupted(len(outcomes), len(tasks), store.folder if store else None) from None
+    finally:
+        try:
+            backend.stop(abort=abort)
+        finally:
+            if bar is not None:
+                bar.close()
+            if store is not None:
+                store.close()
+    counts: dict[tuple[int, int], int] = {}
+    for task in todo:
+        counts[(task.point, task.strategy)] = counts.get((task.point, task.strategy), 0) + 1
+    totals: dict[tuple[int, int], int] = {}
+    for task in tasks:
+        totals[(task.point, task.strategy)] = totals.get((task.point, task.strategy), 0) + 1
+    walls = {cell: hi - lo for cell, (lo, hi) in spans.items() if counts.get(cell) == totals[cell]}
+    document = sweep_document(sweep, outcomes, walls, time.perf_counter() - start)
+    if store is not None:
+        from pybai.report.table import format_results
+
+        store.write_results(document, format_results(document))
+    return document

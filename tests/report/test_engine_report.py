@@ -1,0 +1,200 @@
+"""[reproduce] tables, intervals, figure kinds and `pybai report` / `pybai reproduce` on small stores."""
+
+import copy
+import re
+import struct
+import textwrap
+
+import pytest
+
+from pybai.cli import main
+from pybai.exceptions import ConfigError
+from pybai.report.figures import FIGURES, FigureData
+from pybai.report.intervals import estimate, metric_interval
+from pybai.report.spec import apply_quick, parse_reproduce
+from pybai.simulate import Sweep, run_sweep
+
+SWEEP = """
+name = "small"
+replications = 12
+seed = 1
+[problem]
+goal = "best-arm"
+delta = 0.1
+[environment]
+kind = "gaussian"
+means = [1.0, 0.5, 0.0]
+sigma = 1.0
+[grid]
+"environment.sigma" = [0.5, 1.0, 2.0]
+[[strategy]]
+name = "tas"
+[[strategy]]
+name = "uniform"
+[reproduce]
+name = "small-repro"
+title = "A small sweep: samples vs sigma"
+quick = { replications = 6, grid = { "environment.sigma" = [0.5, 1.0] } }
+[[reproduce.figure]]
+kind = "metric-vs-grid"
+x = "sigma"
+y = "mean_samples"
+log_y = true
+hline = 10
+[[reproduce.figure]]
+kind = "allocation"
+at = { sigma = 1.0 }
+[[reproduce.figure]]
+kind = "boxplot"
+y = "samples"
+[[reproduce.figure]]
+kind = "histogram"
+y = "recommendation"
+[[reproduce.figure]]
+kind = "table"
+columns = ["mean_samples", "correct_rate"]
+[reproduce.paper]
+source = "nobody (2026)"
+columns = ["strategy", "sigma", "mean_samples"]
+rows = [["tas", 1.0, 40.0], ["uniform", 2.0, 200.0]]
+"""
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_wilson_and_normal_intervals_by_hand():
+    rows = [{"correct": c} for c in [True] * 18 + [False] * 2]
+    p, low, high = metric_interval(rows, "correct_rate")
+    # Wilson: centre (p + z^2/2n) / (1 + z^2/n), half z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n), z = 1.96
+    z, n = 1.959963984540054, 20
+    centre = (0.9 + z * z / 40) / (1 + z * z / n)
+    half = z * (0.9 * 0.1 / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    assert (p, low, high) == pytest.approx((0.9, centre - half, centre + half))
+    mean, low, high = estimate([1.0, 2.0, 3.0, None, float("nan")])
+    assert (mean, high - mean) == pytest.approx((2.0, 1.959963984540054 * 1.0 / 3 ** 0.5))
+    assert metric_interval(rows, "unknown_metric") is None
+
+
+def test_reproduce_table_validation():
+    spec = parse_reproduce({"name": "x", "figure": [{"kind": "boxplot", "y": "samples"}]})
+    assert spec.figures[0].kind == "boxplot" and spec.paper is None
+    bad = [
+        ({"name": "x", "titel": "t"}, 'reproduce.titel: unknown key (did you mean "title"?)'),
+        ({"name": "x", "figure": [{"kind": "pie"}]}, "reproduce.figure[0].kind: expected one of"),
+        ({"name": "x", "figure": [{"kind": "metric-vs-grid", "x": "d"}]}, "reproduce.figure[0].y: missing"),
+        ({"name": "x", "figure": [{"kind": "boxplot", "y": "samples", "colour": 1}]}, "figure[0].colour: unknown"),
+        ({"name": "x", "paper": {"source": "s", "columns": ["a", "b"], "rows": [[1]]}}, "paper.rows"),
+        ({"name": "x", "quick": {"replications": 0}}, "quick.replications"),
+        ({"title": "no name"}, "reproduce.name"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            parse_reproduce(table)
+
+
+def test_apply_quick_sets_top_level_dotted_and_grid_values():
+    spec = parse_reproduce({"name": "x", "quick": {"replications": 3, "problem.max_samples": 99,
+                                                   "grid": {"environment.d": [2]}}})
+    doc = {"replications": 100, "problem": {"delta": 0.1}, "grid": {"environment.d": [2, 5, 10]}}
+    quick = apply_quick(doc, spec)
+    assert quick == {"replications": 3, "problem": {"delta": 0.1, "max_samples": 99}, "grid": {"environment.d": [2]}}
+    assert doc["grid"]["environment.d"] == [2, 5, 10]  # the original is untouched
+    with pytest.raises(ConfigError, match="no such grid axis"):
+        apply_quick({"grid": {}}, parse_reproduce({"name": "x", "quick": {"grid": {"problem.k": [1]}}}))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    import tomllib
+
+    folder = tmp_path_factory.mktemp("report") / "store"
+    run_sweep(Sweep.from_document(tomllib.loads(SWEEP), "small"), out=folder)
+    return folder
+
+
+def test_report_from_store_alone(store, capsys):
+    assert main(["report", str(store)]) == 0
+    assert "report:" in capsys.readouterr().out
+    html = (store / "report.html").read_text()
+    figures = sorted((store / "figures").glob("*.png"))
+    assert [p.name for p in figures] == ["small-1-metric-vs-grid.png", "small-2-allocation.png",
+                                         "small-3-boxplot.png", "small-4-histogram.png"]
+    assert html.count("<img") == len(figures)
+    for path in figures:
+        assert f'alt="{path.name}"' in html  # the page references (and embeds) every figure
+        width, height = png_size(path)
+        assert 300 <= width <= 2500 and 200 <= height <= 1500 and path.stat().st_size > 5000
+    tables = sorted(p.name for p in (store / "tables").glob("*.csv"))
+    assert tables == ["small-5-table.csv", "small-paper.csv", "small-summary.csv"]
+    paper = (store / "tables" / "small-paper.csv").read_text().splitlines()
+    assert paper[0] == ("strategy,sigma,mean_samples (paper),mean_samples (pybai),"
+                        "mean_samples (pybai) low95,mean_samples (pybai) high95")
+    assert paper[1].startswith("tas,1.0,40.0,") and paper[2].startswith("uniform,2.0,200.0,")
+    assert "nobody (2026)" in html and "A small sweep" in html
+
+
+def test_paper_values_are_the_stored_means(store):
+    from pybai.reproductions import store_part
+    from pybai.report.experiment import paper_comparison
+
+    part = store_part(store)
+    table = paper_comparison(part.data, part.spec.paper)
+    rows = part.data.rows_of(1, "tas")  # sigma = 1.0 is point 1
+    mean = sum(r["samples"] for r in rows) / len(rows)
+    assert table.rows[0][3].value == pytest.approx(mean) and len(rows) == 12
+
+
+def test_figure_kinds_handle_a_gridless_store(tmp_path):
+    doc = {"name": "flat", "replications": 5, "seed": 2, "problem": {"goal": "best-arm", "delta": 0.1},
+           "environment": {"kind": "bernoulli", "means": [0.9, 0.2]}, "strategy": [{"name": "uniform"}]}
+    document = run_sweep(Sweep.from_document(copy.deepcopy(doc)), out=tmp_path / "s")
+    from pybai.simulate import read_store
+
+    data = FigureData("flat", document, read_store(tmp_path / "s").rows)
+    for kind, options in [("allocation", {}), ("boxplot", {"y": "samples"}), ("histogram", {"y": "samples"}),
+                          ("table", {})]:
+        made = FIGURES[kind].function(data, options)
+        assert made is not None
+    with pytest.raises(KeyError, match="not a grid key"):
+        FIGURES["metric-vs-grid"].function(data, {"x": "d", "y": "mean_samples"})
+
+
+def test_reproduce_runs_quick_stores_and_reports(tmp_path, monkeypatch, capsys):
+    import pybai.reproductions as rep
+
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "small.toml").write_text(textwrap.dedent(SWEEP))
+    monkeypatch.setattr(rep, "experiment_names", lambda: ["small"])
+    monkeypatch.setattr(rep, "experiment_path", lambda name: shipped / f"{name}.toml")
+    assert main(["reproduce", "--list"]) == 0
+    assert "small-repro" in capsys.readouterr().out
+    out = tmp_path / "out"
+    assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 0
+    manifest = (out / "small" / "manifest.json").read_text()
+    assert '"replications": 6' in manifest and len((out / "figures").glob("*.png").__iter__().__next__().name) > 0
+    assert (out / "report.html").read_text().count("<img") == 4
+    assert "Quick run" in (out / "report.html").read_text()
+    # again without --resume: refused before running; with --resume: nothing to run
+    assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet", "--resume"]) == 0
+    assert main(["reproduce", "nothing"]) == 2
+
+
+def test_shipped_reproduce_tables_are_valid_and_quick_versions_parse():
+    from pybai.reproductions import shipped_reproductions
+
+    known = shipped_reproductions()
+    assert {"gk16-table2", "baics-table1", "baics-star"} <= set(known)
+    assert [p.stem for p, _ in known["baics-table1"].files] == ["baics-example-1", "baics-example-2"]
+    for reproduction in known.values():
+        for path, spec in reproduction.files:
+            from pybai.config import read_document
+
+            quick = Sweep.from_document(apply_quick(read_document(path), spec), path.stem)
+            assert all(e.replications <= 100 for e in quick.experiments), path
