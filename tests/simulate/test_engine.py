@@ -77,7 +77,7 @@ def test_seeds_are_the_task_coordinates():
 def test_gridless_document_is_unchanged_and_uses_replication_seeds():
     sw = sweep(BASE)
     document = run_sweep(sw)
-    assert set(document) == {"name", "version", "seed", "goal", "answer", "results", "elapsed_seconds"}
+    assert set(document) == {"name", "version", "seed", "goal", "answer", "answer_unique", "results", "elapsed_seconds"}
     experiment = sw.experiments[0]
     _, tas = experiment.strategies[0]
     samples = [run_replication(tas, experiment.environment, experiment.problem, replication_seed(11, r)).samples
