@@ -223,6 +223,12 @@ class Problem(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not provide alt_gradient")
 
+    def answer_mask(self, means: np.ndarray) -> np.ndarray:
+        """Boolean mask of the sources in the answer for ``means`` (for rules that compare the
+        weakest member of the answer with the strongest outsider, such as LUCB); problems whose
+        answer is a set of sources provide it."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide answer_mask")
+
     def oracle_hint(self) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""
         return None

@@ -51,6 +51,12 @@ class BestArmProblem(Problem):
     def answer(self, means) -> int:
         return int(np.argmax(means))
 
+    def answer_mask(self, means) -> np.ndarray:
+        """True at the best arm (the first of equal maxima), False elsewhere."""
+        mask = np.zeros(self.n_arms, dtype=np.bool_)
+        mask[int(np.argmax(means))] = True
+        return mask
+
     def glr(self, counts, means) -> float:
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
         return z

@@ -88,6 +88,13 @@ class TopKProblem(Problem):
         top, _, _ = top_bottom(self._means(means), self.k)
         return np.sort(top)
 
+    def answer_mask(self, means) -> np.ndarray:
+        """True at the k arms of :meth:`answer`, False elsewhere."""
+        top, _, _ = top_bottom(self._means(means), self.k)
+        mask = np.zeros(self.n_arms, dtype=np.bool_)
+        mask[top] = True
+        return mask
+
     def is_correct(self, answer, means) -> bool:
         got = np.sort(np.asarray(answer, dtype=np.int64).ravel())
         return got.shape == (self.k,) and bool(np.all(got == self.answer(means)))
