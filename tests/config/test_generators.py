@@ -9,7 +9,7 @@ from pybai.exceptions import ConfigError
 
 
 def doc(environment, goal="top-k"):
-    return {"name": "g", "replications": 2, "problem": {"goal": goal, "budget": 200, "k": 3,
+    return {"name": "g", "replications": 2, "problem": {"goal": goal, "budget": 2000, "k": 3,
                                                         "batch": {"size": 8, "max_repeats": 2}},
             "environment": environment, "strategy": [{"name": "halving"}]}
 
@@ -23,12 +23,12 @@ def test_linear_and_power_law_are_the_instances():
 
 
 def test_random_generators_are_fixed_by_their_seed():
-    env = {"kind": "gaussian", "generator": "virus", "arms": 500, "sigma": 0.1 ** 0.5}
+    env = {"kind": "gaussian", "generator": "virus", "sigma": 0.1 ** 0.5}
     a = parse_experiment(doc(env)).environment.source_means
     b = parse_experiment(doc(env)).environment.source_means
     c = parse_experiment(doc({**env, "seed": 1})).environment.source_means
     np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, c) and a.size == 500
+    assert not np.array_equal(a, c) and a.size == 12_979
     # heavy right tail: strongly right-skewed, the largest far beyond the smallest
     z = (a - a.mean()) / a.std()
     assert (z**3).mean() > 2 and a.max() - np.median(a) > 2 * (np.median(a) - a.min())
