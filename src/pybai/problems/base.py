@@ -271,6 +271,10 @@ class Problem(ABC):
         """Quality of the true answer minus quality of ``answer`` (0 when correct)."""
         return 0.0 if self.is_correct(answer, means) else float("nan")
 
+    def gain(self, answer: Any, means: np.ndarray) -> float | None:
+        """Goals whose answer is a set of sources: sum of the means over ``answer`` (else None)."""
+        return None
+
     def false_negative_rate(self, answer: Any, means: np.ndarray) -> float | None:
         """Top-k only: fraction of the true answer missing from ``answer``."""
         return None

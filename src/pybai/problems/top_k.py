@@ -104,6 +104,10 @@ class TopKProblem(Problem):
         missing = np.setdiff1d(self.answer(means), np.asarray(answer, dtype=np.int64))
         return missing.size / self.k
 
+    def gain(self, answer, means) -> float:
+        """sum_{i in answer} mu_i: the "gain" of section 5.3 of Jun et al. (2016)."""
+        return float(self._means(means)[np.asarray(answer, dtype=np.int64)].sum())
+
     def simple_regret(self, answer, means) -> float:
         """Sum of the k largest means minus the sum of the means of ``answer`` (>= 0).
 

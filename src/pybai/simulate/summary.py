@@ -33,7 +33,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     regrets = np.array([o.simple_regret for o in outcomes], dtype=float)
     fnr = [o.false_negative for o in outcomes]
     batched = problem.batch is not None
-    return {
+    doc = {
         "strategy": label,
         "replications": len(outcomes),
         "mean_samples": _num(samples.mean(), 3),
@@ -48,3 +48,8 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
         "wall_seconds": _num(sum(o.seconds for o in outcomes) if wall_seconds is None else wall_seconds, 3),
         "cpu_seconds": _num(sum(o.cpu_seconds for o in outcomes), 3),
     }
+    gains = [getattr(o, "gain", None) for o in outcomes]
+    if gains and gains[0] is not None:  # goals with a gain (top-k): mean gain and the oracle's
+        doc["mean_gain"] = _num(np.mean(gains))
+        doc["oracle_gain"] = _num(np.mean([o.oracle_gain for o in outcomes]))
+    return doc
