@@ -1,4 +1,6 @@
 import math
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -7,10 +9,8 @@ from pybai.batch import BatchRacing, BatchSAR, Halving, UniformRoundRobin, draw_
 from pybai.batch.instances import linear_instance
 from pybai.exceptions import InvalidParameterError, SessionStateError
 
-
-def reward_table(means, length, seed):
-    rng = np.random.default_rng(seed)
-    return (rng.random((len(means), length)) < np.asarray(means)[:, None]).astype(float)
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from _reference import reward_table, sequential_racing, sequential_sar  # noqa: E402
 
 
 def run_with_table(algo, table):
@@ -27,41 +27,6 @@ def run_with_table(algo, table):
     return pulled, algo.answer().tolist()
 
 
-# --- sequential Racing, written plainly ---------------------------------------------
-
-
-def sequential_racing(table, k, delta):
-    n = table.shape[0]
-    omega = math.sqrt(delta / (6 * n))
-    counts, sums = [0] * n, [0.0] * n
-    surviving, accepted, pulled = list(range(n)), [], []
-    while True:
-        arm = min(surviving, key=lambda i: (counts[i], i))  # least pulled, lowest index
-        sums[arm] += table[arm, counts[arm]]
-        counts[arm] += 1
-        pulled.append(arm)
-        bounds = {}
-        for i in surviving:
-            if counts[i] == 0:
-                bounds[i] = (-math.inf, math.inf)
-            else:
-                d = math.sqrt(4 * math.log(math.log2(2 * counts[i]) / omega) / counts[i])
-                bounds[i] = (sums[i] / counts[i] - d, sums[i] / counts[i] + d)
-        kt = k - len(accepted)
-        ups = sorted((bounds[i][1] for i in surviving), reverse=True)
-        lows = sorted((bounds[i][0] for i in surviving), reverse=True)
-        u_thr = ups[kt] if kt + 1 <= len(surviving) else -math.inf  # (k_t + 1)-th largest U
-        l_thr = lows[kt - 1] if kt >= 1 else math.inf  # k_t-th largest L
-        acc = [i for i in surviving if bounds[i][0] > u_thr]
-        rej = [i for i in surviving if bounds[i][1] < l_thr]
-        accepted += acc
-        surviving = [i for i in surviving if i not in acc and i not in rej]
-        if len(accepted) == k:
-            return pulled, sorted(accepted)
-        if len(surviving) == k - len(accepted):
-            return pulled, sorted(accepted + surviving)
-
-
 @pytest.mark.parametrize("seed", [0, 1])
 def test_batch_racing_b1_is_sequential_racing(seed):
     means = [0.9, 0.15, 0.8, 0.2, 0.1, 0.85]
@@ -70,65 +35,6 @@ def test_batch_racing_b1_is_sequential_racing(seed):
     pulls, answer = run_with_table(BatchRacing(6, 3, 1, 1, 0.2), table)
     assert pulls == want_pulls
     assert answer == want_answer == [0, 2, 5]
-
-
-# --- sequential SAR (Bubeck, Wang & Viswanathan 2013), written plainly ----------------
-
-
-def sequential_sar(table, k, budget, practical=False):
-    """SAR with phase lengths n_s = ceil((budget - K) / (logbar(K) (K + 1 - s))).
-
-    With ``practical``, the phase lengths of Eq. (10) at b = r = 1 instead (n~ = 2, r~ = 1):
-    ceil((budget - R_s - (K_s - 2) - (3 + K_s)) / ((1 + sum_{i=3}^{K_s} 1/i) K_s)), K_s arms
-    left, R_s the pulls of removed arms, and the last two arms pulled until the budget is spent.
-    """
-    n = table.shape[0]
-    counts, sums = [0] * n, [0.0] * n
-    active, accepted, pulled = list(range(n)), [], []
-    logbar = 0.5 + sum(1 / i for i in range(2, n + 1))
-    removed = 0
-
-    def pull(arm):
-        sums[arm] += table[arm, counts[arm]]
-        counts[arm] += 1
-        pulled.append(arm)
-
-    def ranked():
-        return sorted(active, key=lambda i: (-sums[i] / counts[i], i))
-
-    for s in range(1, n):
-        size = len(active)
-        if practical and size == 2:
-            while len(pulled) < budget:
-                pull(min(active, key=lambda i: (counts[i], i)))
-            kk = k - len(accepted)
-            return pulled, sorted(accepted + ranked()[:kk])
-        if practical:
-            z = 1 + sum(1 / i for i in range(3, size + 1))
-            target = math.ceil((budget - removed - (size - 2) - (3 + size)) / (z * size))
-        else:
-            target = math.ceil((budget - n) / (logbar * (n + 1 - s)))
-        while min(counts[i] for i in active) < target:
-            for arm in sorted(active):  # one pull of each arm below the target, in index order
-                if counts[arm] < target:
-                    pull(arm)
-        kk = k - len(accepted)
-        order = ranked()
-        mean = {i: sums[i] / counts[i] for i in active}
-        gap_best = mean[order[0]] - mean[order[kk]]
-        gap_worst = mean[order[kk - 1]] - mean[order[-1]]
-        if gap_best > gap_worst or (gap_best == gap_worst and 2 * kk >= size):
-            accepted.append(order[0])
-            gone = order[0]
-        else:
-            gone = order[-1]
-        removed += counts[gone]
-        active.remove(gone)
-        if len(active) == k - len(accepted):
-            return pulled, sorted(accepted + active)
-        if len(accepted) == k:
-            return pulled, sorted(accepted)
-    return pulled, sorted(accepted)
 
 
 @pytest.mark.parametrize("seed,k", [(0, 2), (1, 3), (2, 1)])

@@ -73,7 +73,8 @@ GOAL_INSTANCES = {
         ("correlated", _correlated()),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
-    "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2))],
+    "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
+              ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3))],
 }
 
 

@@ -80,6 +80,9 @@ class BatchAlgorithm:
     done : bool
     """
 
+    #: mutable attributes that make up the run's state (:meth:`get_state` / :meth:`set_state`)
+    _state_keys: tuple[str, ...] = ("priority", "counts", "sums", "n_batches", "done", "_pending", "_final")
+
     def __init__(self, n_arms: int, k: int, size: int, max_repeats: int, *, rng=None):
         owner = type(self).__name__
         self.n_arms = check_positive_int(n_arms, "n_arms", owner, minimum=2)
@@ -99,6 +102,28 @@ class BatchAlgorithm:
         self.done = False
         self._pending = None
         self._final = None
+
+    # --- state --------------------------------------------------------------
+    def get_state(self) -> dict:
+        """The mutable state (copies of arrays): with the constructor's arguments, the whole run.
+
+        Constants derived from the arguments (schedules, sums of 1/i) are not included.
+        """
+        return {key: (v.copy() if isinstance(v := getattr(self, key), np.ndarray) else v)
+                for key in self._state_keys}
+
+    def set_state(self, state: dict) -> None:
+        """Restore a state from :meth:`get_state` of an algorithm built with the same arguments."""
+        missing = set(self._state_keys) - set(state)
+        if missing:
+            raise fail("state", f"{type(self).__name__}.set_state", f"the keys {sorted(self._state_keys)}",
+                       f"a dict without {sorted(missing)}")
+        for key in self._state_keys:
+            value = state[key]
+            current = getattr(self, key)
+            if isinstance(current, np.ndarray) and isinstance(value, np.ndarray):
+                value = value.astype(current.dtype, copy=True)
+            setattr(self, key, value)
 
     # --- the cycle ---------------------------------------------------------
     def next_batch(self) -> np.ndarray:
@@ -131,6 +156,11 @@ class BatchAlgorithm:
         if self._final is not None:
             return self._final.copy()
         return np.sort(self._recommend())
+
+    @property
+    def pending(self) -> np.ndarray | None:
+        """The pulls of the batch asked and not yet observed (None between batches); do not modify."""
+        return self._pending
 
     @property
     def means(self) -> np.ndarray:

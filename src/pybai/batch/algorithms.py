@@ -88,6 +88,8 @@ class BatchRacing(BatchAlgorithm):
         S_t, A_t and R_t.
     """
 
+    _state_keys = BatchAlgorithm._state_keys + ("active", "accepted", "rejected", "_idx")
+
     def __init__(self, n_arms, k, size, max_repeats, delta, *, sigma=0.5, rng=None):
         super().__init__(n_arms, k, size, max_repeats, rng=rng)
         owner = type(self).__name__
@@ -170,6 +172,8 @@ class Halving(BatchAlgorithm):
     stage_budgets : ndarray of int (L,)
     active : ndarray of bool (n,)
     """
+
+    _state_keys = BatchAlgorithm._state_keys + ("stage_budgets", "stage", "_in_stage", "active", "_idx")
 
     def __init__(self, n_arms, k, size, max_repeats, budget, *, rng=None):
         super().__init__(n_arms, k, size, max_repeats, rng=rng)

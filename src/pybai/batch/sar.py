@@ -126,6 +126,8 @@ class BatchSAR(BatchAlgorithm):
         Current stage s (1-based) = n - |S_s| + 1.
     """
 
+    _state_keys = BatchAlgorithm._state_keys + ("active", "accepted", "_idx", "_removed")
+
     def __init__(self, n_arms, k, size, max_repeats, budget, *, schedule="practical", rng=None):
         super().__init__(n_arms, k, size, max_repeats, rng=rng)
         owner = type(self).__name__

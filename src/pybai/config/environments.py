@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pybai.config.generators import generated_builder
 from pybai.config.keys import Table
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -30,8 +31,8 @@ def keys_builder(cls: type, keys: tuple[str, ...]) -> Callable[[Table], Environm
 
 
 ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
-    "gaussian": keys_builder(GaussianEnvironment, ("means", "sigma")),
-    "bernoulli": keys_builder(BernoulliEnvironment, ("means",)),
+    "gaussian": generated_builder(GaussianEnvironment, ("means", "sigma")),  # means, or a generator
+    "bernoulli": generated_builder(BernoulliEnvironment, ("means",)),
     "subpopulation-gaussian": keys_builder(
         SubpopulationGaussianEnvironment, ("means", "weights", "constrained", "floor", "sigma", "sampling")
     ),

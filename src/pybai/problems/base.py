@@ -263,6 +263,12 @@ class Problem(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not provide alt_gradient")
 
+    def answer_mask(self, means: np.ndarray) -> np.ndarray:
+        """Boolean mask of the sources in the answer for ``means`` (for rules that compare the
+        weakest member of the answer with the strongest outsider, such as LUCB); problems whose
+        answer is a set of sources provide it."""
+        raise NotImplementedError(f"{type(self).__name__} does not provide answer_mask")
+
     def oracle_hint(self) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""
         return None
@@ -325,6 +331,10 @@ class Problem(ABC):
     def simple_regret(self, answer: Any, means: np.ndarray) -> float:
         """Quality of the true answer minus quality of ``answer`` (0 when correct)."""
         return 0.0 if self.is_correct(answer, means) else float("nan")
+
+    def gain(self, answer: Any, means: np.ndarray) -> float | None:
+        """Goals whose answer is a set of sources: sum of the means over ``answer`` (else None)."""
+        return None
 
     def false_negative_rate(self, answer: Any, means: np.ndarray) -> float | None:
         """Top-k only: fraction of the true answer missing from ``answer``."""

@@ -63,6 +63,12 @@ class BestArmProblem(Problem):
         """The arm of largest mean (lowest index among tied best arms)."""
         return int(np.argmax(self.check_means(means)))
 
+    def answer_mask(self, means) -> np.ndarray:
+        """True at the best arm (the first of equal maxima), False elsewhere."""
+        mask = np.zeros(self.n_arms, dtype=np.bool_)
+        mask[int(np.argmax(means))] = True
+        return mask
+
     def glr(self, counts, means) -> float:
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
         return z

@@ -114,6 +114,13 @@ class TopKProblem(Problem):
         top, _, _ = top_bottom(self._means(means), self.k)
         return np.sort(top)
 
+    def answer_mask(self, means) -> np.ndarray:
+        """True at the k arms of :meth:`answer`, False elsewhere."""
+        top, _, _ = top_bottom(self._means(means), self.k)
+        mask = np.zeros(self.n_arms, dtype=np.bool_)
+        mask[top] = True
+        return mask
+
     def is_correct(self, answer, means) -> bool:
         """Whether ``answer`` is a set of k arms whose means are all >= every other mean
         (with a tie between the k-th and (k+1)-th means, every such set counts)."""
@@ -133,6 +140,10 @@ class TopKProblem(Problem):
         """Fraction of the true top-k missing from ``answer`` (section 5.2 of Jun et al. 2016)."""
         missing = np.setdiff1d(self.answer(means), np.asarray(answer, dtype=np.int64))
         return missing.size / self.k
+
+    def gain(self, answer, means) -> float:
+        """sum_{i in answer} mu_i: the "gain" of section 5.3 of Jun et al. (2016)."""
+        return float(self._means(means)[np.asarray(answer, dtype=np.int64)].sum())
 
     def simple_regret(self, answer, means) -> float:
         """Sum of the k largest means minus the sum of the means of ``answer`` (>= 0).

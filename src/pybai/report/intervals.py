@@ -56,6 +56,8 @@ register_metric("error_rate", "correct", "proportion", transform=lambda correct:
 register_metric("mean_simple_regret", "simple_regret")
 register_metric("false_negative_rate", "false_negative")
 register_metric("mean_seconds", "seconds")
+register_metric("mean_gain", "gain")
+register_metric("oracle_gain", "oracle_gain")
 
 
 def estimate(values, kind: str = "mean") -> tuple[float, float, float]:

@@ -29,6 +29,8 @@ class Outcome:
     counts: np.ndarray
     seconds: float
     cpu_seconds: float = 0.0
+    gain: float | None = None  # top-k: sum of the means over the answer (Problem.gain)
+    oracle_gain: float | None = None  # ... and over the true answer
 
 
 def run_replication(
@@ -66,4 +68,6 @@ def run_replication(
         counts=res.counts,
         seconds=time.perf_counter() - start,
         cpu_seconds=time.thread_time() - cpu_start,
+        gain=problem.gain(rec, means),
+        oracle_gain=problem.gain(problem.answer(means), means),
     )

@@ -12,7 +12,7 @@ Files in the folder:
     (its dotted path, e.g. ``environment.d``), ``strategy`` (label), ``replication``,
     ``samples``, ``batches``, ``status``, ``recommendation``, ``correct``, ``simple_regret``,
     ``false_negative`` (null where not defined; NaN is written as null), ``counts`` (samples
-    per source, shaped like the sources), ``seconds``, ``cpu_seconds``.  Every finished task
+    per source, shaped like the sources), ``seconds``, ``cpu_seconds``; top-k adds ``gain`` and ``oracle_gain`` (sum of the true means over the answer and over the true top k).  Every finished task
     appends its lines in one ``write``, so a killed run loses at most the
     tasks in flight (the lines are in the operating system's hands as soon as ``write``
     returns; a background thread fsyncs them to the disk right after, without holding the
@@ -103,6 +103,9 @@ def outcome_row(sweep: Sweep, task: Task, replication: int, outcome: Outcome) ->
         "seconds": _jsonable(outcome.seconds),
         "cpu_seconds": _jsonable(outcome.cpu_seconds),
     })
+    if outcome.gain is not None:  # goals with a gain (top-k): the answer's and the oracle's
+        row["gain"] = _jsonable(outcome.gain)
+        row["oracle_gain"] = _jsonable(outcome.oracle_gain)
     return row
 
 
@@ -118,6 +121,8 @@ def row_outcome(row: dict[str, Any]) -> Outcome:
         simple_regret=num("simple_regret"),
         false_negative=None if row.get("false_negative") is None else float(row["false_negative"]),
         counts=np.asarray(row["counts"], dtype=float), seconds=num("seconds"), cpu_seconds=num("cpu_seconds"),
+        gain=None if row.get("gain") is None else float(row["gain"]),
+        oracle_gain=None if row.get("oracle_gain") is None else float(row["oracle_gain"]),
     )
 
 

@@ -51,4 +51,8 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     error_eps = problem.error_probability_epsilon(regrets)  # None unless the problem sets an epsilon
     if error_eps is not None:
         summary["error_probability_epsilon"] = _num(error_eps)
+    gains = [getattr(o, "gain", None) for o in outcomes]
+    if gains and gains[0] is not None:  # goals with a gain (top-k): mean gain and the oracle's
+        summary["mean_gain"] = _num(np.mean(gains))
+        summary["oracle_gain"] = _num(np.mean([o.oracle_gain for o in outcomes]))
     return summary

@@ -1,6 +1,8 @@
 """Sampling strategies, one family per module, registered by contract name."""
 
 from pybai.strategies.base import Strategy
+from pybai.strategies.batch_racing import BatchRacingStrategy
+from pybai.strategies.batch_sar import BatchSARStrategy
 from pybai.strategies.bayes_gap import BayesGap
 from pybai.strategies.bayes_ucb import BayesUCB
 from pybai.strategies.ei import ExpectedImprovement
@@ -13,8 +15,10 @@ from pybai.strategies.ucbe import UCBE
 from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
 from pybai.strategies.game import GameSampling
+from pybai.strategies.halving import HalvingStrategy
 from pybai.strategies.lucb import LUCB
 from pybai.strategies.registry import get_strategy_class, make_strategy, registered_names
+from pybai.strategies.round_robin import RoundRobinStrategy
 from pybai.strategies.top_two import TopTwo
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.uniform import Uniform
@@ -37,6 +41,10 @@ __all__ = [
     "SuccessiveRejects",
     "UCBE",
     "UGapEb",
+    "BatchRacingStrategy",
+    "BatchSARStrategy",
+    "HalvingStrategy",
+    "RoundRobinStrategy",
     "get_strategy_class",
     "make_strategy",
     "registered_names",

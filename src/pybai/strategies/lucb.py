@@ -1,4 +1,4 @@
-"""KL-LUCB (Kalyanakrishnan et al. 2012; Kaufmann & Kalyanakrishnan 2013)."""
+"""KL-LUCB (Kalyanakrishnan et al. 2012; Kaufmann & Kalyanakrishnan 2013), for best-arm and top-k."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice
+from pybai.exceptions import InvalidParameterError
 from pybai.models._kl import lower_bound, upper_bound
+from pybai.problems.base import Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -14,39 +16,47 @@ __all__ = ["LUCB"]
 
 
 @njit(cache=True)
-def _lucb_pair(code, counts, means, var, level):
-    """(h, l, lcb_h, ucb_l): the empirical best h and the other arm l with the largest UCB."""
+def _lucb_pair(code, counts, means, var, level, in_answer):
+    """(h, l, lcb_h, ucb_l): h the answer arm with the smallest LCB, l the other arm with the largest UCB.
+
+    Ties: the lowest index.  With a one-arm answer (best arm), h is that arm.
+    """
     k = means.shape[0]
-    h = 0
-    for a in range(1, k):
-        if means[a] > means[h]:
-            h = a
+    h = -1
+    lcb_h = np.inf
     l = -1
     ucb_l = -np.inf
     for a in range(k):
-        if a == h:
-            continue
-        u = upper_bound(code, means[a], counts[a], var[a], level)
-        if u > ucb_l:
-            ucb_l = u
-            l = a
-    lcb_h = lower_bound(code, means[h], counts[h], var[h], level)
+        if in_answer[a]:
+            lo = lower_bound(code, means[a], counts[a], var[a], level)
+            if lo < lcb_h or h < 0:
+                lcb_h = lo
+                h = a
+        else:
+            u = upper_bound(code, means[a], counts[a], var[a], level)
+            if u > ucb_l or l < 0:
+                ucb_l = u
+                l = a
     return h, l, lcb_h, ucb_l
 
 
 @register
 class LUCB(Strategy):
-    """KL-LUCB: sample the empirical best arm and its most optimistic challenger.
+    """KL-LUCB: sample the weakest arm of the empirical answer and its most optimistic challenger.
 
-    Each round asks for two samples: the empirical best arm h_t and the arm l_t != h_t
-    with the largest KL upper confidence bound
-    UCB_a = max{q : N_a d(mu_hat_a, q) <= beta(t, delta)}, where beta is the strategy's
-    threshold (the same object as the GLR stopping threshold).
+    Each round asks for two samples: with J_t the empirical answer
+    (:meth:`~pybai.problems.base.Problem.answer_mask`: the empirical best arm, or the empirical
+    top-k set), the arm h_t of J_t with the smallest KL lower confidence bound and the arm
+    l_t outside J_t with the largest KL upper confidence bound,
+    UCB_a = max{q : N_a d(mu_hat_a, q) <= beta(t, delta)} (LCB symmetrically), where beta is the
+    strategy's threshold (the same object as the GLR stopping threshold).  For the best arm
+    (k = 1) h_t is the empirical best arm: the rule of Kaufmann & Kalyanakrishnan (2013).
 
     Parameters
     ----------
     stopping : {"glr", "confidence-intervals"}, default "glr"
-        ``"glr"``: the GLR rule shared by all fixed-confidence strategies;
+        ``"glr"``: the problem's GLR rule shared by all fixed-confidence strategies (for top-k
+        the exact GLR of :class:`~pybai.problems.top_k.TopKProblem`);
         ``"confidence-intervals"``: the original LUCB rule, stop when LCB_h > UCB_l.
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
@@ -59,7 +69,7 @@ class LUCB(Strategy):
     """
 
     name = "lucb"
-    goals = ("best-arm",)
+    goals = ("best-arm", "top-k")
 
     def __init__(self, *, stopping: str = "glr", threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -68,11 +78,17 @@ class LUCB(Strategy):
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.stopping, ("glr", "confidence-intervals"), "stopping", type(self).__name__)
+        if problem is not None and type(problem).answer_mask is Problem.answer_mask:
+            raise InvalidParameterError(
+                f"LUCB ('lucb') needs the arms of the answer (answer_mask), which {type(problem).__name__} "
+                "does not provide."
+            )
 
     def _pair(self):
         fam = self.problem_.family
         level = self.threshold_(max(self.t_, 1))
-        return _lucb_pair(fam.code, self.counts_, self.means_, fam.variances, level)
+        mask = self.problem_.answer_mask(self.means_)
+        return _lucb_pair(fam.code, self.counts_, self.means_, fam.variances, level, mask)
 
     def _select(self):
         h, l, _, _ = self._pair()
