@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pybai.config.keys import Table
+from pybai.config.linear import build_linear_environment
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
@@ -36,6 +37,7 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
     "correlated-gaussian": keys_builder(
         CorrelatedGaussianEnvironment, ("means", "draw", "covariance", "kernel", "sigma", "eta", "prior_mean")
     ),
+    "linear-gaussian": build_linear_environment,  # features/theta/sigma, or instance = "soare" | "wine"
 }
 
 

@@ -8,6 +8,7 @@ from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_regime", "register_goal"]
@@ -15,7 +16,7 @@ __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "read_r
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
-                 "correlated-gaussian": CorrelatedBestArmProblem},
+                 "correlated-gaussian": CorrelatedBestArmProblem, "linear-gaussian": LinearBestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }

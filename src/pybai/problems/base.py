@@ -180,6 +180,14 @@ class Problem(ABC):
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
+    def threshold_at(self, threshold: Threshold, t: int, model: Model) -> float:
+        """The threshold's value after ``t`` samples (default ``threshold(t)``).
+
+        A family whose proven threshold depends on the design (linear bandits: the
+        self-normalised bound reads the design matrix) overrides this hook.
+        """
+        return threshold(t)
+
     def statistic(self, model: Model) -> float:
         """GLR statistic of the empirical answer under ``model`` (default: from counts and estimate)."""
         return self.glr(model.counts, model.estimate)

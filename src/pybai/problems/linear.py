@@ -15,7 +15,14 @@ Conventions (tested):
   oracle ignore the copies of the answer, and the oracle puts its weights on the first row of
   each group (the copies are interchangeable).
 * ``features`` must have K >= 2 rows, at least 2 distinct ones, and rank d (the arms span
-  R^d); otherwise an error names ``features``.
+  R^d); otherwise an error names ``features``.  (A rank-deficient design cannot identify theta;
+  project the features on their span first if that is what is meant.)
+
+Thresholds (:meth:`LinearBestArmProblem.threshold`): ``"heuristic"`` (ln((1 + ln t)/delta), the
+default of every strategy), ``"delta-correct"`` (the self-normalised bound of Abbasi-Yadkori et
+al. 2011, Theorem 1, on the design matrix: :mod:`pybai.problems._linear_thresholds`), ``"kk21"``
+(Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
+Soare et al. Prop. 1, accepted by the paper's strategies).
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
-from pybai.problems._linear_math import alternative_terms, inverse_or_spectrum
+from pybai.problems._linear_math import alternative_terms, domination_statistics, inverse_or_spectrum
+from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
+from pybai.stopping.thresholds import HeuristicThreshold, Threshold, make_threshold
 from pybai.problems.base import BatchSpec, Problem
 
 __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
@@ -68,6 +77,10 @@ class LinearBestArmProblem(Problem):
         Noise standard deviation (> 0, one for all arms).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
+    reference_theta : array-like (d,), optional
+        The true parameter, known only in simulations (the ``linear-gaussian`` environment passes
+        it).  Read by one rule only: the reference ``xy-oracle`` (Eq. 5 needs theta), which is
+        labelled as not a real strategy.  Learning strategies never read it.
 
     Examples
     --------
@@ -80,8 +93,10 @@ class LinearBestArmProblem(Problem):
     """
 
     goal = "best-arm"
+    #: capability read by the linear rules (``xy-*``, ``g-allocation``): known arm features
+    linear = True
 
-    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None):
+    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None, reference_theta=None):
         owner = "LinearBestArmProblem"
         x = check_array(features, "features", owner, ndim=2)
         k, d = x.shape
@@ -101,6 +116,8 @@ class LinearBestArmProblem(Problem):
         if self._reps.size < 2:
             raise fail("features", owner, "at least 2 distinct rows", features)
         self._two_var = 2.0 * self.sigma**2
+        self.reference_theta = None if reference_theta is None else check_array(
+            reference_theta, "reference_theta", owner, shape=(d,))
 
     # --- structure -------------------------------------------------------
     @property
@@ -125,7 +142,8 @@ class LinearBestArmProblem(Problem):
         :math:`\|\hat\theta - \theta\|^2_A / (2\sigma^2)
         \le \sum_a N_a (\hat\mu_a - \mu_a)^2 / (2\sigma^2)` (least squares is the A-projection of
         the per-arm empirical means), so one deviation bound over all sampled arms covers every
-        piece at once: 1 piece of :attr:`n_terms` arms.  (Phase 2 adds a d-dimensional threshold.)
+        piece at once: 1 piece of :attr:`n_terms` arms (the ``"kk21"`` threshold; ``"delta-correct"`` is the
+        d-dimensional self-normalised bound instead).
         """
         return 1
 
@@ -133,6 +151,29 @@ class LinearBestArmProblem(Problem):
     def n_terms(self) -> int:
         """Arms in the deviation bound of :attr:`n_alternatives`: every source (K)."""
         return self.n_sources
+
+    # --- thresholds ---------------------------------------------------------
+    def threshold(self, kind: str, delta: float) -> Threshold:
+        """The GLR stopping threshold of kind ``kind`` (see the module docstring).
+
+        ``"delta-correct"`` depends on the design matrix: evaluate it with :meth:`threshold_at`.
+        """
+        if kind == "heuristic":
+            return HeuristicThreshold(delta)
+        if kind == "delta-correct":
+            return LinearSelfNormalizedThreshold(delta, float(np.max(np.sum(self.features**2, axis=1))))
+        if kind == "soare-prop1":
+            return SoareProp1Threshold(delta, self.n_distinct)
+        if kind == "kk21":  # one deviation bound over the K per-arm means covers every piece
+            return make_threshold("kk21", delta, n_alternatives=1, n_terms=self.n_sources, family="gaussian")
+        raise fail("threshold", "LinearBestArmProblem",
+                   'one of "heuristic", "delta-correct", "kk21", "soare-prop1" (Gaussian linear arms)', kind)
+
+    def threshold_at(self, threshold: Threshold, t: int, model) -> float:
+        """``threshold(t)``, or for the self-normalised threshold its value on the design matrix."""
+        if isinstance(threshold, LinearSelfNormalizedThreshold):
+            return threshold.at(model.design_matrix)
+        return threshold(t)
 
     # --- model and initial phase ------------------------------------------
     def new_model(self) -> LeastSquares:
@@ -218,6 +259,19 @@ class LinearBestArmProblem(Problem):
             scale = gap / float(var[j])
         out[:] = (scale * (self.features @ u)) ** 2 / self._two_var
         return value, out
+
+    def domination(self, means, inverse_design) -> np.ndarray:
+        r"""Per arm, the strongest evidence that another arm beats it (Lemma 4 on the GLR scale).
+
+        ``out[x] = max_{x'} Delta_hat(x', x)^2 / (2 sigma^2 ||x' - x||^2_{A^-1})`` over the arms x'
+        with a larger estimate; arm x is discarded at level beta when ``out[x] > beta`` (the
+        confidence width of Prop. 1 or 2 written as a threshold on this scale).
+        """
+        return domination_statistics(self.features, np.asarray(means, dtype=float), inverse_design, self._two_var)
+
+    def survivors(self, dominated: np.ndarray) -> np.ndarray:
+        """Distinct arms (first row of each group of duplicates) not flagged in ``dominated``."""
+        return self._reps[~np.asarray(dominated, dtype=bool)[self._reps]]
 
     def _directions(self, means):
         means = np.asarray(means, dtype=float)

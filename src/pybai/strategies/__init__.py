@@ -10,12 +10,17 @@ from pybai.strategies.thompson import ThompsonSampling
 from pybai.strategies.ucbe import UCBE
 from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
+from pybai.strategies.g_allocation import GAllocation
 from pybai.strategies.game import GameSampling
 from pybai.strategies.lucb import LUCB
 from pybai.strategies.registry import get_strategy_class, make_strategy, registered_names
 from pybai.strategies.top_two import TopTwo
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.uniform import Uniform
+from pybai.strategies.xy_adaptive import XYAdaptive
+from pybai.strategies.xy_fully_adaptive import XYFullyAdaptive
+from pybai.strategies.xy_oracle import XYOracle
+from pybai.strategies.xy_static import XYStatic
 
 __all__ = [
     "Strategy",
@@ -33,6 +38,11 @@ __all__ = [
     "ThompsonSampling",
     "UCBE",
     "UGapEb",
+    "GAllocation",
+    "XYStatic",
+    "XYOracle",
+    "XYAdaptive",
+    "XYFullyAdaptive",
     "get_strategy_class",
     "make_strategy",
     "registered_names",
