@@ -47,22 +47,20 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 ORACLE_RTOL = 1e-6
 
 
-class LinearOracleHint:
+class LinearOracleHint(dict):
     """Warm start of :meth:`LinearBestArmProblem.oracle`, updated in place.
 
-    Attributes
-    ----------
-    best : int or None
-        Answer of the last call (the working sets are reused only while it is unchanged).
-    state : DesignState
-        Design and working sets of the last solve.
-    result : DesignResult or None
-        Last certified result (``value`` = T*, ``lower_bound`` its certified lower bound).
+    A dict of arrays (so a strategy's state holding it is JSON-safe and restores exactly):
+    ``best`` (answer of the last call; the working sets are reused only while it is unchanged),
+    ``weights``, ``arms``, ``directions`` (design and working sets of the last solve, see
+    :class:`~pybai.design.minimax.DesignState`).  The last certified result is kept in the
+    attribute ``result`` (not part of the state).
     """
 
-    def __init__(self):
-        self.best = None
-        self.state = DesignState()
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key in ("best", "weights", "arms", "directions"):
+            self.setdefault(key, None)
         self.result = None
 
 
@@ -298,17 +296,20 @@ class LinearBestArmProblem(Problem):
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
         y = (self.features[best] - self.features[others]) / gaps[:, None]
         state = None
-        if hint is not None:
-            if hint.best != best:
-                hint.state.directions = None  # directions are indexed by arm: new answer, new set
-                hint.best = best
-            state = hint.state
+        if hint is not None:  # a LinearOracleHint, or the plain dict a restored state holds
+            if hint.get("best") != best:
+                hint["directions"] = None  # directions are indexed by arm: new answer, new set
+                hint["best"] = best
+            state = DesignState()
+            state.weights, state.arms, state.directions = hint.get("weights"), hint.get("arms"), hint.get("directions")
         res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state)
+        if hint is not None:
+            hint["weights"], hint["arms"], hint["directions"] = state.weights, state.arms, state.directions
         w = np.zeros(k)
         w[self._reps] = res.weights
         out = DesignResult(weights=w, value=self._two_var * res.value, lower_bound=self._two_var * res.lower_bound,
                            iterations=res.iterations)
-        if hint is not None:
+        if isinstance(hint, LinearOracleHint):
             hint.result = out
         return out
 

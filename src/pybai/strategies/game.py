@@ -102,6 +102,8 @@ class GameSampling(Strategy):
     """
 
     name = "game"
+    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
+    linear_capable = True
     goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_")
 

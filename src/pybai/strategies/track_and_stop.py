@@ -60,6 +60,8 @@ class TrackAndStop(Strategy):
     """
 
     name = "tas"
+    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
+    linear_capable = True
     goals = ("best-arm", "best-feasible-arm")
     _state_attrs = ("cumulative_", "_hint", "lazy_weights_", "lazy_until_")
 
