@@ -62,7 +62,7 @@ class LinearSelfNormalizedThreshold(Threshold):
     >>> import numpy as np
     >>> th = LinearSelfNormalizedThreshold(0.05, 1.0)
     >>> round(th.at(np.diag([99.0, 99.0])), 4)   # (1 + 1/99) (ln 20 + ln 100)
-    7.6779
+    7.6777
     """
 
     name = "delta-correct"
@@ -82,7 +82,7 @@ class LinearSelfNormalizedThreshold(Threshold):
         if not low > 0.0:
             return math.inf
         sign, logdet = np.linalg.slogdet(np.eye(a.shape[0]) + a / lam)
-        return (1.0 + lam / low) * (self._log_inv_delta + 0.5 * logdet)
+        return float((1.0 + lam / low) * (self._log_inv_delta + 0.5 * logdet))
 
     def __call__(self, t: float) -> float:
         raise fail("t", type(self).__name__, "a design matrix (this threshold depends on the design: use at(A) or "
@@ -100,8 +100,8 @@ class SoareProp1Threshold(Threshold):
 
     Examples
     --------
-    >>> round(SoareProp1Threshold(0.05, 6)(1000), 3)   # 4 ln(6e6 * 36 / (pi^2 0.05))
-    79.174
+    >>> round(SoareProp1Threshold(0.05, 6)(1000), 3)   # 4 ln(6 * 1000^2 * 36 / (pi^2 0.05))
+    79.588
     """
 
     name = "soare-prop1"
