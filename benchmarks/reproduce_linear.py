@@ -110,7 +110,7 @@ def figure(docs, path):
     ax.set_yscale("log")
     ax.set_xlabel("dimension d")
     ax.set_ylabel("mean samples at stopping (95% CI)")
-    ax.set_title("Soare et al. (2014) Fig. 4 instance: w = 0.01, delta = 0.05, heuristic threshold")
+    ax.set_title("Soare et al. (2014) Fig. 4 instance: w = 0.01, delta = 0.05, heuristic threshold", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -122,8 +122,13 @@ def main():
     parser.add_argument("names", nargs="+", choices=sorted(FILES))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--figure-only", action="store_true", help="redraw figure4 from its stored JSON")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.figure_only:
+        suffix = "-quick" if args.quick else ""
+        figure(json.loads((OUT / f"figure4{suffix}.json").read_text())["documents"], OUT / f"figure4{suffix}.png")
+        return
     for name in args.names:
         cpu = time.process_time()
         wall = time.perf_counter()
