@@ -60,7 +60,7 @@ class LinearGaussianEnvironment(Environment):
             raise fail("theta", owner, f"of length {d} (the number of columns of 'features')", f"length {theta.size}")
         rank = int(np.linalg.matrix_rank(self.features))
         if rank < d:
-            raise fail("features", owner, f"of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
+            raise fail("features", owner, f"a matrix of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
                        f"a {k} x {d} matrix")
         self.theta = theta
         self.sigma = check_positive_float(sigma, "sigma", owner)

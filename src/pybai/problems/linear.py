@@ -102,7 +102,7 @@ class LinearBestArmProblem(Problem):
             raise fail("features", owner, "a matrix with at least 2 rows (one per arm)", features)
         rank = int(np.linalg.matrix_rank(x))
         if rank < d:
-            raise fail("features", owner, f"of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
+            raise fail("features", owner, f"a matrix of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
                        features)
         self.sigma = check_positive_float(sigma, "sigma", owner)
         super().__init__(Gaussian(self.sigma, n_sources=k), regime, batch)
