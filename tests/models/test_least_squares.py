@@ -79,3 +79,20 @@ def test_bad_inputs():
         model.update(np.array([0, 1]), np.array([1.0]))
     with pytest.raises(InvalidParameterError, match="'counts'"):
         LeastSquares.from_statistics(np.eye(2), [1.0], [1.0, 2.0])
+
+
+def test_long_chunk_update_equals_sample_by_sample_and_state_lists_incremental_arrays():
+    from pybai.models.linear import LeastSquares
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 3))
+    src = rng.integers(0, 4, size=200)
+    rew = rng.normal(size=200)
+    bulk = LeastSquares(x)
+    bulk.update(src, rew)  # > 4 K samples: the bincount path
+    one = LeastSquares(x)
+    for s, r in zip(src, rew):
+        one.update(np.array([s]), np.array([r]))
+    np.testing.assert_allclose(bulk.theta, one.theta, rtol=1e-9)
+    np.testing.assert_allclose(bulk.counts, one.counts)
+    assert {"design_matrix", "_inverse", "_b", "_since_refresh"} <= set(LeastSquares.state_attrs)

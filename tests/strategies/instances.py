@@ -17,6 +17,8 @@ from pybai import (
     SubpopulationGaussianEnvironment,
 )
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.environments.linear import LinearGaussianEnvironment
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
@@ -63,14 +65,56 @@ def _correlated():
     return make
 
 
+def _linear(features, theta, sigma):
+    env = LinearGaussianEnvironment(features, theta, sigma)
+
+    def make(regime, batch):
+        return env, LinearBestArmProblem(**env.structure(), regime=regime, batch=batch)
+
+    return make
+
+
 #: labels of instances whose model is a posterior (the only ones for rules with ``needs_posterior``)
 POSTERIOR_LABELS = {"correlated"}
+#: labels of linear instances (the only ones for rules with ``needs_linear``)
+LINEAR_LABELS = {"linear", "linear-dup"}
+#: instance labels a rule is restricted to, by the capability attribute it declares
+REQUIRED_LABELS = {"needs_posterior": POSTERIOR_LABELS, "needs_linear": LINEAR_LABELS}
+
+
+def allowed_labels(cls) -> set | None:
+    """The instance labels a strategy class may run on (None: any).
+
+    Linear instances run the rules that need them and the rules declaring ``linear_capable``
+    (they only use the problem's methods); rules built on independent per-arm statistics
+    are not run on them.
+    """
+    for attr, labels in REQUIRED_LABELS.items():
+        if getattr(cls, attr, False):
+            return labels
+    if not getattr(cls, "linear_capable", False):
+        return {label for goal in GOAL_INSTANCES.values() for label, _ in goal} - LINEAR_LABELS
+    return None
+
+
+def default_label(cls, goal: str) -> str:
+    """An instance label of ``goal`` that ``cls`` accepts (for checks that need just one)."""
+    labels = allowed_labels(cls)
+    for label, _ in GOAL_INSTANCES[goal]:
+        if labels is None or label in labels:
+            return label
+    raise LookupError(f"no instance of goal {goal!r} for {cls.__name__}")
 
 GOAL_INSTANCES = {
     "best-arm": [
         ("gaussian", _best_arm(GaussianEnvironment([1.0, 0.6, 0.3, 0.0]))),
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
         ("correlated", _correlated()),
+        # 3 arms in R^2 with a near-optimal competitor, well separated for fast runs
+        ("linear", _linear([[1.0, 0.0], [0.0, 1.0], [0.6, 0.5]], [1.0, 0.3], 0.5)),
+        # duplicate rows (one arm twice) and a third dimension
+        ("linear-dup", _linear([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0],
+                                [0.7, 0.7, 0.0]], [1.0, 0.2, -0.3], 0.5)),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
@@ -84,8 +128,9 @@ def cases(registry_names, get_class):
     for name in registry_names:
         cls = get_class(name)
         for goal in cls.goals:
+            allowed = allowed_labels(cls)
             for label, _ in GOAL_INSTANCES.get(goal, []):
-                if getattr(cls, "needs_posterior", False) and label not in POSTERIOR_LABELS:
+                if allowed is not None and label not in allowed:
                     continue
                 for regime in cls.regimes:
                     for batched in ((False, True) if cls.batched else (False,)):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from pybai.config.generators import generated_builder
 from pybai.config.keys import Table
+from pybai.config.linear import build_linear_environment
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
@@ -43,6 +44,7 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
     "callable": keys_builder(
         CallableEnvironment, ("function", "n_arms", "params", "sigma", "means", "covariance", "eta", "prior_mean")
     ),
+    "linear-gaussian": build_linear_environment,  # features/theta/sigma, or instance = "soare" | "wine"
 }
 
 

@@ -10,6 +10,7 @@ from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 
 __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "build_problem_on", "read_regime",
@@ -27,7 +28,8 @@ def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, type]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
-                 "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior},
+                 "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior,
+                 "linear-gaussian": LinearBestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem},
 }

@@ -1,6 +1,12 @@
 """Gaussian linear bandits: arm a gives x_a^T theta + N(0, sigma^2).
 
-Ties: an instance where two arms with *different* features share the largest mean
+Documented behaviour on degenerate inputs (tested):
+
+* features that do not span R^d (rank < d): refused, naming ``features`` (theta is then not
+  identifiable and the best arm may not be either);
+* duplicate arms (identical rows): accepted; they share their mean and count as one arm for
+  identification (the answer is the lowest index of the group, see :mod:`pybai.problems.linear`);
+* ties: an instance where two arms with *different* features share the largest mean
 x^T theta (within 1e-12 relative) has no unique best arm; it is refused with
 :class:`~pybai.exceptions.DegenerateInstanceError`.  Identical rows tied at the top are one arm
 (see :mod:`pybai.problems.linear`) and are accepted.
@@ -38,7 +44,7 @@ class LinearGaussianEnvironment(Environment):
     >>> import numpy as np
     >>> env = LinearGaussianEnvironment(np.eye(2), [1.0, 0.5])
     >>> env.source_means.tolist(), sorted(env.structure())
-    ([1.0, 0.5], ['features', 'sigma'])
+    ([1.0, 0.5], ['features', 'reference_theta', 'sigma'])
     """
 
     kind = "linear-gaussian"
@@ -52,6 +58,10 @@ class LinearGaussianEnvironment(Environment):
         theta = check_array(theta, "theta", owner, ndim=1)
         if theta.size != d:
             raise fail("theta", owner, f"of length {d} (the number of columns of 'features')", f"length {theta.size}")
+        rank = int(np.linalg.matrix_rank(self.features))
+        if rank < d:
+            raise fail("features", owner, f"a matrix of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
+                       f"a {k} x {d} matrix")
         self.theta = theta
         self.sigma = check_positive_float(sigma, "sigma", owner)
         self.means = self.features @ theta
@@ -76,5 +86,9 @@ class LinearGaussianEnvironment(Environment):
         return self.means[sources] + self.sigma * rng.standard_normal(len(sources))
 
     def structure(self) -> dict:
-        """What a learner knows: keyword arguments of :class:`~pybai.problems.linear.LinearBestArmProblem`."""
-        return {"features": self.features, "sigma": self.sigma}
+        """Keyword arguments of :class:`~pybai.problems.linear.LinearBestArmProblem`.
+
+        What a learner knows (``features``, ``sigma``), plus ``reference_theta``: the truth, kept
+        apart under that name for the reference ``xy-oracle`` only (a simulation knows it).
+        """
+        return {"features": self.features, "sigma": self.sigma, "reference_theta": self.theta}

@@ -19,7 +19,7 @@ import numpy as np
 from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.environments.linear import LinearGaussianEnvironment
 
-__all__ = ["soare_features", "soare_environment", "load_wine", "wine_environment"]
+__all__ = ["soare_features", "soare_environment", "load_wine", "wine_data_path", "wine_environment"]
 
 
 def soare_features(d: int, omega: float = 0.01) -> np.ndarray:
@@ -61,9 +61,19 @@ def load_wine(path) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return np.hstack([z, np.ones((z.shape[0], 1))]), data[:, q], names + ["intercept"]
 
 
-def wine_environment(path) -> LinearGaussianEnvironment:
-    """The red-wine instance: theta = least-squares fit of quality, sigma = residual sd."""
-    x, quality, _ = load_wine(path)
+def wine_data_path():
+    """The red-wine csv shipped with pybai (``pybai/data/winequality-red.csv``, CC BY 4.0)."""
+    from importlib.resources import files
+
+    return files("pybai") / "data" / "winequality-red.csv"
+
+
+def wine_environment(path=None) -> LinearGaussianEnvironment:
+    """The red-wine instance: theta = least-squares fit of quality, sigma = residual sd.
+
+    ``path`` defaults to the copy shipped with the package (:func:`wine_data_path`).
+    """
+    x, quality, _ = load_wine(wine_data_path() if path is None else path)
     theta, *_ = np.linalg.lstsq(x, quality, rcond=None)
     resid = quality - x @ theta
     sigma = float(np.sqrt(resid @ resid / (x.shape[0] - x.shape[1])))

@@ -62,6 +62,10 @@ class LeastSquares(Model):
         x_a^T theta; NaN for arms outside the span of the sampled arms.
     """
 
+    #: the statistics plus the incrementally updated arrays, so a restored model continues
+    #: bit-identically (A^-1 after rank-one steps differs in the last bits from a fresh inverse)
+    state_attrs = ("counts", "sums", "estimate", "design_matrix", "theta", "_b", "_inverse", "_since_refresh")
+
     def __init__(self, features, refresh_every: int = 1000):
         self.features = check_array(features, "features", "LeastSquares", ndim=2)
         self.refresh_every = check_positive_int(refresh_every, "refresh_every", "LeastSquares")
@@ -108,10 +112,12 @@ class LeastSquares(Model):
             raise fail("rewards", "LeastSquares.update", f"{sources.size} values (one per source)", rewards)
         if sources.size == 0:
             return
-        np.add.at(self.counts, sources, 1.0)
-        np.add.at(self.sums, sources, rewards)
+        k = self.features.shape[0]
         if sources.size == 1:
-            x = self.features[sources[0]]
+            a = sources[0]
+            self.counts[a] += 1.0
+            self.sums[a] += rewards[0]
+            x = self.features[a]
             self.design_matrix += np.outer(x, x)
             self._b += rewards[0] * x
             if self._inverse is not None:
@@ -121,11 +127,22 @@ class LeastSquares(Model):
                 if self._since_refresh >= self.refresh_every:
                     self._refresh()
                     return
+        elif sources.size > 4 * k:
+            # a long chunk: per-arm counts and sums first (O(size + K d^2), not O(size d^2))
+            n = np.bincount(sources, minlength=k).astype(float)
+            s = np.bincount(sources, weights=rewards, minlength=k)
+            self.counts += n
+            self.sums += s
+            self.design_matrix += self.features.T @ (n[:, None] * self.features)
+            self._b += self.features.T @ s
+            self._inverse = None  # invert afresh (d^3, cheaper than |chunk| rank-one steps)
         else:
+            np.add.at(self.counts, sources, 1.0)
+            np.add.at(self.sums, sources, rewards)
             xs = self.features[sources]
             self.design_matrix += xs.T @ xs
             self._b += xs.T @ rewards
-            self._inverse = None  # a batch: invert afresh (d^3, cheaper than |batch| rank-one steps)
+            self._inverse = None
         if self._inverse is None:
             self._invert()
         self._solve()

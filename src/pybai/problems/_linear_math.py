@@ -66,3 +66,19 @@ def alternative_terms(x: np.ndarray, best: int, gaps: np.ndarray, same: np.ndarr
     terms = np.where(off | (g <= 0.0), 0.0, terms)
     terms[same] = np.inf
     return terms, var, off
+
+
+def domination_statistics(x: np.ndarray, means: np.ndarray, inv: np.ndarray, two_var: float) -> np.ndarray:
+    r"""For every arm x, :math:`\max_{x'} \hat\Delta(x', x)^2 / (2\sigma^2 \|x' - x\|^2_{A^{-1}})` over
+    the arms x' with :math:`\hat\Delta(x', x) = \hat\mu_{x'} - \hat\mu_x > 0` (0 when there is none).
+
+    Arm x is dominated at level beta (Soare et al. Lemma 4, Eq. 16, on the GLR scale) when its
+    value exceeds beta.  O(K^2 + K d^2).
+    """
+    m = x @ inv
+    diag = (m * x).sum(axis=1)
+    var = diag[:, None] + diag[None, :] - 2.0 * (m @ x.T)  # ||x_i - x_j||^2_{A^-1}
+    gap = means[:, None] - means[None, :]  # row x' beats column x by gap
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where((gap > 0.0) & (var > 0.0), gap * gap / (two_var * var), 0.0)
+    return ratio.max(axis=0)

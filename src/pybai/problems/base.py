@@ -191,16 +191,24 @@ class Problem(ABC):
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
+    def threshold_at(self, threshold: Threshold, t: int, model: Model) -> float:
+        """The threshold's value after ``t`` samples (default ``threshold(t)``).
+
+        A family whose proven threshold depends on the design (linear bandits: the
+        self-normalised bound reads the design matrix) overrides this hook.
+        """
+        return threshold(t)
+
     def stopping_decision(self, model: Model, threshold: Threshold, t: int) -> tuple[float, bool]:
         """The GLR statistic and whether the fixed-confidence stopping rule stops now.
 
-        Default: ``statistic(model) > threshold(t)``.  Problems whose alternative splits into
+        Default: ``statistic(model) > threshold_at(threshold, t, model)``.  Problems whose alternative splits into
         pieces of two arms (best arm, top-k) override it to decide piece by piece with a
         count-dependent threshold (:mod:`pybai.stopping.mixture`); a new family that gets its
         own count-dependent rule overrides this hook (and :meth:`threshold`).
         """
         z = self.statistic(model)
-        return z, z > threshold(t)
+        return z, z > self.threshold_at(threshold, t, model)
 
     def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
         """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts."""

@@ -15,7 +15,14 @@ Conventions (tested):
   oracle ignore the copies of the answer, and the oracle puts its weights on the first row of
   each group (the copies are interchangeable).
 * ``features`` must have K >= 2 rows, at least 2 distinct ones, and rank d (the arms span
-  R^d); otherwise an error names ``features``.
+  R^d); otherwise an error names ``features``.  (A rank-deficient design cannot identify theta;
+  project the features on their span first if that is what is meant.)
+
+Thresholds (:meth:`LinearBestArmProblem.threshold`): ``"heuristic"`` (ln((1 + ln t)/delta), the
+default of every strategy), ``"delta-correct"`` (the self-normalised bound of Abbasi-Yadkori et
+al. 2011, Theorem 1, on the design matrix: :mod:`pybai.problems._linear_thresholds`), ``"kk21"``
+(Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
+Soare et al. Prop. 1, accepted by the paper's strategies).
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
-from pybai.problems._linear_math import alternative_terms, inverse_or_spectrum
+from pybai.problems._linear_math import alternative_terms, domination_statistics, inverse_or_spectrum
+from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
+from pybai.stopping.thresholds import HeuristicThreshold, Threshold, make_threshold
 from pybai.problems.base import BatchSpec, Problem
 
 __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
@@ -38,22 +47,20 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 ORACLE_RTOL = 1e-6
 
 
-class LinearOracleHint:
+class LinearOracleHint(dict):
     """Warm start of :meth:`LinearBestArmProblem.oracle`, updated in place.
 
-    Attributes
-    ----------
-    best : int or None
-        Answer of the last call (the working sets are reused only while it is unchanged).
-    state : DesignState
-        Design and working sets of the last solve.
-    result : DesignResult or None
-        Last certified result (``value`` = T*, ``lower_bound`` its certified lower bound).
+    A dict of arrays (so a strategy's state holding it is JSON-safe and restores exactly):
+    ``best`` (answer of the last call; the working sets are reused only while it is unchanged),
+    ``weights``, ``arms``, ``directions`` (design and working sets of the last solve, see
+    :class:`~pybai.design.minimax.DesignState`).  The last certified result is kept in the
+    attribute ``result`` (not part of the state).
     """
 
-    def __init__(self):
-        self.best = None
-        self.state = DesignState()
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key in ("best", "weights", "arms", "directions"):
+            self.setdefault(key, None)
         self.result = None
 
 
@@ -68,6 +75,10 @@ class LinearBestArmProblem(Problem):
         Noise standard deviation (> 0, one for all arms).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
+    reference_theta : array-like (d,), optional
+        The true parameter, known only in simulations (the ``linear-gaussian`` environment passes
+        it).  Read by one rule only: the reference ``xy-oracle`` (Eq. 5 needs theta), which is
+        labelled as not a real strategy.  Learning strategies never read it.
 
     Examples
     --------
@@ -80,8 +91,10 @@ class LinearBestArmProblem(Problem):
     """
 
     goal = "best-arm"
+    #: capability read by the linear rules (``xy-*``, ``g-allocation``): known arm features
+    linear = True
 
-    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None):
+    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None, reference_theta=None):
         owner = "LinearBestArmProblem"
         x = check_array(features, "features", owner, ndim=2)
         k, d = x.shape
@@ -89,7 +102,7 @@ class LinearBestArmProblem(Problem):
             raise fail("features", owner, "a matrix with at least 2 rows (one per arm)", features)
         rank = int(np.linalg.matrix_rank(x))
         if rank < d:
-            raise fail("features", owner, f"of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
+            raise fail("features", owner, f"a matrix of full column rank {d} (the arms must span R^{d}; their rank is {rank})",
                        features)
         self.sigma = check_positive_float(sigma, "sigma", owner)
         super().__init__(Gaussian(self.sigma, n_sources=k), regime, batch)
@@ -101,6 +114,8 @@ class LinearBestArmProblem(Problem):
         if self._reps.size < 2:
             raise fail("features", owner, "at least 2 distinct rows", features)
         self._two_var = 2.0 * self.sigma**2
+        self.reference_theta = None if reference_theta is None else check_array(
+            reference_theta, "reference_theta", owner, shape=(d,))
 
     # --- structure -------------------------------------------------------
     @property
@@ -125,7 +140,8 @@ class LinearBestArmProblem(Problem):
         :math:`\|\hat\theta - \theta\|^2_A / (2\sigma^2)
         \le \sum_a N_a (\hat\mu_a - \mu_a)^2 / (2\sigma^2)` (least squares is the A-projection of
         the per-arm empirical means), so one deviation bound over all sampled arms covers every
-        piece at once: 1 piece of :attr:`n_terms` arms.  (Phase 2 adds a d-dimensional threshold.)
+        piece at once: 1 piece of :attr:`n_terms` arms (the ``"kk21"`` threshold; ``"delta-correct"`` is the
+        d-dimensional self-normalised bound instead).
         """
         return 1
 
@@ -133,6 +149,29 @@ class LinearBestArmProblem(Problem):
     def n_terms(self) -> int:
         """Arms in the deviation bound of :attr:`n_alternatives`: every source (K)."""
         return self.n_sources
+
+    # --- thresholds ---------------------------------------------------------
+    def threshold(self, kind: str, delta: float) -> Threshold:
+        """The GLR stopping threshold of kind ``kind`` (see the module docstring).
+
+        ``"delta-correct"`` depends on the design matrix: evaluate it with :meth:`threshold_at`.
+        """
+        if kind == "heuristic":
+            return HeuristicThreshold(delta)
+        if kind == "delta-correct":
+            return LinearSelfNormalizedThreshold(delta, float(np.max(np.sum(self.features**2, axis=1))))
+        if kind == "soare-prop1":
+            return SoareProp1Threshold(delta, self.n_distinct)
+        if kind == "kk21":  # one deviation bound over the K per-arm means covers every piece
+            return make_threshold("kk21", delta, n_alternatives=1, n_terms=self.n_sources, family="gaussian")
+        raise fail("threshold", "LinearBestArmProblem",
+                   'one of "heuristic", "delta-correct", "kk21", "soare-prop1" (Gaussian linear arms)', kind)
+
+    def threshold_at(self, threshold: Threshold, t: int, model) -> float:
+        """``threshold(t)``, or for the self-normalised threshold its value on the design matrix."""
+        if isinstance(threshold, LinearSelfNormalizedThreshold):
+            return threshold.at(model.design_matrix)
+        return threshold(t)
 
     # --- model and initial phase ------------------------------------------
     def new_model(self) -> LeastSquares:
@@ -219,6 +258,19 @@ class LinearBestArmProblem(Problem):
         out[:] = (scale * (self.features @ u)) ** 2 / self._two_var
         return value, out
 
+    def domination(self, means, inverse_design) -> np.ndarray:
+        r"""Per arm, the strongest evidence that another arm beats it (Lemma 4 on the GLR scale).
+
+        ``out[x] = max_{x'} Delta_hat(x', x)^2 / (2 sigma^2 ||x' - x||^2_{A^-1})`` over the arms x'
+        with a larger estimate; arm x is discarded at level beta when ``out[x] > beta`` (the
+        confidence width of Prop. 1 or 2 written as a threshold on this scale).
+        """
+        return domination_statistics(self.features, np.asarray(means, dtype=float), inverse_design, self._two_var)
+
+    def survivors(self, dominated: np.ndarray) -> np.ndarray:
+        """Distinct arms (first row of each group of duplicates) not flagged in ``dominated``."""
+        return self._reps[~np.asarray(dominated, dtype=bool)[self._reps]]
+
     def _directions(self, means):
         means = np.asarray(means, dtype=float)
         best = self.answer(means)
@@ -244,17 +296,20 @@ class LinearBestArmProblem(Problem):
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
         y = (self.features[best] - self.features[others]) / gaps[:, None]
         state = None
-        if hint is not None:
-            if hint.best != best:
-                hint.state.directions = None  # directions are indexed by arm: new answer, new set
-                hint.best = best
-            state = hint.state
+        if hint is not None:  # a LinearOracleHint, or the plain dict a restored state holds
+            if hint.get("best") != best:
+                hint["directions"] = None  # directions are indexed by arm: new answer, new set
+                hint["best"] = best
+            state = DesignState()
+            state.weights, state.arms, state.directions = hint.get("weights"), hint.get("arms"), hint.get("directions")
         res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state)
+        if hint is not None:
+            hint["weights"], hint["arms"], hint["directions"] = state.weights, state.arms, state.directions
         w = np.zeros(k)
         w[self._reps] = res.weights
         out = DesignResult(weights=w, value=self._two_var * res.value, lower_bound=self._two_var * res.lower_bound,
                            iterations=res.iterations)
-        if hint is not None:
+        if isinstance(hint, LinearOracleHint):
             hint.result = out
         return out
 

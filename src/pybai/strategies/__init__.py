@@ -14,6 +14,7 @@ from pybai.strategies.successive_rejects import SuccessiveRejects
 from pybai.strategies.ucbe import UCBE
 from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
+from pybai.strategies.g_allocation import GAllocation
 from pybai.strategies.game import GameSampling
 from pybai.strategies.halving import HalvingStrategy
 from pybai.strategies.lucb import LUCB
@@ -22,6 +23,10 @@ from pybai.strategies.round_robin import RoundRobinStrategy
 from pybai.strategies.top_two import TopTwo
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.uniform import Uniform
+from pybai.strategies.xy_adaptive import XYAdaptive
+from pybai.strategies.xy_fully_adaptive import XYFullyAdaptive
+from pybai.strategies.xy_oracle import XYOracle
+from pybai.strategies.xy_static import XYStatic
 
 __all__ = [
     "Strategy",
@@ -45,6 +50,11 @@ __all__ = [
     "BatchSARStrategy",
     "HalvingStrategy",
     "RoundRobinStrategy",
+    "GAllocation",
+    "XYStatic",
+    "XYOracle",
+    "XYAdaptive",
+    "XYFullyAdaptive",
     "get_strategy_class",
     "make_strategy",
     "registered_names",

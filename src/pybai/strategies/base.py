@@ -65,6 +65,8 @@ class Strategy:
     batched: ClassVar[bool] = False
     #: attributes of the rule's own state, saved by :meth:`get_state`
     _state_attrs: ClassVar[tuple[str, ...]] = ()
+    #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
+    threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
     #: "unstarted" until :meth:`start`, then "running", "stopped", "censored" or "budget-spent"
     status_: str = "unstarted"
 
@@ -95,7 +97,7 @@ class Strategy:
     def _check_params(self, problem: Problem | None) -> None:
         """Validate parameters (subclasses extend, calling ``super()``)."""
         owner = type(self).__name__
-        check_choice(self.threshold, KINDS, "threshold", owner)
+        check_choice(self.threshold, self.threshold_kinds, "threshold", owner)
         check_positive_int(self.n_init, "n_init", owner)
         if problem is None:
             return
@@ -297,6 +299,8 @@ class Strategy:
                 raise RequestError(f"the answer covers requests that are not pending (answered "
                                    f"{answered.tolist()[:10]}, pending {pending.tolist()}).")
             remaining = None
+        elif answered.shape[0] == pending.shape[0] and np.array_equal(answered, pending):
+            remaining = None  # the whole request, in order (the usual answer; O(n), no sort)
         else:
             remaining = self._remaining_after(pending, answered)
         self.model_.update(src, rew)

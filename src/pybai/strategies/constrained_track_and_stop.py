@@ -66,9 +66,10 @@ class ConstrainedTrackAndStop(TrackAndStop):
     _state_attrs = TrackAndStop._state_attrs + ("weights_",)
 
     def __init__(self, *, oracle: str = "exact", step_size: float = 1.0, tracking: str = "C",
-                 threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked"):
+                 threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked",
+                 check_growth: float = 0.0, oracle_growth: float = 0.0):
         super().__init__(tracking=tracking, threshold=threshold, n_init=n_init,
-                         subpopulation=subpopulation)
+                         subpopulation=subpopulation, check_growth=check_growth, oracle_growth=oracle_growth)
         self.oracle = oracle
         self.step_size = step_size
 

@@ -7,10 +7,10 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai._validation import check_choice
+from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import c_tracking_step
+from pybai.strategies.tracking import c_tracking_step, geometric_chunk, tracking_chunk
 
 __all__ = ["GameSampling", "adahedge_weights", "adahedge_update"]
 
@@ -82,25 +82,44 @@ class GameSampling(Strategy):
         C-tracking instead.
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
+    check_growth : float, default 0
+        0: one AdaHedge round per sample.  g > 0: the lazy variant for long runs (linear
+        bandits, 1e5+ samples): the stretch up to the next geometric check time
+        t_{k+1} = ceil((1 + g) t_k) is played as that many rounds with the same weights and the
+        same best response (one best response, one AdaHedge update with the loss of the
+        stretch, C-tracking of every round), asked as one request; the stopping rule is
+        checked at the check times.
+
+    On a linear problem this is LinGame (Degenne, Koolen & Menard 2020): nature's best response
+    is the closest alternative of :meth:`~pybai.problems.linear.LinearBestArmProblem.alt_gradient`.
 
     References
     ----------
-    R. Degenne, W. M. Koolen, P. Menard. Non-asymptotic pure exploration by solving games.
+    R. Degenne, W. M. Koolen, P. Menard. Gamification of pure exploration for linear bandits.
+    ICML 2020.  R. Degenne, W. M. Koolen, P. Menard. Non-asymptotic pure exploration by solving games.
     NeurIPS 2019.  S. de Rooij, T. van Erven, P. Grunwald, W. M. Koolen. Follow the leader if
     you can, hedge if you must. JMLR 2014.
     """
 
     name = "game"
+    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
+    linear_capable = True
     goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_")
 
-    def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1,
+                 check_growth: float = 0.0):
         super().__init__(threshold=threshold, n_init=n_init)
         self.optimism = optimism
+        self.check_growth = check_growth
 
     def _check_params(self, problem):
         super()._check_params(problem)
-        check_choice(self.optimism, ("ucb", "none"), "optimism", type(self).__name__)
+        owner = type(self).__name__
+        check_choice(self.optimism, ("ucb", "none"), "optimism", owner)
+        check_positive_float(self.check_growth, "check_growth", owner, allow_zero=True)
+        if self.check_growth > 1.0:
+            raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
 
     def _initialize(self):
         n = self.problem_.n_requests
@@ -118,6 +137,11 @@ class GameSampling(Strategy):
             bonus = math.log(max(self.t_, 2)) / np.maximum(self.counts_, 1.0)
             g = (np.sqrt(g) + np.sqrt(bonus)) ** 2
         gains = problem.request_gains(g)
-        self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -gains)
+        size = geometric_chunk(self.t_, self.check_growth)
+        self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -size * gains)
         counts = problem.request_counts(self.counts_)
-        return c_tracking_step(self.cumulative_, counts, self._w, float(self.t_))
+        if size == 1:
+            return c_tracking_step(self.cumulative_, counts, self._w, float(self.t_))
+        out = np.empty(size, dtype=np.intp)
+        tracking_chunk(self.cumulative_, counts, self._w, float(self.t_), out, True)
+        return out

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_choice
+from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import c_tracking_step, d_tracking_step
+from pybai.strategies.tracking import c_tracking_step, d_tracking_step, geometric_chunk, tracking_chunk
 from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
@@ -40,6 +40,19 @@ class TrackAndStop(Strategy):
         Best-feasible-arm in the ``"pair"`` sampling model only: ``"random"`` (the paper's)
         tracks the arm weights, then draws the subpopulation l ~ q with the strategy's rng;
         ``"tracked"`` tracks the weights of every cell.  Ignored otherwise.
+    check_growth : float, default 0
+        0: the rule above, one sample at a time.  g > 0: the *lazy* variant (Jedra & Proutiere
+        2020, lazy updates of the allocation): the oracle is solved and the stopping rule
+        checked only at the geometric times t_{k+1} = ceil((1 + g) t_k); in between the rule
+        asks the whole stretch at once, tracking the same weights (one request of many
+        samples).  For problems whose oracle is an optimisation (linear bandits) and runs of
+        1e5+ samples.  Not with subpopulations drawn at random (``subpopulation="random"`` on
+        an "arm"-level problem).
+    oracle_growth : float, default 0
+        With ``check_growth > 0``: 0 solves the oracle at every check; g > 0 solves it again only
+        once t has grown by a factor 1 + g since the last solve and tracks the last weights in
+        between (lazy updates, Jedra & Proutiere 2020, whose analysis allows updates at a
+        sparse set of times).
 
     References
     ----------
@@ -47,19 +60,28 @@ class TrackAndStop(Strategy):
     """
 
     name = "tas"
+    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
+    linear_capable = True
     goals = ("best-arm", "best-feasible-arm")
-    _state_attrs = ("cumulative_", "_hint")
+    _state_attrs = ("cumulative_", "_hint", "lazy_weights_", "lazy_until_")
 
     def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,
-                 subpopulation: str = "random"):
+                 subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float = 0.0):
         super().__init__(threshold=threshold, n_init=n_init)
+        self.oracle_growth = oracle_growth
         self.tracking = tracking
         self.subpopulation = subpopulation
+        self.check_growth = check_growth
 
     def _check_params(self, problem):
         super()._check_params(problem)
-        check_choice(self.tracking, ("C", "D"), "tracking", type(self).__name__)
-        check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", type(self).__name__)
+        owner = type(self).__name__
+        check_choice(self.tracking, ("C", "D"), "tracking", owner)
+        check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", owner)
+        check_positive_float(self.check_growth, "check_growth", owner, allow_zero=True)
+        if self.check_growth > 1.0:
+            raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
+        check_positive_float(self.oracle_growth, "oracle_growth", owner, allow_zero=True)
 
     def _initialize(self):
         # "random": track the arms and draw the subpopulation; "tracked": track every request
@@ -67,13 +89,26 @@ class TrackAndStop(Strategy):
         n = self.problem_.n_requests if self._arms is None else self._arms.n_arms
         self.cumulative_ = np.zeros(n)
         self._hint = self.problem_.oracle_hint()
+        self.lazy_weights_ = None
+        self.lazy_until_ = 0
 
     def _target_weights(self) -> np.ndarray:
         """Hook: the proportions to track, per request (here the problem's relaxed weights)."""
         return self.problem_.request_weights(self.problem_.relaxed_weights(self.means_, self._hint))
 
     def _select(self):
-        w = self._target_weights()
+        lazy = self.check_growth > 0 and self.oracle_growth > 0 and self.lazy_weights_ is not None
+        w = self.lazy_weights_ if lazy and self.t_ < self.lazy_until_ else self._target_weights()
+        if self.check_growth > 0 and self._arms is None:  # lazy: one target for the whole stretch
+            if self.oracle_growth > 0:
+                if self.lazy_weights_ is None or self.t_ >= self.lazy_until_:
+                    self.lazy_weights_ = w
+                    self.lazy_until_ = int(np.ceil(self.t_ * (1.0 + self.oracle_growth)))
+                w = self.lazy_weights_
+            out = np.empty(geometric_chunk(self.t_, self.check_growth), dtype=np.intp)
+            counts = self.problem_.request_counts(self.counts_)
+            tracking_chunk(self.cumulative_, counts, w, float(self.t_), out, self.tracking == "C")
+            return out
         if self._arms is not None:  # track the arms, the subpopulation arrives at random
             w = self._arms.arm_weights(w)
             counts = self._arms.arm_counts(self.counts_)

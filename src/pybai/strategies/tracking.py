@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step"]
+__all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step", "tracking_chunk", "geometric_chunk"]
 
 
 @njit(cache=True)
@@ -86,3 +86,31 @@ def d_tracking_step(counts, w, t):
             best_val = val
             best = a
     return best
+
+
+@njit(cache=True)
+def tracking_chunk(cumulative, counts, w, t, out, cumulative_tracking):
+    """``out.shape[0]`` successive tracking steps towards the same target ``w``.
+
+    The lazy form of C-tracking (``cumulative_tracking=True``) or D-tracking: the target is
+    computed once for the chunk, each step's choice is counted before the next (``counts`` is
+    not modified; ``cumulative`` is, as by the single steps).
+    """
+    local = counts.copy()
+    for i in range(out.shape[0]):
+        if cumulative_tracking:
+            a = c_tracking_step(cumulative, local, w, t + i)
+        else:
+            a = d_tracking_step(local, w, t + i)
+        local[a] += 1.0
+        out[i] = a
+
+
+def geometric_chunk(t: int, growth: float) -> int:
+    """Samples until the next check when checks happen at t_{k+1} = max(t_k + 1, ceil((1 + growth) t_k)).
+
+    ``growth = 0`` checks after every sample.  Checking a GLR stopping rule only at these times
+    keeps it delta-correct (a threshold valid at all times is valid at a subset) and delays the
+    stop by at most a factor 1 + growth.
+    """
+    return max(1, math.ceil((1.0 + growth) * max(t, 1)) - t) if growth > 0 else 1

@@ -40,6 +40,8 @@ class Uniform(Strategy):
     """
 
     name = "uniform"
+    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
+    linear_capable = True
     goals = ("best-arm", "best-feasible-arm", "top-k")
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True

@@ -1,0 +1,56 @@
+"""The ``linear-gaussian`` environment kind of experiment files.
+
+Two ways to write it:
+
+* explicit (the contract's keys): ``features`` (K x d), ``theta`` (d), ``sigma`` (default 1.0);
+* a named instance, so a figure can sweep its size with a ``[grid]``:
+
+  - ``instance = "soare"``: the section-6 instance of Soare, Lazaric & Munos (2014), keys
+    ``d`` (>= 2, required), ``omega`` (default 0.01), ``sigma`` (default 1.0): arms e_1..e_d and
+    (cos omega, sin omega, 0, ...), theta = (2, 0, ..., 0).  ``"environment.d" = [2, 3, ...]``
+    in a ``[grid]`` sweeps the dimension (Figure 4);
+  - ``instance = "wine"``: the 1,599 red wines shipped with pybai (d = 12: 11 standardised
+    features and an intercept), theta = least-squares fit of the quality score, sigma = the
+    residual standard deviation (no other key).
+
+Examples
+--------
+>>> from pybai.config.keys import Table
+>>> env = build_linear_environment(Table({"kind": "linear-gaussian", "instance": "soare", "d": 3}, "environment"))
+>>> env.features.shape, env.theta.tolist()
+((4, 3), [2.0, 0.0, 0.0])
+"""
+
+from __future__ import annotations
+
+from pybai.config.keys import Table
+from pybai.environments.linear import LinearGaussianEnvironment
+from pybai.environments.linear_instances import soare_environment, wine_environment
+from pybai.exceptions import ConfigError, InvalidParameterError
+
+__all__ = ["build_linear_environment", "LINEAR_INSTANCES"]
+
+#: named instances of ``environment.instance``
+LINEAR_INSTANCES = ("soare", "wine")
+
+
+def build_linear_environment(table: Table) -> LinearGaussianEnvironment:
+    """Build ``kind = "linear-gaussian"`` from explicit keys or a named ``instance``."""
+    table.raw("kind")
+    if not table.has("instance"):
+        return table.construct(LinearGaussianEnvironment, ("features", "theta", "sigma"))
+    instance = table.str("instance", choices=LINEAR_INSTANCES)
+    for key in ("features", "theta"):
+        if table.has(key):
+            raise ConfigError(f"{table.key(key)}: not with 'instance' (the named instance gives the arms and theta).")
+    if instance == "soare":
+        d = table.int("d", minimum=2)
+        omega = table.float("omega", 0.01, low=0.0, open_low=True)
+        sigma = table.float("sigma", 1.0, low=0.0, open_low=True)
+        table.finish()
+        return soare_environment(d, omega, sigma)
+    table.finish()
+    try:
+        return wine_environment()
+    except InvalidParameterError as exc:  # the packaged file is missing or unreadable
+        raise ConfigError(f"{table.key('instance')}: {exc}") from None
