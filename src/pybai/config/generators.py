@@ -103,5 +103,5 @@ def generated_builder(cls: type, keys: tuple[str, ...]) -> Callable[[Table], obj
             return table.construct(cls, keys)
         return table.construct(cls, tuple(k for k in keys if k != "means"), means=means)
 
-    build.__doc__ = f"``{cls.kind}``: keys {', '.join(keys)}, or ``generator`` and its keys instead of means."
+    build.__doc__ = f"``{cls.kind}`` (a ``generator`` may replace means): keys {', '.join(keys)}, generator."
     return build
