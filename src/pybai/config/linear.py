@@ -35,7 +35,7 @@ LINEAR_INSTANCES = ("soare", "wine")
 
 
 def build_linear_environment(table: Table) -> LinearGaussianEnvironment:
-    """Build ``kind = "linear-gaussian"`` from explicit keys or a named ``instance``."""
+    """``linear-gaussian`` (explicit, or a named instance): keys features, theta, sigma, instance."""
     table.raw("kind")
     if not table.has("instance"):
         return table.construct(LinearGaussianEnvironment, ("features", "theta", "sigma"))
