@@ -181,6 +181,11 @@ CASES = [
     file("goal-kind-mismatch", {"problem.goal": "best-feasible-arm"}, "problem.goal: goal \"best-feasible-arm\" is not available"),
     file("sequential-rule-with-batches", {"problem.batch": {"size": 4, "max_repeats": 2}},
          "strategy[0]: TrackAndStop ('tas') samples one request at a time"),
+    file("independent-arm-rule-on-linear", {"environment": {"kind": "linear-gaussian", "instance": "soare", "d": 2},
+                                             "strategy.0.name": "lucb"},
+         "strategy[0]: LUCB ('lucb') treats arms as independent"),
+    file("linear-rule-on-independent-arms", {"strategy.0.name": "xy-static"},
+         "needs a linear problem"),
     file("no-strategy", {"strategy": []}, "strategy: expected at least one"),
     file("duplicate-label", {"strategy": [{"name": "tas"}, {"name": "tas"}]}, "strategy[1].label: duplicate"),
     # --- sizes that would exhaust memory -------------------------------------------------------

@@ -63,6 +63,8 @@ class Strategy:
     regimes: ClassVar[tuple[str, ...]] = ("fixed-confidence",)
     #: whether the rule chooses whole batches (required when the problem has a BatchSpec)
     batched: ClassVar[bool] = False
+    #: True for rules that also solve linear problems (they read the problem's oracle, GLR and best response)
+    linear_capable: ClassVar[bool] = False
     #: attributes of the rule's own state, saved by :meth:`get_state`
     _state_attrs: ClassVar[tuple[str, ...]] = ()
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
@@ -112,6 +114,12 @@ class Strategy:
             raise InvalidParameterError(
                 f"{owner} ('{self.name}') does not support the {problem.regime.kind} regime "
                 f"(it supports {', '.join(self.regimes)})."
+            )
+        if getattr(problem, "linear", False) and not (self.linear_capable or getattr(self, "needs_linear", False)):
+            raise InvalidParameterError(
+                f"{owner} ('{self.name}') treats arms as independent and ignores the shared features of a "
+                "linear problem; on 'linear-gaussian' use game, tas, uniform or a linear design strategy "
+                "(g-allocation, xy-static, xy-adaptive, xy-fully-adaptive)."
             )
         if problem.batch is not None and not self.batched:
             raise InvalidParameterError(
