@@ -10,13 +10,14 @@ import pytest
 
 from pybai import BatchSpec, BernoulliEnvironment, FixedConfidence, InvalidParameterError, make_strategy
 from pybai.batch import BatchRacing
+from pybai.batch import fast_racing
 from pybai.batch.fast_racing import simulate_batch_racing
 from pybai.environments import GaussianEnvironment
 from pybai.models.families import Bernoulli, Gaussian
 from pybai.problems.top_k import TopKProblem
 from pybai.simulate.runner import run_replication
 
-MEANS = np.array([0.9, 0.2, 0.75, 0.1, 0.8, 0.3, 0.05, 0.5, 0.35, 0.45, 0.15, 0.7])
+MEANS = np.array([0.95, 0.1, 0.7, 0.3, 0.85, 0.15, 0.05])  # k = 3: gap 0.4 between the 3rd and 4th arm
 
 
 def _problem(env, k, batch, delta=0.1, max_samples=1_000_000):
@@ -43,11 +44,11 @@ def _both(env, problem, seed, **params):
 CASES = [
     # (environment, k, batch, params, max_samples)
     (BernoulliEnvironment(MEANS), 3, None, {}, 1_000_000),  # b = r = 1: sequential Racing
-    (BernoulliEnvironment(MEANS), 4, BatchSpec(8, 3), {}, 1_000_000),
-    (BernoulliEnvironment(MEANS), 2, BatchSpec(5, 5), {"ties": "index"}, 1_000_000),
+    (BernoulliEnvironment(MEANS), 3, BatchSpec(8, 3), {}, 1_000_000),
+    (BernoulliEnvironment(MEANS), 3, BatchSpec(5, 5), {"ties": "index"}, 1_000_000),
     (BernoulliEnvironment(MEANS), 3, BatchSpec(7, 2), {}, 400),  # censored, last batch cut at max_samples
-    (GaussianEnvironment(MEANS, 0.4), 3, BatchSpec(6, 2), {}, 1_000_000),
-    (GaussianEnvironment(MEANS, np.linspace(0.2, 0.5, MEANS.size)), 5, None, {"sigma": 0.5}, 1_000_000),
+    (GaussianEnvironment(MEANS, 0.3), 3, BatchSpec(6, 2), {}, 1_000_000),
+    (GaussianEnvironment(MEANS, np.linspace(0.2, 0.4, MEANS.size)), 3, None, {"sigma": 0.4}, 1_000_000),
 ]
 
 
@@ -67,7 +68,7 @@ def test_fast_path_equals_ask_tell(case, seed):
     if max_samples == 400:
         assert a.status == "censored" and a.samples == 400
     else:
-        assert a.status == "stopped" and a.batches > 50
+        assert a.status == "stopped" and a.batches > 20
 
 
 def test_runner_fast_and_generic_paths_agree_on_outcomes():
@@ -81,13 +82,13 @@ def test_runner_fast_and_generic_paths_agree_on_outcomes():
         assert np.array_equal(want.recommendation, got.recommendation) and np.array_equal(want.counts, got.counts)
 
 
-def test_the_deviation_table_is_extended_beyond_its_first_size():
-    # close arms: counts pass the first table of 4096 entries, so the loop re-enters
-    means = np.array([0.52, 0.5, 0.48, 0.3])
-    env = BernoulliEnvironment(means)
-    problem = _problem(env, 1, None, delta=0.3)
+def test_the_deviation_table_is_extended_beyond_its_first_size(monkeypatch):
+    # a first table of 4 entries: the compiled loop returns for a larger one many times
+    monkeypatch.setattr(fast_racing, "_FIRST_TABLE", 4)
+    env = BernoulliEnvironment(MEANS)
+    problem = _problem(env, 3, BatchSpec(3, 2))
     (slow, _), (fast, _) = _both(env, problem, 1)
-    assert fast.counts_.max() > 4096
+    assert fast.counts_.max() > 64
     assert slow.get_state() == fast.get_state()
 
 
