@@ -135,6 +135,37 @@ def _round_robin(counts, idx, m, priority, b, r, pulls, cand):
 
 
 @njit(cache=True)
+def _kth_smallest(values, m, kth, work):
+    """The kth smallest (0-based) of values[:m], by quickselect on ``work`` (no allocation)."""
+    for j in range(m):
+        work[j] = values[j]
+    lo = 0
+    hi = m - 1
+    while lo < hi:  # bounded: [lo, hi] shrinks at every pass
+        pivot = work[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while work[i] < pivot:
+                i += 1
+            while work[j] > pivot:
+                j -= 1
+            if i <= j:
+                tmp = work[i]
+                work[i] = work[j]
+                work[j] = tmp
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return work[kth]
+    return work[kth]
+
+
+@njit(cache=True)
 def _racing_loop(means, sd, gaussian, rng, counts, sums, accepted, rejected, active, idx, n_active,
                  priority, k, b, r, dev, model_counts, model_sums, progress, max_samples, pulls):
     """Batches until done (0), max_samples (1) or a count beyond the deviation table (2).
@@ -146,6 +177,7 @@ def _racing_loop(means, sd, gaussian, rng, counts, sums, accepted, rejected, act
     cand = np.empty(n, dtype=np.int64)
     low = np.empty(n)
     up = np.empty(n)
+    work = np.empty(n)
     table = dev.shape[0]
     t = progress[0]
     while True:
@@ -197,8 +229,8 @@ def _racing_loop(means, sd, gaussian, rng, counts, sums, accepted, rejected, act
             mean = sums[i] / c if c > 0 else 0.0
             low[j] = mean - dev[c]
             up[j] = mean + dev[c]
-        u_thr = np.partition(up[:m], m - kt - 1)[m - kt - 1] if kt + 1 <= m else -math.inf
-        l_thr = np.partition(low[:m], m - kt)[m - kt] if kt >= 1 else math.inf
+        u_thr = _kth_smallest(up, m, m - kt - 1, work) if kt + 1 <= m else -math.inf
+        l_thr = _kth_smallest(low, m, m - kt, work) if kt >= 1 else math.inf
         kept = 0
         for j in range(m):
             i = idx[j]
