@@ -104,3 +104,13 @@ def test_fast_path_refuses_a_started_run_and_bad_input():
         simulate_batch_racing(alg, [0.1, 0.2], noise, max_samples=100)
     with pytest.raises(InvalidParameterError, match="rng"):
         simulate_batch_racing(alg, [0.1, 0.2, 0.3, 0.4], 0, max_samples=100)
+
+
+def test_quickselect_is_the_order_statistic():
+    rng = np.random.default_rng(0)
+    work = np.empty(40)
+    for _ in range(200):
+        m = int(rng.integers(1, 40))
+        values = rng.choice([-np.inf, np.inf, 0.5, 0.25, 0.0], size=40) if rng.random() < 0.3 else rng.normal(size=40)
+        kth = int(rng.integers(0, m))
+        assert fast_racing._kth_smallest(values, m, kth, work) == np.sort(values[:m])[kth]
