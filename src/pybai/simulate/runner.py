@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pybai.environments.base import Environment
+from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.gaussian import GaussianEnvironment
 from pybai.problems.base import Problem
 from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child
 from pybai.strategies.base import Strategy
@@ -33,9 +35,18 @@ class Outcome:
     oracle_gain: float | None = None  # ... and over the true answer
 
 
+def _simulated_arms(truth: Environment):
+    """(means, sigma) of plain Bernoulli (sigma None) or Gaussian arms, else None (for fast paths)."""
+    if type(truth) is BernoulliEnvironment:
+        return truth.means, None
+    if type(truth) is GaussianEnvironment:
+        return truth.means, truth.sigma
+    return None
+
+
 def run_replication(
     strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence,
-    replication: int | None = None,
+    replication: int | None = None, *, fast: bool = True,
 ) -> Outcome:
     """Play a fresh copy of ``strategy`` on ``environment`` for one replication seeded by ``seed``.
 
@@ -45,12 +56,21 @@ def run_replication(
     the strategy stops at ``max_samples`` (fixed confidence, censored) or at the budget
     (fixed budget).  ``replication`` (the index of the replication) reaches
     :meth:`Environment.realize`: environments with a table of truths take their row from it.
+
+    With ``fast`` (default), a strategy with a ``simulate_run(means, rng, sigma)`` method
+    (``batch-racing``) plays the whole run in compiled code when the truth is plain Bernoulli
+    or Gaussian arms; it gives exactly the outcome of the ask/tell loop (the reference,
+    ``fast=False``) on the same seed, only faster.
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
     truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
     strategy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    simulate = getattr(strategy, "simulate_run", None) if fast else None
+    arms = _simulated_arms(truth) if simulate is not None else None
+    if arms is not None:
+        simulate(arms[0], noise, sigma=arms[1])  # returns False (nothing done) if not applicable
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:
         tell(*respond(ask(), noise))

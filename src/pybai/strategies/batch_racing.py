@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pybai._validation import check_positive_float
 from pybai.batch.algorithms import BatchRacing as RacingAlgorithm
+from pybai.batch.fast_racing import simulate_batch_racing
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies._fixed_budget import noise_std
 from pybai.strategies.registry import register
@@ -57,6 +58,31 @@ class BatchRacingStrategy(BatchTopKRule):
         b, r = batch_shape(problem)
         sigma = noise_std(problem.family) if self.sigma is None else float(self.sigma)
         return RacingAlgorithm(problem.n_sources, problem.k, b, r, problem.regime.delta, sigma=sigma, rng=rng)
+
+    def simulate_run(self, means, rng, sigma=None) -> bool:
+        """Play the whole run against simulated arms in compiled code; False if not applicable.
+
+        The simulation runner's fast path (:func:`pybai.simulate.runner.run_replication`):
+        on a freshly started strategy, with rewards Bernoulli(``means``) (``sigma`` None) or
+        N(``means``, ``sigma`` ^2) drawn from ``rng`` as the environment's ``respond`` draws
+        them, it leaves the strategy in exactly the state the ask/tell loop would (same
+        samples, batches, counts, answer, status, and the same draws taken from ``rng``), see
+        :mod:`pybai.batch.fast_racing`.  Returns False, having done nothing, once the run has
+        started.
+        """
+        if self.status_ != "running" or self.t_ or self._pending is not None or self.engine_.n_batches:
+            return False
+        run = simulate_batch_racing(self.engine_, means, rng, sigma=sigma, max_samples=self._max_samples)
+        self.model_.set_statistics(run.model_counts, run.model_sums)
+        self.t_ = run.samples
+        self.batches_ = run.batches
+        self._next_id += run.batches
+        if run.status == "done":
+            self.statistic_ = self._engine_statistic()
+            self.status_ = "stopped"
+        else:
+            self.status_ = "censored"
+        return True
 
     def _engine_statistic(self):
         engine = self.engine_
