@@ -17,7 +17,7 @@ demo: install
 	$(BIN)/pybai demo
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), one test file each at a time
 
 bench: install
 	$(BIN)/python benchmarks/bench_track_and_stop.py
