@@ -7,7 +7,6 @@ its GLR statistic is 0 and its characteristic time is infinite).
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
