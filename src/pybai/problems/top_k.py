@@ -7,7 +7,6 @@ its GLR statistic is 0 and its characteristic time is infinite).
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from pybai._validation import check_positive_int, fail
