@@ -28,6 +28,14 @@ The generators (every random choice from the ``rng`` passed in):
   infeasible (its least-weighted cell moved below the floor, its other cells raised by 1) so the
   answer is another, feasible arm; no feasible arm (one cell of every arm below the floor, answer
   -1).  The label says which case the truth is in.  delta = 0.2.
+* ``linear``: d uniform in {2, 3}, K = d + 1 to d + 3 arms with standard normal features
+  (the first d rows made the canonical basis, so the features span R^d), theta standard normal
+  rescaled so that the best arm's mean exceeds the second's by a gap uniform in [0.4, 1.0];
+  noise sd 1; delta = 0.2.  Strategies that treat arms as independent refuse it (n/a).
+* ``batch-top-k``: Bernoulli top-k with (b, r)-batch pulls: K uniform in {4, ..., 8}, k uniform
+  in {1, ..., K - 1}, the k top means uniform in [0.6, 0.9], the rest in [0.1, 0.4]; b uniform
+  in {2, 4, 8}, r uniform in {1, ..., b}; delta = 0.2; fixed budgets of 10, 40 and 160 batches.
+  Sequential strategies refuse it (n/a).
 """
 
 from __future__ import annotations
@@ -40,10 +48,12 @@ import numpy as np
 from pybai._validation import fail
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
+from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
-from pybai.problems.base import FixedBudget, FixedConfidence
+from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 
 __all__ = ["Instance", "InstanceFamily", "FAMILIES", "register_family"]
@@ -198,9 +208,37 @@ def _subpopulation(rng: np.random.Generator) -> Instance:
                     lambda regime: FeasibleArmProblem(**env.structure(), regime=regime))
 
 
+def _linear(rng: np.random.Generator) -> Instance:
+    d = int(rng.integers(2, 4))
+    K = d + int(rng.integers(1, 4))
+    features = rng.standard_normal((K, d))
+    features[:d] = np.eye(d)  # spanning
+    theta = rng.standard_normal(d)
+    means = np.sort(features @ theta)[::-1]
+    gap = float(rng.uniform(0.4, 1.0))
+    theta *= gap / max(means[0] - means[1], 1e-3)  # the best arm's gap to the second becomes ``gap``
+    env = LinearGaussianEnvironment(features, theta, 1.0)
+    return Instance(f"d={d} K={K} theta={_fmt(theta)}", env,
+                    lambda regime: LinearBestArmProblem(**env.structure(), regime=regime))
+
+
+def _batch_top_k(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(4, 9))
+    k = int(rng.integers(1, K))
+    means = np.concatenate((rng.uniform(0.6, 0.9, k), rng.uniform(0.1, 0.4, K - k)))
+    rng.shuffle(means)
+    b = int(rng.choice([2, 4, 8]))
+    r = int(rng.integers(1, b + 1))
+    env = BernoulliEnvironment(means)
+    return Instance(f"k={k} b={b} r={r} mu={_fmt(means)}", env,
+                    lambda regime: TopKProblem(K, k, env.family(), regime, BatchSpec(b, r)))
+
+
 register_family(InstanceFamily("gaussian-best-arm", "best-arm", _gaussian_best_arm, budgets=(40, 160, 640)))
 register_family(InstanceFamily("bernoulli-best-arm", "best-arm", _bernoulli_best_arm, budgets=(40, 160, 640)))
 register_family(InstanceFamily("close-arms", "best-arm", _close_arms, delta=0.4))
 register_family(InstanceFamily("tied-best", "best-arm", _tied_best, max_samples=3_000, tied=True))
 register_family(InstanceFamily("top-k", "top-k", _top_k))
 register_family(InstanceFamily("subpopulation", "best-feasible-arm", _subpopulation))
+register_family(InstanceFamily("linear", "best-arm", _linear))
+register_family(InstanceFamily("batch-top-k", "top-k", _batch_top_k, budgets=(10, 40, 160)))
