@@ -7,6 +7,7 @@ message ``The '<name>' parameter of <owner> must be <expected>. Got <value>.``
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "check_positive_float",
     "check_choice",
     "check_array",
+    "read_user_text",
 ]
 
 
@@ -218,3 +220,22 @@ def check_memory(nbytes: float, name: str, owner: str, what: str, value: Any) ->
     if nbytes > limit:
         raise fail(name, owner, f"small enough to fit in memory: {what} need about {format_bytes(nbytes)}, "
                    f"more than half of this machine's memory ({format_bytes(limit)})", value)
+
+
+def read_user_text(path, what: str, error: type[Exception] = InvalidParameterError, encoding: str = "utf-8") -> str:
+    """The text of a file a user named, or one ``error`` line saying why it cannot be read.
+
+    ``what`` names the expected content (e.g. ``"an experiment file (TOML)"``) in the message
+    for a directory.
+    """
+    path = Path(path)
+    try:
+        return path.read_text(encoding=encoding)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, expected {what}.") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a UTF-8 text file.") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror}).") from None

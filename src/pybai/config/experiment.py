@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pybai._validation import REPLICATION_LIMIT
+from pybai._validation import REPLICATION_LIMIT, read_user_text
 from pybai.config.environments import build_environment
 from pybai.config.keys import Table, _config_message
 from pybai.config.problems import build_problem
@@ -52,17 +52,7 @@ class Experiment:
 
 def read_document(path: str | Path) -> dict[str, Any]:
     """The parsed TOML of an experiment file; raises :class:`ConfigError` for an unreadable file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file.") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, expected an experiment file (TOML).") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file.") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror}).") from None
+    text = read_user_text(path, "an experiment file (TOML)", ConfigError)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

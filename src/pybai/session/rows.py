@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybai._validation import read_user_text
 from pybai.exceptions import InvalidParameterError
 from pybai.problems.base import Problem
 
@@ -167,16 +168,7 @@ def _number(text: str, where: str, line: int) -> float:
 def read_csv(path) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a CSV file (UTF-8, with or without a byte-order mark)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidParameterError(f"{path}: no such file.") from None
-    except IsADirectoryError:
-        raise InvalidParameterError(f"{path}: is a directory, expected a CSV file.") from None
-    except UnicodeDecodeError:
-        raise InvalidParameterError(f"{path}: not a UTF-8 text file.") from None
-    except OSError as exc:
-        raise InvalidParameterError(f"{path}: cannot read ({exc.strerror}).") from None
+    text = read_user_text(path, "a CSV file", InvalidParameterError, encoding="utf-8-sig")
     try:
         table = list(csv.reader(io.StringIO(text)))
     except csv.Error as exc:
