@@ -18,10 +18,22 @@ from pybai.models.base import EmpiricalMeans
 from pybai.problems.top_k import TopKProblem
 from pybai.stopping._mixture_kernels import beta_regret, half_normal_pair_min, kt_regret, pair_margin
 from pybai.stopping.kt import BernoulliKTThreshold
-from pybai.stopping.mixture import DEFAULT_SCALES, BernoulliPairKTThreshold, GaussianPairMixtureThreshold
+from pybai.stopping.mixture import (DEFAULT_SCALES, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold,
+                                    GaussianPairMixtureThreshold)
 from pybai.stopping.thresholds import GaussianThreshold, make_threshold
 
 SCALES = np.array(DEFAULT_SCALES)
+NONE = np.empty(0)
+
+
+def kt_margin(na, xa, nb, xb, level, prior=0.5):
+    """Margin of the Beta(prior, prior) pair rule alone."""
+    return pair_margin(1, na, xa, 0.25, nb, xb, 0.25, level, prior, 1.0, NONE, 0.25, False)
+
+
+def gauss_margin(na, xa, va, nb, xb, vb, level, scales=SCALES, one_sided=True):
+    """Margin of the Gaussian scale-mixture pair rule."""
+    return pair_margin(0, na, xa, va, nb, xb, vb, level, 0.5, 0.0, scales, 0.25, one_sided)
 
 
 def kl_bernoulli(p, q):
@@ -72,7 +84,7 @@ def test_bernoulli_margin_hand_value():
     glr = na * kl_bernoulli(sa / na, m_pool) + nb * kl_bernoulli(sb / nb, m_pool)
     reg = lambda s, n: xlogy(s, s / n) + xlogy(n - s, (n - s) / n) - (betaln(s + .5, n - s + .5) - betaln(.5, .5))
     want = glr - reg(sa, na) - reg(sb, nb) - math.log(3 / 0.1)
-    got = pair_margin(1, na, sa / na, 0.25, nb, sb / nb, 0.25, math.log(30.0), np.array([0.5]), 0.0, False)
+    got = kt_margin(na, sa / na, nb, sb / nb, math.log(30.0))
     assert got == pytest.approx(want, rel=1e-12)
     th = BernoulliPairKTThreshold(0.1, 3)
     counts, means = np.array([na, nb]), np.array([sa / na, sb / nb])
@@ -80,25 +92,30 @@ def test_bernoulli_margin_hand_value():
 
 
 def test_gaussian_two_sided_margin_hand_value():
-    # two-sided normal mixtures: GLR with effective counts N^2/(N + c) minus the regrets, max over c
+    # two-sided normal mixtures: GLR with effective counts N^2/(N + c) minus the regrets, and the
+    # equal-weight mixture over the scales: ln((1/J) sum_c e^(value_c))
     na, xa, va, nb, xb, vb = 30.0, 1.0, 1.0, 50.0, 0.2, 4.0
     level = math.log(4 / 0.05)
-    best = -math.inf
+    vals = []
     for c in DEFAULT_SCALES:
         z = (xa - xb) ** 2 / (2 * (va * (na + c) / na**2 + vb * (nb + c) / nb**2))
-        best = max(best, z - 0.5 * math.log1p(na / c) - 0.5 * math.log1p(nb / c) - level - math.log(8))
-    got = pair_margin(0, na, xa, va, nb, xb, vb, level, SCALES, math.log(8), False)
-    assert got == pytest.approx(best, rel=1e-12)
+        vals.append(z - 0.5 * math.log1p(na / c) - 0.5 * math.log1p(nb / c))
+    want = float(np.logaddexp.reduce(vals)) - math.log(8) - level
+    got = gauss_margin(na, xa, va, nb, xb, vb, level, one_sided=False)
+    assert got == pytest.approx(want, rel=1e-12)
+    # the mixture over scales beats its best term minus ln J, and never exceeds the best term
+    assert max(vals) - math.log(8) - level < got <= max(vals) - level
     # one-sided priors gain at most 2 ln 2 and never lose against the same scales
-    one = pair_margin(0, na, xa, va, nb, xb, vb, level, SCALES, math.log(8), True)
-    assert best < one <= best + 2 * math.log(2) + 1e-12
+    one = gauss_margin(na, xa, va, nb, xb, vb, level)
+    assert got < one <= got + 2 * math.log(2) + 1e-12
 
 
 def test_no_pass_without_samples_or_with_wrong_order():
     for one_sided in (True, False):
-        assert pair_margin(0, 0.0, 1.0, 1.0, 5.0, 0.0, 1.0, 1.0, SCALES, 0.0, one_sided) == -math.inf
-        assert pair_margin(0, 9.0, 0.0, 1.0, 5.0, 0.0, 1.0, 1.0, SCALES, 0.0, one_sided) == -math.inf
-    assert pair_margin(1, 9.0, 0.2, 0.25, 5.0, 0.4, 0.25, 1.0, np.array([0.5]), 0.0, False) == -math.inf
+        assert gauss_margin(0.0, 1.0, 1.0, 5.0, 0.0, 1.0, 1.0, one_sided=one_sided) == -math.inf
+        assert gauss_margin(9.0, 0.0, 1.0, 5.0, 0.0, 1.0, 1.0, one_sided=one_sided) == -math.inf
+    assert kt_margin(9.0, 0.2, 5.0, 0.4, 1.0) == -math.inf
+    assert pair_margin(1, 9.0, 0.2, 0.25, 5.0, 0.4, 0.25, 1.0, 0.5, 0.5, SCALES, 0.25, True) == -math.inf
 
 
 # ---------------------------------------------------------------------------
@@ -116,7 +133,7 @@ def test_bernoulli_pair_rule_dominates_gk16_threshold():
             continue
         m = 0.5 * (na * xa + nb * xb) / (0.5 * (na + nb))
         glr = na * kl_bernoulli(xa, m) + nb * kl_bernoulli(xb, m)
-        margin = pair_margin(1, na, xa, 0.25, nb, xb, 0.25, math.log(40.0), np.array([0.5]), 0.0, False)
+        margin = kt_margin(na, xa, nb, xb, math.log(40.0))
         if glr > kt_t(na + nb):
             assert margin > 0.0
 
@@ -137,7 +154,8 @@ def test_gaussian_rule_beats_kk21_at_typical_counts():
 
 
 @njit(cache=True)
-def _crossing_rate(code, mu_a, mu_b, sd_a, sd_b, p_a, level, scales, log_j, one_sided, horizon, runs, seed, plain):
+def _crossing_rate(code, mu_a, mu_b, sd_a, sd_b, p_a, level, alpha, w_beta, scales, one_sided, horizon, runs, seed,
+                   plain):
     np.random.seed(seed)
     hits = 0
     for _ in range(runs):
@@ -160,8 +178,8 @@ def _crossing_rate(code, mu_a, mu_b, sd_a, sd_b, p_a, level, scales, log_j, one_
                         hits += 1
                         break
                 continue
-            m = pair_margin(code, na, sa / na, sd_a**2, nb, sb / nb, sd_b**2, level, scales, log_j, one_sided)
-            if m > 0.0:
+            if pair_margin(code, na, sa / na, sd_a**2, nb, sb / nb, sd_b**2, level, alpha, w_beta, scales, 0.25,
+                           one_sided) > 0.0:
                 hits += 1
                 break
     return hits
@@ -170,20 +188,62 @@ def _crossing_rate(code, mu_a, mu_b, sd_a, sd_b, p_a, level, scales, log_j, one_
 @pytest.mark.parametrize("one_sided", [True, False])
 def test_gaussian_pair_rule_monte_carlo(one_sided):
     delta, runs = 0.3, 1500
-    hits = _crossing_rate(0, 0.0, 0.0, 1.0, 2.0, 0.3, math.log(1 / delta), SCALES[:3], math.log(3), one_sided,
+    hits = _crossing_rate(0, 0.0, 0.0, 1.0, 2.0, 0.3, math.log(1 / delta), 0.5, 0.0, SCALES[:3], one_sided,
                           400, runs, 11, False)
     assert binomtest(hits, runs, delta, alternative="greater").pvalue > 0.01
     # power: the GLR against ln(1/delta) without the mixture's price is crossed far more often
-    plain = _crossing_rate(0, 0.0, 0.0, 1.0, 2.0, 0.3, math.log(1 / delta), SCALES, 0.0, False, 400, runs, 11, True)
+    plain = _crossing_rate(0, 0.0, 0.0, 1.0, 2.0, 0.3, math.log(1 / delta), 0.5, 0.0, SCALES, False, 400, runs, 11,
+                           True)
     assert binomtest(plain, runs, delta, alternative="greater").pvalue < 0.01
 
 
 @pytest.mark.parametrize("prior", [0.5, 1.0])
 def test_bernoulli_pair_rule_monte_carlo(prior):
     delta, runs = 0.4, 1500
-    hits = _crossing_rate(1, 0.3, 0.3, 0.0, 0.0, 0.5, math.log(1 / delta), np.array([prior]), 0.0, False,
-                          400, runs, 5, False)
+    hits = _crossing_rate(1, 0.3, 0.3, 0.0, 0.0, 0.5, math.log(1 / delta), prior, 1.0, NONE, False, 400, runs, 5,
+                          False)
     assert binomtest(hits, runs, delta, alternative="greater").pvalue > 0.01
+
+
+@pytest.mark.parametrize("mu", [0.5, 0.15])
+def test_bernoulli_kt_and_sub_gaussian_mixture_monte_carlo(mu):
+    # the default Bernoulli rule (KT + sub-Gaussian normal mixtures, weight 1/2 each) on the boundary
+    # of a piece: equal means, a pair "passes" when arm a ranks above b with a positive margin
+    delta, runs = 0.4, 1500
+    hits = _crossing_rate(1, mu, mu, 0.0, 0.0, 0.5, math.log(1 / delta), 0.5, 0.5, SCALES[:3], True, 400, runs, 5,
+                          False)
+    assert binomtest(hits, runs, delta, alternative="greater").pvalue > 0.01
+
+
+def test_bernoulli_mixture_margin_hand_value():
+    # ln(w e^U + (1 - w)/J sum_j e^V_j) - level with U the KT term and V_j the variance-1/4 terms
+    na, sa, nb, sb = 400.0, 220.0, 300.0, 120.0
+    xa, xb, level = sa / na, sb / nb, math.log(3 / 0.1)
+    u = kt_margin(na, xa, nb, xb, 0.0)
+    v = [gauss_margin(na, xa, 0.25, nb, xb, 0.25, 0.0, scales=np.array([c])) for c in DEFAULT_SCALES]
+    want = float(np.logaddexp.reduce([math.log(0.5) + u] + [math.log(0.5 / 8) + x for x in v])) - level
+    th = BernoulliPairMixtureThreshold(0.1, 3)
+    got = th.min_margin(np.array([na, nb]), np.array([xa, xb]), np.full(2, 0.25), [0], [1])
+    assert got == pytest.approx(want, rel=1e-10)
+    # a mixture never loses more than ln 2 against either of its halves, and beats both near 1/2
+    assert got >= max(u, float(np.logaddexp.reduce(v)) - math.log(8)) - math.log(2) - level - 1e-12
+    assert got > kt_margin(na, xa, nb, xb, level)
+
+
+def test_bernoulli_mixture_rule_dominates_gk16_threshold_up_to_ln2():
+    # the KT half alone passes when GLR > ln(2 t m / delta) at delta/2, i.e. ln(4 t m / delta)
+    rng = np.random.default_rng(8)
+    th = BernoulliPairMixtureThreshold(0.1, 4)
+    kt_half = BernoulliKTThreshold(0.05, 4, 2)
+    for _ in range(1500):
+        na, nb = rng.integers(1, 3000, 2).astype(float)
+        xa, xb = rng.integers(0, na + 1) / na, rng.integers(0, nb + 1) / nb
+        if xa <= xb:
+            continue
+        m = (na * xa + nb * xb) / (na + nb)
+        glr = na * kl_bernoulli(xa, m) + nb * kl_bernoulli(xb, m)
+        if glr > kt_half(na + nb):
+            assert th.min_margin(np.array([na, nb]), np.array([xa, xb]), np.full(2, 0.25), [0], [1]) > 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -195,18 +255,22 @@ def test_objects_fallback_and_pickle():
     g = GaussianPairMixtureThreshold(0.1, 4)
     assert g(1000) == GaussianThreshold(0.1, 4, 2)(1000)
     assert g.level == pytest.approx(math.log(40))
-    assert g.min_statistic == pytest.approx(math.log(40) + math.log(8) - 2 * math.log(2))
+    assert g.min_statistic == pytest.approx(math.log(40) - 2 * math.log(2))
     b = BernoulliPairKTThreshold(0.1, 3)
     assert b(100) == BernoulliKTThreshold(0.1, 3, 2)(100)
     assert np.allclose(b.values([10, 100]), BernoulliKTThreshold(0.1, 3, 2).values([10, 100]))
-    for th in (g, b, GaussianPairMixtureThreshold(0.1, 4, one_sided=False, scales=[1, 10])):
+    assert b.min_statistic == pytest.approx(math.log(30))
+    mix = BernoulliPairMixtureThreshold(0.1, 3)
+    assert mix(100) == b(100) and mix.min_statistic == pytest.approx(math.log(30) - 2 * math.log(2))
+    assert mix != b and mix != BernoulliPairMixtureThreshold(0.1, 3, beta_weight=0.25)
+    for th in (g, b, mix, GaussianPairMixtureThreshold(0.1, 4, one_sided=False, scales=[1, 10])):
         assert pickle.loads(pickle.dumps(th)) == th
     assert g != GaussianPairMixtureThreshold(0.1, 4, one_sided=False)
 
 
 def test_make_threshold_pair_mixture_and_bad_input():
     assert isinstance(make_threshold("pair-mixture", 0.1, n_alternatives=3, family="bernoulli"),
-                      BernoulliPairKTThreshold)
+                      BernoulliPairMixtureThreshold)
     assert isinstance(make_threshold("pair-mixture", 0.1, n_alternatives=3), GaussianPairMixtureThreshold)
     with pytest.raises(InvalidParameterError, match="n_terms"):
         make_threshold("pair-mixture", 0.1, n_alternatives=3, n_terms=3)
@@ -216,6 +280,8 @@ def test_make_threshold_pair_mixture_and_bad_input():
         GaussianPairMixtureThreshold(0.1, 3, scales=[0.0])
     with pytest.raises(InvalidParameterError, match="prior"):
         BernoulliPairKTThreshold(0.1, 3, prior=-1.0)
+    with pytest.raises(InvalidParameterError, match="beta_weight"):
+        BernoulliPairMixtureThreshold(0.1, 3, beta_weight=1.5)
 
 
 def _model(counts, means):
@@ -242,7 +308,7 @@ def test_best_arm_problem_decides_pair_by_pair():
     h = p.threshold("heuristic", 0.1)
     assert p.stopping_decision(_model(counts, means), h, 850) == (z, z > h(850))
     bern = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("delta-correct", 0.1)
-    assert isinstance(bern, BernoulliPairKTThreshold) and bern.n_alternatives == 3
+    assert isinstance(bern, BernoulliPairMixtureThreshold) and bern.n_alternatives == 3
 
 
 def test_top_k_problem_uses_k_times_n_minus_k_pairs():

@@ -5,8 +5,9 @@
 * :func:`half_normal_pair_min`: a certified lower bound on
   min_x  q_a(x_a - x) + q_b(x - x_b),  q_i(y) = A_i y^2 + ln Phi(k_i y),  k_i^2 = 2 A_i,
   the infimum over the diagonal of the log of the product of two one-sided normal mixtures.
-* :func:`pair_margin` / :func:`min_pair_margin`: the margin of a pair (piece) and the smallest
-  margin over the pairs (i in top, j in bottom); a GLR strategy stops when it is > 0.
+* :func:`pair_margin` / :func:`min_pair_margin`: the margin of a pair (piece) under a mixture of
+  a Beta-prior (Bernoulli) martingale and normal-mixture martingales over a grid of scales, and the
+  smallest margin over the pairs (i in top, j in bottom); a GLR strategy stops when it is > 0.
 """
 
 from __future__ import annotations
@@ -135,40 +136,62 @@ def half_normal_pair_min(na, xa, va, nb, xb, vb, c):
 
 
 @njit(cache=True)
-def pair_margin(code, na, xa, va, nb, xb, vb, level, scales, log_j, one_sided):
+def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided):
     """Margin of the piece {lambda_b >= lambda_a} (a looks better than b); stop needs > 0.
 
-    Bernoulli (``code != GAUSSIAN``): GLR of the pair minus the exact regrets of both sources'
-    Beta(alpha, alpha) mixtures (``alpha = scales[0]``) minus ``level``.  Gaussian: max over the scales c of the certified infimum over
-    the piece of ln(M_a,c M_b,c) (one-sided half-normal mixtures if ``one_sided``, else
-    two-sided normal mixtures, both with prior variance v / c), minus ``level + log_j``.
+    Lower bound on the infimum over the piece of ln M, M the mixture of martingales
+    ``w_beta * (Beta(alpha, alpha) mixtures of a and b) + (1 - w_beta) / J * sum_j (normal mixtures of
+    a and b at the common prior scale scales[j])``, minus ``level``.  The infimum of a mixture is at
+    least the mixture of the infima (each term is >= its own infimum), so
+    ``ln(w_beta e^U + (1 - w_beta)/J sum_j e^V_j)`` is used, with
+
+    * U = GLR of the pair minus the exact regrets of both Beta(alpha, alpha) mixtures (Bernoulli
+      ``code`` only; skipped when ``w_beta == 0``);
+    * V_j = the certified infimum over the piece of the normal mixtures at scale ``scales[j]``
+      (one-sided half-normal priors if ``one_sided``, else two-sided), with the arms' variances for
+      Gaussian ``code`` and the sub-Gaussian variance ``gvar`` (>= 1/4: rewards in [0, 1]) otherwise.
+
+    Terms below the running sum by more than a factor e^-50 are skipped (dropping a term only
+    lowers the bound).
     """
     if na <= 0.0 or nb <= 0.0 or not (xa > xb):
         return -math.inf
-    z = pair_cost(code, na, xa, va, nb, xb, vb)
+    n_scales = scales.shape[0]
+    acc = -math.inf  # log of the weighted sum of the terms' infima computed so far
+    if w_beta > 0.0 and code != GAUSSIAN:
+        z = pair_cost(code, na, xa, va, nb, xb, vb)
+        u = z - beta_regret(na * xa, na, alpha) - beta_regret(nb * xb, nb, alpha)
+        acc = math.log(w_beta) + u
+    if n_scales == 0 or w_beta >= 1.0:
+        return acc - level
     if code != GAUSSIAN:
-        alpha = scales[0]  # Bernoulli: the Beta(alpha, alpha) prior parameter
-        return z - beta_regret(na * xa, na, alpha) - beta_regret(nb * xb, nb, alpha) - level
-    need = level + log_j
+        va = gvar
+        vb = gvar
+    zg = pair_cost(GAUSSIAN, na, xa, va, nb, xb, vb)
+    log_w = math.log((1.0 - w_beta) / n_scales)
     bonus = 2.0 * _LN2 if one_sided else 0.0
-    best = -math.inf
-    for j in range(scales.shape[0]):
+    for j in range(n_scales):
         c = scales[j]
         g = 0.5 * (math.log1p(na / c) + math.log1p(nb / c))
-        if z + bonus - g - need <= best:  # upper bound on this scale's margin: cannot improve
+        if log_w + zg + bonus - g < acc - 50.0:  # upper bound on this term: negligible
             continue
         if one_sided:
-            inf_log_m = half_normal_pair_min(na, xa, va, nb, xb, vb, c) + bonus - g
+            v = half_normal_pair_min(na, xa, va, nb, xb, vb, c) + bonus - g
         else:
             d = xa - xb
-            inf_log_m = d * d / (2.0 * (va * (na + c) / (na * na) + vb * (nb + c) / (nb * nb))) - g
-        if inf_log_m - need > best:
-            best = inf_log_m - need
-    return best
+            v = d * d / (2.0 * (va * (na + c) / (na * na) + vb * (nb + c) / (nb * nb))) - g
+        t = log_w + v
+        if acc == -math.inf:
+            acc = t
+        elif t > acc:
+            acc = t + math.log1p(math.exp(acc - t))
+        else:
+            acc = acc + math.log1p(math.exp(t - acc))
+    return acc - level
 
 
 @njit(cache=True)
-def min_pair_margin(code, counts, means, var, top, bot, level, scales, log_j, one_sided):
+def min_pair_margin(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided):
     """Smallest margin over the pairs (i in top, j in bot); returns at the first margin <= 0.
 
     Pairs are visited in increasing order of their GLR so that the usual failing pair comes first.
@@ -184,7 +207,7 @@ def min_pair_margin(code, counts, means, var, top, bot, level, scales, log_j, on
         i = top[p // bot.shape[0]]
         j = bot[p % bot.shape[0]]
         m = pair_margin(code, counts[i], means[i], var[i], counts[j], means[j], var[j],
-                        level, scales, log_j, one_sided)
+                        level, alpha, w_beta, scales, gvar, one_sided)
         if m < worst:
             worst = m
         if worst <= 0.0:

@@ -104,8 +104,8 @@ from pybai.stopping._mixture_kernels import min_pair_margin
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.threshold_base import Threshold
 
-__all__ = ["PairMixtureThreshold", "GaussianPairMixtureThreshold", "BernoulliPairKTThreshold",
-           "DEFAULT_SCALES"]
+__all__ = ["PairMixtureThreshold", "GaussianPairMixtureThreshold", "BernoulliPairMixtureThreshold",
+           "BernoulliPairKTThreshold", "DEFAULT_SCALES"]
 
 #: Prior scales c_j = e^(2j), j = 0..7 (prior variance sigma^2 / c_j): from 1 sample to
 #: e^14 ~ 1.2e6 samples, the default ``max_samples``; adjacent scales differ by a factor e^2.
@@ -114,6 +114,10 @@ DEFAULT_SCALES = tuple(math.exp(2.0 * j) for j in range(8))
 
 class PairMixtureThreshold(Threshold):
     """Base of the count-dependent per-piece rules: union bound over ``n_alternatives`` pairs.
+
+    Each pair's test is a mixture, with weights fixed in advance, of a Beta-prior martingale
+    (weight ``_w_beta``, Bernoulli only) and normal-mixture martingales at the scales ``_scales``
+    (the rest of the weight, equally).
 
     Attributes
     ----------
@@ -131,21 +135,24 @@ class PairMixtureThreshold(Threshold):
     proven = True
     _code = 0
     _one_sided = False
+    _alpha = 0.5
+    _w_beta = 0.0
+    _gvar = 0.25
 
     def __init__(self, delta: float, n_alternatives: int):
         super().__init__(delta)
         self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", type(self).__name__)
         self.level = math.log(self.n_alternatives / self.delta)
         self._scales = np.array(self._scale_values(), dtype=float)
-        self._log_j = math.log(self._scales.size) if self._code == 0 else 0.0
         self.fallback = self._make_fallback()
-        bonus = 2.0 * math.log(2.0) if self._one_sided else 0.0
-        #: A pair whose GLR is <= this value fails its test (the mixtures' regrets are >= 0 and the
-        #: one-sided priors gain at most ln 2 per arm): the cheap filter of the stopping rule.
-        self.min_statistic = self.level + self._log_j - bonus
+        bonus = 2.0 * math.log(2.0) if (self._one_sided and self._scales.size) else 0.0
+        #: A pair whose GLR is <= this value fails its test: every term of the mixture is at most the
+        #: pair's GLR (the Beta regrets are >= 0, the sub-Gaussian GLR is at most the Bernoulli one by
+        #: Pinsker's inequality) plus ln 2 per arm for one-sided priors, and the weights are <= 1.
+        self.min_statistic = self.level - bonus
 
     def _scale_values(self):
-        return (1.0,)
+        return ()
 
     def _make_fallback(self) -> Threshold:
         raise NotImplementedError
@@ -160,18 +167,29 @@ class PairMixtureThreshold(Threshold):
     def min_margin(self, counts, means, variances, top, bottom) -> float:
         """Smallest margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
-        The margin of pair (i, j) is the (lower bound on the) infimum over the piece
-        {lambda_j >= lambda_i} of ln(M_i M_j), minus ``level`` (and ``ln J`` for scale grids);
-        ``-inf`` when i does not look better than j or one arm has no sample.  Returns early at
-        the first margin <= 0 (pairs are visited from the smallest GLR up).
+        The margin of pair (i, j) is a certified lower bound on the infimum over the piece
+        {lambda_j >= lambda_i} of ln M_ij, minus ``level``; ``-inf`` when i does not look better
+        than j or one arm has no sample.  Returns early at the first margin <= 0 (pairs are visited
+        from the smallest GLR up).
         """
         return float(min_pair_margin(self._code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
                                      np.asarray(variances, dtype=float), np.asarray(top, dtype=np.int64),
-                                     np.asarray(bottom, dtype=np.int64), self.level, self._scales, self._log_j,
-                                     self._one_sided))
+                                     np.asarray(bottom, dtype=np.int64), self.level, self._alpha, self._w_beta,
+                                     self._scales, self._gvar, self._one_sided))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
+
+
+def _check_scales(scales, owner: str):
+    if scales is None:
+        return None
+    out = tuple(float(c) for c in scales)
+    if not out or min(out) <= 0.0 or not all(math.isfinite(c) for c in out):
+        from pybai._validation import fail
+
+        raise fail("scales", owner, "a non-empty sequence of positive numbers", scales)
+    return out
 
 
 class GaussianPairMixtureThreshold(PairMixtureThreshold):
@@ -199,11 +217,7 @@ class GaussianPairMixtureThreshold(PairMixtureThreshold):
 
     def __init__(self, delta: float, n_alternatives: int, one_sided: bool = True, scales=None):
         self._one_sided = bool(one_sided)
-        self._scale_arg = None if scales is None else tuple(float(c) for c in scales)
-        if self._scale_arg is not None and (not self._scale_arg or min(self._scale_arg) <= 0.0):
-            from pybai._validation import fail
-
-            raise fail("scales", type(self).__name__, "a non-empty sequence of positive numbers", scales)
+        self._scale_arg = _check_scales(scales, type(self).__name__)
         super().__init__(delta, n_alternatives)
 
     def _scale_values(self):
@@ -218,12 +232,18 @@ class GaussianPairMixtureThreshold(PairMixtureThreshold):
         return {**super()._params(), "one_sided": self._one_sided, "scales": self._scale_arg}
 
 
-class BernoulliPairKTThreshold(PairMixtureThreshold):
-    """Bernoulli arms: product of the two arms' KT mixtures, exact regrets.
+class BernoulliPairMixtureThreshold(PairMixtureThreshold):
+    """Bernoulli arms (rewards in [0, 1]): Beta-prior mixtures mixed with sub-Gaussian normal mixtures.
 
-    Stop when GLR_{a,b} > ln(m/delta) + r(s_a, N_a) + r(s_b, N_b) for every pair (module
-    docstring).  ``threshold(t)`` answers ``ln(m/delta) + 2 ln 2 + ln(t/2)``
-    (:class:`~pybai.stopping.kt.BernoulliKTThreshold`), which this rule never exceeds.
+    Each pair's martingale is ``w * KT + (1 - w) * (1/J) sum_j N_j``: the product of the two arms'
+    Beta(alpha, alpha) mixtures (exact regrets; tight when a mean is near 0 or 1) and, at each scale
+    ``c_j`` of :data:`DEFAULT_SCALES`, the product of the two arms' one-sided normal mixtures of the
+    sub-Gaussian martingales exp(eta (S - N lambda) - N eta^2 / 8), valid for any rewards in [0, 1]
+    with mean lambda (Hoeffding's lemma); nearly flat in the counts, tight for means near 1/2.
+    The weights are fixed in advance, so the mixture is a nonnegative supermartingale of mean at
+    most 1 for every sampling rule; the infimum over a piece is bounded below by the mixture of the
+    terms' infima.  ``threshold(t)`` answers ``ln(m/delta) + 2 ln 2 + ln(t/2)``
+    (:class:`~pybai.stopping.kt.BernoulliKTThreshold`).
 
     Parameters
     ----------
@@ -237,22 +257,65 @@ class BernoulliPairKTThreshold(PairMixtureThreshold):
         every mean; 1 (Laplace, uniform prior) has a smaller regret, by
         (1/2) ln(pi^2 p (1 - p)) <= 0.45, when the empirical mean p is in [0.114, 0.886], and a
         larger one near 0 and 1.  Every fixed prior gives a proven rule.
+    beta_weight : float, default 0.5
+        Weight ``w`` of the Beta-prior term, in (0, 1]; 1 gives the Beta-prior rule alone.
+    scales : sequence of float, optional
+        Prior scales of the normal mixtures (prior variance (1/4) / c_j); default :data:`DEFAULT_SCALES`.
     """
 
     name = "pair-mixture-bernoulli"
     _code = 1
+    _one_sided = True
 
-    def __init__(self, delta: float, n_alternatives: int, prior: float = 0.5):
-        from pybai._validation import check_positive_float
+    def __init__(self, delta: float, n_alternatives: int, prior: float = 0.5, beta_weight: float = 0.5,
+                 scales=None):
+        from pybai._validation import check_positive_float, fail
 
         self.prior = check_positive_float(prior, "prior", type(self).__name__)
+        w = check_positive_float(beta_weight, "beta_weight", type(self).__name__)
+        if not w <= 1.0:
+            raise fail("beta_weight", type(self).__name__, "a number in (0, 1]", beta_weight)
+        self.beta_weight = w
+        self._alpha = self.prior
+        self._w_beta = w
+        self._scale_arg = _check_scales(scales, type(self).__name__)
         super().__init__(delta, n_alternatives)
 
     def _scale_values(self):
-        return (self.prior,)
+        if self.beta_weight >= 1.0:
+            return ()
+        return DEFAULT_SCALES if self._scale_arg is None else self._scale_arg
 
     def _params(self) -> dict:
-        return {**super()._params(), "prior": self.prior}
+        return {**super()._params(), "prior": self.prior, "beta_weight": self.beta_weight,
+                "scales": self._scale_arg}
 
     def _make_fallback(self) -> Threshold:
         return BernoulliKTThreshold(self.delta, self.n_alternatives, 2)
+
+
+class BernoulliPairKTThreshold(BernoulliPairMixtureThreshold):
+    """Bernoulli arms: product of the two arms' Beta(alpha, alpha) mixtures alone, exact regrets.
+
+    Stop when GLR_{a,b} > ln(m/delta) + r(s_a, N_a) + r(s_b, N_b) for every pair (module
+    docstring): :class:`BernoulliPairMixtureThreshold` with ``beta_weight = 1``.  ``threshold(t)``
+    answers ``ln(m/delta) + 2 ln 2 + ln(t/2)`` (:class:`~pybai.stopping.kt.BernoulliKTThreshold`),
+    which this rule never exceeds.
+
+    Parameters
+    ----------
+    delta : float
+        Risk level in ``(0, 1)``.
+    n_alternatives : int
+        Number ``m`` of pairs in the union bound.
+    prior : float, default 0.5
+        Parameter ``alpha`` of the Beta(alpha, alpha) prior (1/2: Krichevsky--Trofimov).
+    """
+
+    name = "pair-kt-bernoulli"
+
+    def __init__(self, delta: float, n_alternatives: int, prior: float = 0.5):
+        super().__init__(delta, n_alternatives, prior=prior, beta_weight=1.0)
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "prior": self.prior}

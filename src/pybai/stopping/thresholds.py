@@ -312,7 +312,7 @@ def make_threshold(
         ``"bernoulli"``).
         ``"pair-mixture"``: the count-dependent per-piece rule of :mod:`pybai.stopping.mixture`
         (:class:`~pybai.stopping.mixture.GaussianPairMixtureThreshold` or
-        :class:`~pybai.stopping.mixture.BernoulliPairKTThreshold`; ``n_terms`` must be 2).
+        :class:`~pybai.stopping.mixture.BernoulliPairMixtureThreshold`; ``n_terms`` must be 2).
         Problems made of two-arm pieces (best arm, top-k) decide with it per piece; called
         with ``t`` only it answers the family's t-only proven threshold.  Problems that build
         their own threshold for ``"delta-correct"`` do so in
@@ -351,14 +351,14 @@ def make_threshold(
     if kind == "heuristic":
         return HeuristicThreshold(delta)
     if kind == "pair-mixture":
-        from pybai.stopping.mixture import BernoulliPairKTThreshold, GaussianPairMixtureThreshold
+        from pybai.stopping.mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
 
         if n_terms != 2:
             raise fail("n_terms", "make_threshold", "2 for kind 'pair-mixture' (pieces of two arms)", n_terms)
         if fam == "gaussian":
             return GaussianPairMixtureThreshold(delta, n_alternatives)
         if fam == "bernoulli":
-            return BernoulliPairKTThreshold(delta, n_alternatives)
+            return BernoulliPairMixtureThreshold(delta, n_alternatives)
         raise fail("family", "make_threshold", "'gaussian' or 'bernoulli' for kind 'pair-mixture'", family)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
