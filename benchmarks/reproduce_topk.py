@@ -93,6 +93,40 @@ def run_part(part: str, replications: int | None, budget: int | None) -> dict:
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "files": files}
 
 
+def from_store(part: str, store: pathlib.Path) -> dict:
+    """The document of ``run_part`` rebuilt from an engine store (``pybai run FILE --out DIR``).
+
+    Long parts (Twitter: about 10 CPU minutes per strategy) are best run by the engine, which
+    keeps finished tasks and resumes (``--resume``); this reads its ``outcomes.jsonl``.
+    """
+    manifest = json.loads((store / "manifest.json").read_text())
+    rows = [json.loads(line) for line in (store / "outcomes.jsonl").read_text().splitlines() if line.strip()]
+    points = []
+    for point in manifest["points"]:
+        results = []
+        for label in point["strategies"]:
+            mine = sorted((r for r in rows if r["point"] == point["point"] and r["strategy"] == label),
+                          key=lambda r: r["replication"])
+            if not mine:
+                continue
+            results.append({"strategy": label, "replications": len(mine), "oracle_gain": mine[0].get("oracle_gain"),
+                            "mean_batches": float(np.mean([r["batches"] for r in mine])),
+                            "outcomes": {"batches": [r["batches"] for r in mine],
+                                         "samples": [r["samples"] for r in mine],
+                                         "false_negative": [r.get("false_negative") for r in mine],
+                                         "correct": [bool(r["correct"]) for r in mine],
+                                         "gain": [r.get("gain") for r in mine],
+                                         "cpu_seconds": [round(r["cpu_seconds"], 3) for r in mine]}})
+        points.append({"grid": point["grid"], "results": results})
+    cpu = sum(r["cpu_seconds"] for r in rows)
+    return {"part": part, "date": manifest["created"][:10], "machine": "2 shared cores",
+            "command": f"pybai run {manifest['source']} --out {store.name} (engine store; rendered with "
+                       f"benchmarks/reproduce_topk.py {part} --from-store DIR)",
+            "cpu_seconds": round(cpu, 1), "wall_seconds": "n/a", "peak_rss_mb": "n/a",
+            "files": [{"file": manifest["name"], "replications": manifest["document"]["replications"],
+                       "points": points}]}
+
+
 # --------------------------------------------------------------------------- rendering
 def _paper_rows(stem: str) -> dict:
     import tomllib
@@ -232,11 +266,16 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, help="override problem.budget (twitter)")
     parser.add_argument("--render-only", action="store_true")
     parser.add_argument("--tag", default="", help="suffix of the output names")
+    parser.add_argument("--from-store", type=pathlib.Path, metavar="DIR",
+                        help="render from an engine store of the part's file (pybai run FILE --out DIR)")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     FIGURES.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"topk-{args.part}{args.tag}.json"
-    if args.render_only:
+    if args.from_store is not None:
+        doc = from_store(args.part, args.from_store)
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+    elif args.render_only:
         doc = json.loads(out.read_text())
     else:
         doc = run_part(args.part, args.replications, args.budget)

@@ -1,7 +1,7 @@
 """Track-and-Stop mean samples under stopping rules not reachable from experiment files.
 
 Usage: python benchmarks/thresholds/compare_rules.py INSTANCE REPS RULE...  (INSTANCE: mu1 mu2 g5 g10;
-RULE: heur, kt (Bernoulli pair rule, KT prior), lap (Laplace prior), g1 (Gaussian one-sided), g2 (two-sided));
+RULE: heur, mix (Bernoulli default: KT + sub-Gaussian scale mixtures), kt (Bernoulli pair rule, KT prior alone), lap (Laplace prior alone), g1 (Gaussian one-sided), g2 (two-sided));
 ratios are against the first RULE.
 """
 import sys, time, numpy as np
@@ -35,6 +35,7 @@ if __name__ == "__main__":
     inst = {"mu1": ([0.5, 0.45, 0.43, 0.4], "b", 0.1), "mu2": ([0.3, 0.21, 0.2, 0.19, 0.18], "b", 0.1),
             "g5": ([1.0, 0.8, 0.6, 0.4, 0.2], "g", 0.05), "g10": (list(np.round(np.arange(1.0, -0.9, -0.2), 1)), "g", 0.05)}[which]
     makers = {"heur": None,
+              "mix": lambda d, m: mixture.BernoulliPairMixtureThreshold(d, m),
               "kt": lambda d, m: mixture.BernoulliPairKTThreshold(d, m, 0.5),
               "lap": lambda d, m: mixture.BernoulliPairKTThreshold(d, m, 1.0),
               "g1": lambda d, m: mixture.GaussianPairMixtureThreshold(d, m, True),
