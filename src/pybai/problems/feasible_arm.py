@@ -75,14 +75,17 @@ class FeasibleArmProblem(Problem):
     known variance per cell.  With ``family = Bernoulli(...)`` every cell gets the variance
     proxy 1/4: a reward in [0, 1] is 1/2-sub-Gaussian (Hoeffding's lemma), so the Gaussian
     deviation inequalities behind the GLR test keep holding and the ``delta-correct``
-    threshold stays valid (the threshold then uses the exponential-family calibration,
-    more conservative still).  It over-estimates the variance p(1 - p) of rates far from 1/2,
+    rule stays valid (its normal mixtures are supermartingales for rewards in [0, 1]).  It over-estimates the variance p(1 - p) of rates far from 1/2,
     so it is conservative; a user who knows the rates roughly (say near p0) may instead pass
     ``Gaussian(sqrt(p0 (1 - p0)))``: tighter, but only an approximation (not proven).  A
     plug-in p_hat(1 - p_hat) is *not* used: it would make the variances random and data
     dependent, which breaks the known-variance GLR and its threshold.
 
-    **Threshold constants** (:attr:`n_alternatives`, :attr:`n_terms`): see their docstrings.
+    **Stopping.**  ``threshold = "delta-correct"`` is a count-dependent rule: every piece of the
+    alternative passes a normal-mixture test read at its cells' counts, with a union bound over
+    the :attr:`n_wrong_answers` possible wrong answers (:meth:`threshold`,
+    :mod:`pybai.problems._feasible_mixture`).  The t-only threshold it replaces (still what
+    ``threshold(t)`` answers) uses :attr:`n_alternatives` and :attr:`n_terms`.
 
     Examples
     --------
