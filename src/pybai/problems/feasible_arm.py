@@ -22,6 +22,7 @@ from pybai._validation import check_array, check_choice, check_positive_int, che
 from pybai.models._kl import GAUSSIAN
 from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import oracle_best_arm_warm
+from pybai.problems._feasible_mixture import FeasibleMixtureThreshold
 from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel, is_degenerate
 from pybai.problems.arm_level import SAMPLING_MODELS, ArmLevel
 from pybai.problems.base import BatchSpec, Problem
@@ -74,14 +75,17 @@ class FeasibleArmProblem(Problem):
     known variance per cell.  With ``family = Bernoulli(...)`` every cell gets the variance
     proxy 1/4: a reward in [0, 1] is 1/2-sub-Gaussian (Hoeffding's lemma), so the Gaussian
     deviation inequalities behind the GLR test keep holding and the ``delta-correct``
-    threshold stays valid (the threshold then uses the exponential-family calibration,
-    more conservative still).  It over-estimates the variance p(1 - p) of rates far from 1/2,
+    rule stays valid (its normal mixtures are supermartingales for rewards in [0, 1]).  It over-estimates the variance p(1 - p) of rates far from 1/2,
     so it is conservative; a user who knows the rates roughly (say near p0) may instead pass
     ``Gaussian(sqrt(p0 (1 - p0)))``: tighter, but only an approximation (not proven).  A
     plug-in p_hat(1 - p_hat) is *not* used: it would make the variances random and data
     dependent, which breaks the known-variance GLR and its threshold.
 
-    **Threshold constants** (:attr:`n_alternatives`, :attr:`n_terms`): see their docstrings.
+    **Stopping.**  ``threshold = "delta-correct"`` is a count-dependent rule: every piece of the
+    alternative passes a normal-mixture test read at its cells' counts, with a union bound over
+    the :attr:`n_wrong_answers` possible wrong answers (:meth:`threshold`,
+    :mod:`pybai.problems._feasible_mixture`).  The t-only threshold it replaces (still what
+    ``threshold(t)`` answers) uses :attr:`n_alternatives` and :attr:`n_terms`.
 
     Examples
     --------
@@ -216,6 +220,36 @@ class FeasibleArmProblem(Problem):
         This is the order L ln ln t + ln(K/delta) of the paper's section 4.2.
         """
         return 2 * self.n_subpopulations
+
+    @property
+    def n_wrong_answers(self) -> int:
+        """``m`` of the count-dependent ``delta-correct`` rule: K (K - 1 with no constrained
+        subpopulation, when -1 is never an answer).  See :mod:`pybai.problems._feasible_mixture`."""
+        return self.n_arms if self.constrained else self.n_arms - 1
+
+    def threshold(self, kind: str, delta: float):
+        """``"delta-correct"``: the per-piece normal-mixture rule with effective counts.
+
+        :class:`~pybai.problems._feasible_mixture.FeasibleMixtureThreshold` with m =
+        :attr:`n_wrong_answers`; called with ``t`` only it answers the t-only threshold of
+        :class:`~pybai.problems.base.Problem` (Kaufmann & Koolen 2021 with m = :attr:`n_alternatives`,
+        n = :attr:`n_terms`).  Other kinds: as for every problem.
+        """
+        base = super().threshold(kind, delta)
+        if isinstance(kind, str) and kind.strip().lower() == "delta-correct":
+            return FeasibleMixtureThreshold(delta, self.n_wrong_answers, base)
+        return base
+
+    def stopping_decision(self, model, threshold, t):
+        """Stop when every piece of Alt(a_hat) passes its mixture test (else GLR > threshold(t))."""
+        if not getattr(threshold, "count_dependent", False):
+            return super().stopping_decision(model, threshold, t)
+        z = self.statistic(model)
+        if not z > threshold.min_statistic:  # proven filter: no piece can pass (module docstring)
+            return z, False
+        margin = threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
+                                      self.weights, self.floor, self.cmask, self.variances)
+        return z, margin > 0.0
 
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:
