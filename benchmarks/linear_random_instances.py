@@ -22,8 +22,13 @@ from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.problems import FixedConfidence
 from pybai.problems.linear import LinearBestArmProblem
 
-DELTA, K, D, GAP, INSTANCES, RUNS = 0.05, 10, 4, 0.3, 10, 10
-STRATEGIES = {"tas": {"check_growth": 0.02, "oracle_growth": 1.0}, "game": {"check_growth": 0.02}}
+DELTA, K, D, GAP, INSTANCES, RUNS = 0.05, 10, 4, 0.3, 10, 30
+#: label -> (strategy, parameters); tas and game force the exploration of the design by default on
+#: linear problems, the "-arms" rows force every arm (C-tracking's projection) as before 2026-11-23
+STRATEGIES = {"tas": ("tas", {"check_growth": 0.02, "oracle_growth": 1.0}),
+              "game": ("game", {"check_growth": 0.02}),
+              "tas-arms": ("tas", {"check_growth": 0.02, "oracle_growth": 1.0, "exploration": "arms"}),
+              "game-arms": ("game", {"check_growth": 0.02, "exploration": "arms"})}
 
 
 def beta_solution(t_star: float) -> float:
@@ -46,7 +51,7 @@ def main():
         p = LinearBestArmProblem(**env.structure(), regime=FixedConfidence(DELTA, max_samples=10_000_000))
         t_star = p.oracle(env.source_means)[0]
         target = beta_solution(t_star)
-        for name, params in STRATEGIES.items():
+        for label, (name, params) in STRATEGIES.items():
             samples, errors, cpu = [], 0, time.process_time()
             for r in range(RUNS):
                 s = make_strategy(name, **params).start(p, rng=1000 * i + r)
@@ -55,12 +60,14 @@ def main():
                     s.tell(*env.respond(s.ask(), noise))
                 samples.append(s.t_)
                 errors += s.recommendation() != p.answer(env.source_means)
-            rows.append({"instance": i, "strategy": name, "t_star": t_star, "t_star_beta": target,
+            rows.append({"instance": i, "strategy": label, "t_star": t_star, "t_star_beta": target,
                          "mean_samples": float(np.mean(samples)), "ratio": float(np.mean(samples) / target),
                          "errors": int(errors), "cpu_seconds_per_run": (time.process_time() - cpu) / RUNS})
             print(rows[-1], flush=True)
     summary = {name: {"mean_ratio": float(np.mean([r["ratio"] for r in rows if r["strategy"] == name])),
                       "max_ratio": float(np.max([r["ratio"] for r in rows if r["strategy"] == name])),
+                      "ci95_mean_ratio": float(1.96 * np.std([r["ratio"] for r in rows if r["strategy"] == name], ddof=1)
+                                               / math.sqrt(INSTANCES)),
                       "errors": int(sum(r["errors"] for r in rows if r["strategy"] == name))} for name in STRATEGIES}
     out = Path(__file__).parent / "results" / "linear" / "random_instances.json"
     out.parent.mkdir(parents=True, exist_ok=True)

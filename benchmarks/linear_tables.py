@@ -69,14 +69,17 @@ def simple(data, extra=()):
         print(f"T* = {d['characteristic_time']:.1f}, T* kl(delta, 1-delta) = {d['lower_bound']:.1f}, answer = "
               f"{d['answer']}" + "".join(f", {k} = {d[k]:.1f}" for k in extra if k in d))
         print()
-        print("| strategy | mean samples (95% CI) | median | correct | recommendations | CPU s / run |")
-        print("|---|---|---|---|---|---|")
+        few = len(d["optimal_weights"]) <= 8  # small instances: the mean samples per arm too
+        print("| strategy | mean samples (95% CI) | median | correct | recommendations | CPU s / run |"
+              + (" mean samples per arm |" if few else ""))
+        print("|---|---|---|---|---|---|" + ("---|" if few else ""))
         for r in d["results"]:
             n = r["replications"]
             half = 1.96 * r["sd_samples"] / n**0.5
             recs = r.get("recommendations") or ""
             print(f"| {r['strategy']} | {fmt(r['mean_samples'])} +- {fmt(half)} | {fmt(r['median_samples'])} | "
-                  f"{r['correct_rate']:.2f} | {recs} | {r['cpu_seconds'] / n:.2f} |")
+                  f"{r['correct_rate']:.2f} | {recs} | {r['cpu_seconds'] / n:.2f} |"
+                  + (" " + ", ".join(fmt(c) for c in r["mean_counts"]) + " |" if few else ""))
     print(f"\ntiming: {data['timing']}\n")
 
 

@@ -4,6 +4,8 @@ Until ``pybai reproduce`` lands this is how docs/linear.md is produced::
 
     PYTHONPATH=src python benchmarks/reproduce_linear.py figure4 appendix-e modern wine --jobs 2
     PYTHONPATH=src python benchmarks/reproduce_linear.py figure4 --quick      # 10 runs, d in {2, 5, 10}
+    PYTHONPATH=src python benchmarks/reproduce_linear.py figure4 --only game,tas   # re-run two strategies,
+                                                          # merged into the stored JSON (others kept)
 
 Outputs go to ``benchmarks/results/linear/`` (``<name>.json``: the result documents with the
 per-strategy mean counts per arm and CPU times; ``figure4.png``; ``tables.md``).
@@ -117,12 +119,26 @@ def figure(docs, path):
     plt.close(fig)
 
 
+def merge(path: Path, new_docs: list, timing: dict) -> tuple[list, dict]:
+    """The stored documents with the results of the re-run strategies replaced (same order)."""
+    stored = json.loads(path.read_text())
+    fresh = {d["name"]: {r["strategy"]: r for r in d["results"]} for d in new_docs}
+    for doc in stored["documents"]:
+        doc["results"] = [fresh.get(doc["name"], {}).get(r["strategy"], r) for r in doc["results"]]
+    reruns = stored["timing"].setdefault("reruns", [])
+    reruns.append({"strategies": sorted({r for d in fresh.values() for r in d}), **timing})
+    return stored["documents"], stored["timing"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="+", choices=sorted(FILES))
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--figure-only", action="store_true", help="redraw figure4 from its stored JSON")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated strategy labels to re-run; their results replace those of the "
+                             "stored JSON, the other strategies' results are kept")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.figure_only:
@@ -133,7 +149,10 @@ def main():
         cpu = time.process_time()
         wall = time.perf_counter()
         docs = []
+        only = None if args.only is None else set(args.only.split(","))
         for exp in experiments(name, args.quick):
+            if only is not None:
+                exp.strategies = [s for s in exp.strategies if s[0] in only]
             doc = run(exp, args.jobs)
             if name == "wine":
                 doc.update(uniform_cost(exp))
@@ -144,6 +163,8 @@ def main():
                  "cpu_seconds_driver": round(time.process_time() - cpu, 1),
                  "cpu_seconds_runs": round(sum(r["cpu_seconds"] for d in docs for r in d["results"]), 1)}
         suffix = "-quick" if args.quick else ""
+        if only is not None:
+            docs, total = merge(OUT / f"{name}{suffix}.json", docs, total)
         (OUT / f"{name}{suffix}.json").write_text(json.dumps({"documents": docs, "timing": total}, indent=1))
         if name == "figure4":
             figure(docs, OUT / f"figure4{suffix}.png")

@@ -67,9 +67,10 @@ class ConstrainedTrackAndStop(TrackAndStop):
 
     def __init__(self, *, oracle: str = "exact", step_size: float = 1.0, tracking: str = "C",
                  threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked",
-                 check_growth: float = 0.0, oracle_growth: float = 0.0):
+                 check_growth: float = 0.0, oracle_growth: float = 0.0, exploration: str = "auto"):
         super().__init__(tracking=tracking, threshold=threshold, n_init=n_init,
-                         subpopulation=subpopulation, check_growth=check_growth, oracle_growth=oracle_growth)
+                         subpopulation=subpopulation, check_growth=check_growth, oracle_growth=oracle_growth,
+                         exploration=exploration)
         self.oracle = oracle
         self.step_size = step_size
 

@@ -9,6 +9,7 @@ from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
+from pybai.strategies.design_exploration import DesignExploration
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import c_tracking_step, geometric_chunk, tracking_chunk
 
@@ -79,7 +80,18 @@ class GameSampling(Strategy):
     optimism : {"none", "ucb"}, default "none"
         ``"ucb"`` is the analysed variant (optimistic gains); it explores much more in
         practice (docs/strategies.md), so the default relies on the forced exploration of
-        C-tracking instead.
+        C-tracking instead.  On a linear problem the confidence width of arm a is that of
+        x_a^T theta_hat, ||x_a||^2_{A_t^-1} (LinGame, Degenne et al. 2020), not 1/N_a: the gain
+        becomes (sqrt(d_a) + sqrt(ln(t) ||x_a||^2_{A_t^-1}))^2 (both on the scale
+        (x^T(theta - lambda))^2 / 2 sigma^2; with A_t = diag(N) this is the per-arm bonus).
+    exploration : {"auto", "arms", "design", "none"}, default "auto"
+        How the C-tracking of the cumulative weights explores: ``"arms"``, the projection of
+        each round's weights on {w_a >= eps_t} (every arm about sqrt(t) times); ``"design"``
+        (linear problems), the forced exploration of the design matrix of Jedra & Proutiere
+        (2020) with unprojected tracking (:mod:`pybai.strategies.design_exploration`);
+        ``"none"`` (linear problems, with ``optimism="ucb"``), unprojected tracking and no
+        forcing -- LinGame as published, where optimism does the exploring.  ``"auto"``:
+        ``"design"`` on linear problems, ``"arms"`` otherwise.
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
     check_growth : float, default 0
@@ -90,12 +102,17 @@ class GameSampling(Strategy):
         stretch, C-tracking of every round), asked as one request; the stopping rule is
         checked at the check times.
 
-    On a linear problem this is LinGame (Degenne, Koolen & Menard 2020): nature's best response
+    On a linear problem this is LinGame (Degenne, Menard, Shang & Valko 2020): nature's best response
     is the closest alternative of :meth:`~pybai.problems.linear.LinearBestArmProblem.alt_gradient`.
+    Two readings differ from the published algorithm: one AdaHedge learner serves every
+    empirical answer (LinGame keeps one per answer; the empirical answer settles after a finite
+    time, after which both see the same losses), and the default explores by forcing
+    (``exploration``) instead of optimism (``optimism="ucb", exploration="none"`` is the
+    published form; docs/linear.md measures both).
 
     References
     ----------
-    R. Degenne, W. M. Koolen, P. Menard. Gamification of pure exploration for linear bandits.
+    R. Degenne, P. Menard, X. Shang, M. Valko. Gamification of pure exploration for linear bandits.
     ICML 2020.  R. Degenne, W. M. Koolen, P. Menard. Non-asymptotic pure exploration by solving games.
     NeurIPS 2019.  S. de Rooij, T. van Erven, P. Grunwald, W. M. Koolen. Follow the leader if
     you can, hedge if you must. JMLR 2014.
@@ -105,13 +122,14 @@ class GameSampling(Strategy):
     #: runs on linear problems through the problem's methods (GLR, oracle, best response)
     linear_capable = True
     goals = ("best-arm", "best-feasible-arm", "top-k")
-    _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_")
+    _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_", "forced_next_")
 
     def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1,
-                 check_growth: float = 0.0):
+                 check_growth: float = 0.0, exploration: str = "auto"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.optimism = optimism
         self.check_growth = check_growth
+        self.exploration = exploration
 
     def _check_params(self, problem):
         super()._check_params(problem)
@@ -120,6 +138,13 @@ class GameSampling(Strategy):
         check_positive_float(self.check_growth, "check_growth", owner, allow_zero=True)
         if self.check_growth > 1.0:
             raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
+        check_choice(self.exploration, ("auto", "arms", "design", "none"), "exploration", owner)
+        if self.exploration in ("design", "none") and problem is not None and not getattr(problem, "linear", False):
+            raise fail("exploration", owner, '"auto" or "arms" (design and none need a linear problem)',
+                       self.exploration)
+        if self.exploration == "none" and self.optimism != "ucb":
+            raise fail("exploration", owner, '"auto", "arms" or "design" unless optimism = "ucb" (without optimism '
+                       "or forcing nothing makes the estimate consistent)", self.exploration)
 
     def _initialize(self):
         n = self.problem_.n_requests
@@ -128,20 +153,38 @@ class GameSampling(Strategy):
         self.cumulative_ = np.zeros(n)
         self._w = np.empty(n)
         self._grad = np.empty(self.problem_.n_sources)
+        self.forced_next_ = 0
+        linear = getattr(self.problem_, "linear", False)
+        mode = ("design" if linear else "arms") if self.exploration == "auto" else self.exploration
+        self._design = None if mode == "arms" else DesignExploration(self.problem_, forced=mode == "design")
+        self._linear = linear
 
     def _select(self):
         problem = self.problem_
         adahedge_weights(self.cum_loss_, self.mix_gap_, self._w)
         _, g = problem.alt_gradient(self.means_, problem.expand_request_weights(self._w), self._grad)
         if self.optimism == "ucb":
-            bonus = math.log(max(self.t_, 2)) / np.maximum(self.counts_, 1.0)
-            g = (np.sqrt(g) + np.sqrt(bonus)) ** 2
+            g = self._optimistic(g)
         gains = problem.request_gains(g)
         size = geometric_chunk(self.t_, self.check_growth)
         self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -size * gains)
         counts = problem.request_counts(self.counts_)
+        if self._design is not None:
+            out, self.forced_next_ = self._design.chunk(self.cumulative_, counts, self._w, self.t_, size,
+                                                        self.model_.design_matrix, self.forced_next_, True)
+            return out if self.check_growth > 0 else int(out[0])
         if size == 1:
             return c_tracking_step(self.cumulative_, counts, self._w, float(self.t_))
         out = np.empty(size, dtype=np.intp)
         tracking_chunk(self.cumulative_, counts, self._w, float(self.t_), out, True)
         return out
+
+    def _optimistic(self, g: np.ndarray) -> np.ndarray:
+        """Optimistic gains (sqrt(g_a) + sqrt(ln(t) width_a))^2; width_a = ||x_a||^2_{A^-1} (linear) or 1/N_a."""
+        if self._linear:  # the variance of x_a^T theta_hat (per unit sigma^2)
+            x, inv = self.problem_.features, self.model_.inverse_design
+            inv = np.linalg.pinv(self.model_.design_matrix) if inv is None else inv
+            width = np.einsum("ij,jk,ik->i", x, inv, x)
+        else:
+            width = 1.0 / np.maximum(self.counts_, 1.0)
+        return (np.sqrt(g) + np.sqrt(math.log(max(self.t_, 2)) * width)) ** 2
