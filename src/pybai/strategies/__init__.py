@@ -18,6 +18,7 @@ from pybai.strategies.g_allocation import GAllocation
 from pybai.strategies.game import GameSampling
 from pybai.strategies.halving import HalvingStrategy
 from pybai.strategies.lucb import LUCB
+from pybai.strategies.rage import RAGE
 from pybai.strategies.registry import get_strategy_class, make_strategy, registered_names
 from pybai.strategies.round_robin import RoundRobinStrategy
 from pybai.strategies.top_two import TopTwo
@@ -55,6 +56,7 @@ __all__ = [
     "XYOracle",
     "XYAdaptive",
     "XYFullyAdaptive",
+    "RAGE",
     "get_strategy_class",
     "make_strategy",
     "registered_names",
