@@ -131,7 +131,7 @@ class RAGE(LinearRule):
         x = problem.features
         active = np.flatnonzero(self.active_)
         directions = pair_directions(x, active)
-        design = xy_design(x, directions)
+        design = xy_design(x, directions, rtol=1e-4)  # N_k uses the value of the design found
         self.rho_ = float(design.value)
         delta_k = problem.regime.delta / self.round_**2
         self.allocation_ = rage_round_size(x, directions, design.weights, self.rho_, round_index=self.round_,
