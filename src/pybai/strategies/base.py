@@ -119,7 +119,7 @@ class Strategy:
             raise InvalidParameterError(
                 f"{owner} ('{self.name}') treats arms as independent and ignores the shared features of a "
                 "linear problem; on 'linear-gaussian' use game, tas, uniform or a linear design strategy "
-                "(g-allocation, xy-static, xy-adaptive, xy-fully-adaptive)."
+                "(g-allocation, xy-static, xy-adaptive, xy-fully-adaptive, rage)."
             )
         if problem.batch is not None and not self.batched:
             raise InvalidParameterError(
