@@ -66,6 +66,8 @@ class LinearRule(Strategy):
     asks_chunks = True
     #: True for a reference point that is not a real strategy (it knows the truth)
     reference: ClassVar[bool] = False
+    #: elimination rules (XY-adaptive, fully adaptive, RAGE) set this to the last arm standing
+    survivor_: int = -1
 
     def __init__(self, *, check_growth: float = 0.01, threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -85,6 +87,12 @@ class LinearRule(Strategy):
 
     def _chunk(self) -> int:
         return geometric_chunk(self.t_, self.check_growth)
+
+    def _recommend(self):
+        """The last arm standing when an elimination rule has one, else the empirical best."""
+        if self.survivor_ >= 0:
+            return self.survivor_
+        return super()._recommend()
 
     def _level(self, design_matrix: np.ndarray, t: int, delta_share: float = 1.0) -> float:
         """The threshold on the GLR scale for a design matrix after ``t`` samples.

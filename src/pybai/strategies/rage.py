@@ -182,10 +182,6 @@ class RAGE(LinearRule):
             return True
         return False
 
-    def _recommend(self):
-        if self.survivor_ >= 0:
-            return self.survivor_
-        return super()._recommend()
 
 
 def rage_gaps(means: np.ndarray) -> np.ndarray:

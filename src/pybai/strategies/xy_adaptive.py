@@ -159,10 +159,6 @@ class XYAdaptive(LinearRule):
             return True
         return False
 
-    def _recommend(self):
-        if self.survivor_ >= 0:
-            return self.survivor_
-        return super()._recommend()
 
 
 def rounded_requests_counts(weights: np.ndarray, n: int) -> np.ndarray:

@@ -105,6 +105,3 @@ class XYFullyAdaptive(LinearRule):
             self.active_[alive] = True
             self.weights_ = self._active_design()
         return False
-
-    def _recommend(self):
-        return self.survivor_ if self.survivor_ >= 0 else super()._recommend()
