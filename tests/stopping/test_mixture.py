@@ -123,16 +123,21 @@ def test_no_pass_without_samples_or_with_wrong_order():
 # ---------------------------------------------------------------------------
 
 
-def test_bernoulli_pair_rule_dominates_gk16_threshold():
-    rng = np.random.default_rng(3)
-    kt_t = BernoulliKTThreshold(0.1, 4, 2)
-    for _ in range(3000):
+def _random_bernoulli_pairs(seed, n):
+    """Random (counts, means) of two Bernoulli arms, arm a ahead, with the pair's GLR."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
         na, nb = rng.integers(1, 3000, 2).astype(float)
         xa, xb = rng.integers(0, na + 1) / na, rng.integers(0, nb + 1) / nb
         if xa <= xb:
             continue
-        m = 0.5 * (na * xa + nb * xb) / (0.5 * (na + nb))
-        glr = na * kl_bernoulli(xa, m) + nb * kl_bernoulli(xb, m)
+        m = (na * xa + nb * xb) / (na + nb)
+        yield na, xa, nb, xb, na * kl_bernoulli(xa, m) + nb * kl_bernoulli(xb, m)
+
+
+def test_bernoulli_pair_rule_dominates_gk16_threshold():
+    kt_t = BernoulliKTThreshold(0.1, 4, 2)
+    for na, xa, nb, xb, glr in _random_bernoulli_pairs(3, 3000):
         margin = kt_margin(na, xa, nb, xb, math.log(40.0))
         if glr > kt_t(na + nb):
             assert margin > 0.0
@@ -232,16 +237,9 @@ def test_bernoulli_mixture_margin_hand_value():
 
 def test_bernoulli_mixture_rule_dominates_gk16_threshold_up_to_ln2():
     # the KT half alone passes when GLR > ln(2 t m / delta) at delta/2, i.e. ln(4 t m / delta)
-    rng = np.random.default_rng(8)
     th = BernoulliPairMixtureThreshold(0.1, 4)
     kt_half = BernoulliKTThreshold(0.05, 4, 2)
-    for _ in range(1500):
-        na, nb = rng.integers(1, 3000, 2).astype(float)
-        xa, xb = rng.integers(0, na + 1) / na, rng.integers(0, nb + 1) / nb
-        if xa <= xb:
-            continue
-        m = (na * xa + nb * xb) / (na + nb)
-        glr = na * kl_bernoulli(xa, m) + nb * kl_bernoulli(xb, m)
+    for na, xa, nb, xb, glr in _random_bernoulli_pairs(8, 1500):
         if glr > kt_half(na + nb):
             assert th.min_margin(np.array([na, nb]), np.array([xa, xb]), np.full(2, 0.25), [0], [1]) > 0.0
 
