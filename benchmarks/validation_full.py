@@ -1,10 +1,12 @@
 """The full validation suite, one process per instance family, resumable; merged table for docs/validation.md.
 
-``pybai validate`` (full sizes) runs every family in one process: about an hour of CPU.  This script
-runs ``pybai validate --family NAME --json DIR/NAME.json`` for every registered family whose JSON is
-not yet in DIR (so an interrupted run resumes family by family; seeds depend only on the family's
-index in the registry, so the rows equal those of one ``pybai validate`` run), ``--jobs`` families
-at a time, then writes the merged table to ``benchmarks/results/validation-full.{json,md}``.
+``pybai validate`` (full sizes) runs every family in one process: hours of CPU.  This script runs
+``pybai validate --family NAME --strategy S --json DIR/NAME-S.json`` for every registered family and
+every strategy that declares the family's goal, skipping the pairs whose JSON is already in DIR (or
+whose family has a whole-family ``DIR/NAME.json``), ``--jobs`` processes at a time; an interrupted
+run therefore resumes pair by pair.  Seeds depend only on the family's index in the registry, the
+instance and the run (not on the strategy), so the rows equal those of one ``pybai validate`` run.
+It then writes the merged table to ``benchmarks/results/validation-full.{json,md}``.
 
 Usage::
 
@@ -26,44 +28,67 @@ RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT / "src"))
 
 from pybai.validation import FAMILIES, format_table  # noqa: E402
-from pybai.validation.suite import Row  # noqa: E402
+from pybai.validation.suite import Row, strategies_for  # noqa: E402
+
+
+def pairs() -> list[tuple[str, str]]:
+    """(family, strategy) for every registered family and strategy the suite runs on it, in table order."""
+    out = []
+    for name, family in FAMILIES.items():
+        names = set(strategies_for(family.goal, "fixed-confidence"))
+        if family.budgets:
+            names |= set(strategies_for(family.goal, "fixed-budget"))
+        out.extend((name, s) for s in sorted(names))
+    return out
+
+
+def _done(directory: pathlib.Path, family: str, strategy: str) -> bool:
+    return (directory / f"{family}.json").exists() or (directory / f"{family}-{strategy}.json").exists()
 
 
 def run_missing(directory: pathlib.Path, jobs: int) -> None:
-    """Run the families without a JSON in ``directory``, ``jobs`` processes at a time."""
+    """Run the (family, strategy) pairs without a JSON in ``directory``, ``jobs`` processes at a time."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    todo = [name for name in FAMILIES if not (directory / f"{name}.json").exists()]
+    todo = [(f, s) for f, s in pairs() if not _done(directory, f, s)]
     running: list[tuple[str, subprocess.Popen]] = []
     while todo or running:
         while todo and len(running) < jobs:
-            name = todo.pop(0)
-            log = (directory / f"{name}.log").open("w")
-            cmd = [sys.executable, "-m", "pybai.cli", "validate", "--family", name, "--json",
-                   str(directory / f"{name}.json")]
-            running.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)))
+            family, strategy = todo.pop(0)
+            tag = f"{family}-{strategy}"
+            log = (directory / f"{tag}.log").open("w")
+            cmd = [sys.executable, "-m", "pybai.cli", "validate", "--family", family, "--strategy", strategy,
+                   "--json", str(directory / f"{tag}.json")]
+            running.append((tag, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)))
         time.sleep(2.0)
         still = []
-        for name, proc in running:
+        for tag, proc in running:
             if proc.poll() is None:
-                still.append((name, proc))
+                still.append((tag, proc))
             else:
-                print(f"{name}: exit {proc.returncode}", flush=True)
+                print(f"{tag}: exit {proc.returncode}", flush=True)
         running = still
 
 
 def merge(directory: pathlib.Path) -> dict:
-    """Rows of every family's JSON in registry order (extra JSONs such as NAME-STRATEGY.json appended)."""
+    """Rows in table order: a family's whole JSON if present, else its per-strategy JSONs."""
     docs = []
+    complete = []
     for name in FAMILIES:
-        for path in sorted(directory.glob(f"{name}*.json")):
-            if path.stem == name or path.stem.startswith(name + "-") and path.stem[len(name) + 1:] not in FAMILIES:
-                docs.append(json.loads(path.read_text()))
+        whole = directory / f"{name}.json"
+        if whole.exists():
+            docs.append(json.loads(whole.read_text()))
+            complete.append(name)
+            continue
+        wanted = [s for f, s in pairs() if f == name]
+        found = [directory / f"{name}-{s}.json" for s in wanted if (directory / f"{name}-{s}.json").exists()]
+        docs.extend(json.loads(path.read_text()) for path in found)
+        if len(found) == len(wanted):
+            complete.append(name)
     rows = [row for doc in docs for row in doc["rows"]]
     return {"dates": sorted({d["date"] for d in docs}), "seed": docs[0]["seed"] if docs else None,
             "settings": docs[0]["settings"] if docs else None, "rows": rows,
             "cpu_seconds": round(sum(d["cpu_seconds"] for d in docs), 1),
-            "families": [name for name in FAMILIES if (directory / f"{name}.json").exists()],
-            "missing": [name for name in FAMILIES if not (directory / f"{name}.json").exists()]}
+            "families": complete, "missing": [name for name in FAMILIES if name not in complete]}
 
 
 def main(argv=None) -> int:
