@@ -165,6 +165,39 @@ def test_alt_gradient_singular_allocation():
     assert p.alt_gradient(means, w2)[0] <= w2 @ d + 1e-12      # still a supergradient
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_best_response_kernel_equals_alt_gradient(seed):
+    """The compiled best response (many rounds at fixed means) gives alt_gradient's value and gains."""
+    rng = np.random.default_rng(seed)
+    d = 2 + seed % 3
+    x = np.vstack([rng.normal(size=(d + 3, d)), np.eye(d)[:1]])     # the last row duplicates no one...
+    x[-1] = x[2]                                                      # ...until made a copy of arm 2
+    p = make(x, sigma=0.8)
+    means = x @ rng.normal(size=d)
+    kernel, data = p.best_response_kernel(means)
+    out = np.empty(x.shape[0])
+    for _ in range(10):
+        w = rng.dirichlet(np.ones(x.shape[0]))
+        value, gains = p.alt_gradient(means, w)
+        assert kernel(data, w, out) == pytest.approx(value, rel=1e-9)
+        np.testing.assert_allclose(out, gains, rtol=1e-7, atol=1e-15)
+
+
+def test_best_response_kernel_limit_when_weights_vanish():
+    """w_j -> 0 on the arm alone in direction e_j: gain of arm j -> Delta^2 / (2 sigma^2), the ridge's limit."""
+    x = np.eye(3)
+    p = make(x)
+    means = np.array([2.0, 0.0, 0.5])
+    kernel, data = p.best_response_kernel(means)
+    out = np.empty(3)
+    kernel(data, np.array([0.5, 0.5, 0.0]), out)                    # arm 2 has no weight at all
+    assert out[2] == pytest.approx(1.5**2 / 2, rel=1e-9) and out[0] == pytest.approx(0.0, abs=1e-9)
+    value, gains = p.alt_gradient(means, np.array([0.5, 0.5, 1e-9]))  # the exact formula near the limit
+    np.testing.assert_allclose(out, gains, rtol=1e-6, atol=1e-8)
+    tied = p.best_response_kernel(np.array([1.0, 1.0, 0.0]))
+    assert tied[0](tied[1], np.full(3, 1 / 3), out) == 0.0 and not out.any()
+
+
 # --- oracle -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", range(4))
 def test_oracle_against_scipy(seed):

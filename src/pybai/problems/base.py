@@ -271,6 +271,15 @@ class Problem(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not provide alt_gradient")
 
+    def best_response_kernel(self, means: np.ndarray):
+        """A compiled form of :meth:`alt_gradient` at fixed ``means``, or None (the default).
+
+        ``(kernel, data)`` with ``value = kernel(data, w, out)`` writing the per-source gains
+        in ``out``: game-based rules then play many rounds between two checks of the stopping
+        rule in one compiled loop.  Problems without one are played with ``alt_gradient``.
+        """
+        return None
+
     def answer_mask(self, means: np.ndarray) -> np.ndarray:
         """Boolean mask of the sources in the answer for ``means`` (for rules that compare the
         weakest member of the answer with the strongest outsider, such as LUCB); problems whose

@@ -36,6 +36,7 @@ from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
+from pybai.problems._linear_game import linear_best_response
 from pybai.problems._linear_math import alternative_terms, domination_statistics, inverse_or_spectrum
 from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
 from pybai.stopping.thresholds import HeuristicThreshold, Threshold, make_threshold
@@ -257,6 +258,15 @@ class LinearBestArmProblem(Problem):
             scale = gap / float(var[j])
         out[:] = (scale * (self.features @ u)) ** 2 / self._two_var
         return value, out
+
+    def best_response_kernel(self, means):
+        """``(linear_best_response, data)`` at fixed ``means`` (:mod:`pybai.problems._linear_game`)."""
+        means = np.asarray(means, dtype=float)
+        best = self.answer(means)
+        others = self._reps[self._rep_of[self._reps] != best]
+        data = (self.features, np.ascontiguousarray(others, dtype=np.intp), means[best] - means, int(best),
+                float(self._two_var))
+        return linear_best_response, data
 
     def domination(self, means, inverse_design) -> np.ndarray:
         r"""Per arm, the strongest evidence that another arm beats it (Lemma 4 on the GLR scale).

@@ -40,7 +40,44 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["DesignExploration", "design_tracking_chunk"]
+__all__ = ["DesignExploration", "design_step", "design_tracking_chunk"]
+
+
+@njit(cache=True)
+def design_step(cumulative, local, w, s, a_mat, lam, features, spanning, level_scale, j, cumulative_tracking):
+    """One sample at time ``s`` towards ``w`` with the forced exploration of the design.
+
+    Updates ``cumulative`` (running sum of the targets), ``local`` (counts) and ``a_mat`` (design
+    matrix) with the chosen arm; ``lam`` is a lower bound on lambda_min(a_mat) (recomputed only
+    when it falls below the forcing level), ``j`` the position in ``spanning`` of the next forced
+    pull.  Returns ``(arm, lam, j)``.
+    """
+    k = w.shape[0]
+    for a in range(k):
+        cumulative[a] += w[a]
+    forced = False
+    if level_scale > 0.0:
+        level = level_scale * math.sqrt(s)
+        if lam < level:  # the cached value is a lower bound: recompute before forcing
+            lam = np.linalg.eigvalsh(a_mat)[0]
+            forced = lam < level
+    if forced:
+        arm = spanning[j]
+        j = (j + 1) % spanning.shape[0]
+    else:
+        arm = 0
+        best_val = -math.inf
+        for a in range(k):
+            val = cumulative[a] - local[a] if cumulative_tracking else s * w[a] - local[a]
+            if val > best_val:
+                best_val = val
+                arm = a
+    local[arm] += 1.0
+    x = features[arm]
+    for p in range(x.shape[0]):
+        for q in range(x.shape[0]):
+            a_mat[p, q] += x[p] * x[q]
+    return arm, lam, j
 
 
 @njit(cache=True)
@@ -53,38 +90,13 @@ def design_tracking_chunk(cumulative, counts, w, t, out, features, design, spann
     ``level_scale`` = c_{A_0} (0: no forced exploration).  Returns the position in ``spanning`` of
     the next forced pull.
     """
-    k = w.shape[0]
     local = counts.copy()
     a_mat = design.copy()
     lam = np.linalg.eigvalsh(a_mat)[0] if level_scale > 0.0 else 0.0
     j = next_forced
-    m = spanning.shape[0]
     for i in range(out.shape[0]):
-        s = t + i
-        for a in range(k):
-            cumulative[a] += w[a]
-        forced = False
-        if level_scale > 0.0:
-            level = level_scale * math.sqrt(s)
-            if lam < level:  # the cached value is a lower bound: recompute before forcing
-                lam = np.linalg.eigvalsh(a_mat)[0]
-                forced = lam < level
-        if forced:
-            arm = spanning[j]
-            j = (j + 1) % m
-        else:
-            arm = 0
-            best_val = -math.inf
-            for a in range(k):
-                val = cumulative[a] - local[a] if cumulative_tracking else s * w[a] - local[a]
-                if val > best_val:
-                    best_val = val
-                    arm = a
-        local[arm] += 1.0
-        x = features[arm]
-        for p in range(x.shape[0]):
-            for q in range(x.shape[0]):
-                a_mat[p, q] += x[p] * x[q]
+        arm, lam, j = design_step(cumulative, local, w, t + i, a_mat, lam, features, spanning, level_scale, j,
+                                  cumulative_tracking)
         out[i] = arm
     return j
 

@@ -5,61 +5,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
+from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_stretch
 from pybai.strategies.design_exploration import DesignExploration
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import c_tracking_step, geometric_chunk, tracking_chunk
 
 __all__ = ["GameSampling", "adahedge_weights", "adahedge_update"]
-
-
-@njit(cache=True)
-def adahedge_weights(cum_loss, mix_gap, out):
-    """AdaHedge weights (de Rooij et al. 2014): w ~ exp(-eta L), eta = ln K / Delta."""
-    k = cum_loss.shape[0]
-    low = cum_loss.min()
-    if mix_gap <= 0.0:  # eta = inf: uniform on the leaders
-        n = 0
-        for i in range(k):
-            out[i] = 1.0 if cum_loss[i] == low else 0.0
-            n += out[i] > 0.0
-        for i in range(k):
-            out[i] /= n
-        return
-    eta = math.log(k) / mix_gap
-    total = 0.0
-    for i in range(k):
-        out[i] = math.exp(-eta * (cum_loss[i] - low))
-        total += out[i]
-    for i in range(k):
-        out[i] /= total
-
-
-@njit(cache=True)
-def adahedge_update(cum_loss, mix_gap, w, loss):
-    """Add ``loss`` to the cumulative losses; return the new cumulative mixability gap."""
-    k = cum_loss.shape[0]
-    h = 0.0
-    for i in range(k):
-        h += w[i] * loss[i]
-    if mix_gap <= 0.0:
-        m = math.inf
-        for i in range(k):
-            if w[i] > 0.0 and loss[i] < m:
-                m = loss[i]
-    else:
-        eta = math.log(k) / mix_gap
-        low = loss.min()
-        s = 0.0
-        for i in range(k):
-            s += w[i] * math.exp(-eta * (loss[i] - low))
-        m = low - math.log(s) / eta
-    for i in range(k):
-        cum_loss[i] += loss[i]
-    return mix_gap + max(h - m, 0.0)
 
 
 @register
@@ -95,12 +49,16 @@ class GameSampling(Strategy):
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
     check_growth : float, default 0
-        0: one AdaHedge round per sample.  g > 0: the lazy variant for long runs (linear
-        bandits, 1e5+ samples): the stretch up to the next geometric check time
-        t_{k+1} = ceil((1 + g) t_k) is played as that many rounds with the same weights and the
-        same best response (one best response, one AdaHedge update with the loss of the
-        stretch, C-tracking of every round), asked as one request; the stopping rule is
-        checked at the check times.
+        0: one AdaHedge round per sample, the stopping rule checked after every sample.  g > 0:
+        the lazy variant for long runs (linear bandits, 1e5+ samples): the estimate is updated and
+        the stopping rule checked only at the geometric times t_{k+1} = ceil((1 + g) t_k), and the
+        stretch in between is asked as one request.  On problems with a compiled best response
+        (:meth:`~pybai.problems.base.Problem.best_response_kernel`: linear bandits) the game is
+        still played one round per sample within the stretch -- AdaHedge weights, nature's best
+        response to them and a tracking step, at the stretch's estimate -- so only the estimate is
+        lazy.  On the others the stretch is one round: one best response, one AdaHedge update with
+        the stretch's loss (a stale opponent for the whole stretch; docs/linear.md measures the
+        difference: 278,709 against 96,879 samples on the w = 0.01, d = 5 instance).
 
     On a linear problem this is LinGame (Degenne, Menard, Shang & Valko 2020): nature's best response
     is the closest alternative of :meth:`~pybai.problems.linear.LinearBestArmProblem.alt_gradient`.
@@ -161,12 +119,15 @@ class GameSampling(Strategy):
 
     def _select(self):
         problem = self.problem_
+        size = geometric_chunk(self.t_, self.check_growth)
+        kernel = problem.best_response_kernel(self.means_) if size > 1 else None
+        if kernel is not None:  # the stretch's rounds in one compiled loop, at the current estimate
+            return self._play_stretch(kernel, size)
         adahedge_weights(self.cum_loss_, self.mix_gap_, self._w)
         _, g = problem.alt_gradient(self.means_, problem.expand_request_weights(self._w), self._grad)
         if self.optimism == "ucb":
             g = self._optimistic(g)
         gains = problem.request_gains(g)
-        size = geometric_chunk(self.t_, self.check_growth)
         self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -size * gains)
         counts = problem.request_counts(self.counts_)
         if self._design is not None:
@@ -179,12 +140,31 @@ class GameSampling(Strategy):
         tracking_chunk(self.cumulative_, counts, self._w, float(self.t_), out, True)
         return out
 
-    def _optimistic(self, g: np.ndarray) -> np.ndarray:
-        """Optimistic gains (sqrt(g_a) + sqrt(ln(t) width_a))^2; width_a = ||x_a||^2_{A^-1} (linear) or 1/N_a."""
+    def _play_stretch(self, kernel, size: int) -> np.ndarray:
+        """``size`` rounds of the game, each with its own weights and best response (estimate fixed)."""
+        best_response, data = kernel
+        widths = self._widths() if self.optimism == "ucb" else np.empty(0)
+        out = np.empty(size, dtype=np.intp)
+        counts = np.asarray(self.problem_.request_counts(self.counts_), dtype=float)
+        if self._design is not None:
+            design = np.ascontiguousarray(self.model_.design_matrix, dtype=float)
+            features, spanning, level = self._design.features, self._design.spanning, self._design.level_scale
+        else:
+            design, features, spanning, level = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.intp), 0.0
+        self.mix_gap_, nxt = game_stretch(best_response, data, self.cum_loss_, self.mix_gap_, widths, self.cumulative_,
+                                          counts, float(self.t_), out, features, design, spanning, level,
+                                          int(self.forced_next_), self._design is not None)
+        self.forced_next_ = int(nxt)
+        return out
+
+    def _widths(self) -> np.ndarray:
+        """Per request, the confidence width of its mean: ||x_a||^2_{A^-1} (linear) or 1/N_a."""
         if self._linear:  # the variance of x_a^T theta_hat (per unit sigma^2)
             x, inv = self.problem_.features, self.model_.inverse_design
             inv = np.linalg.pinv(self.model_.design_matrix) if inv is None else inv
-            width = np.einsum("ij,jk,ik->i", x, inv, x)
-        else:
-            width = 1.0 / np.maximum(self.counts_, 1.0)
-        return (np.sqrt(g) + np.sqrt(math.log(max(self.t_, 2)) * width)) ** 2
+            return np.einsum("ij,jk,ik->i", x, inv, x)
+        return 1.0 / np.maximum(self.counts_, 1.0)
+
+    def _optimistic(self, g: np.ndarray) -> np.ndarray:
+        """Optimistic gains (sqrt(g_a) + sqrt(ln(t) width_a))^2; width_a = ||x_a||^2_{A^-1} (linear) or 1/N_a."""
+        return (np.sqrt(g) + np.sqrt(math.log(max(self.t_, 2)) * self._widths())) ** 2
