@@ -25,9 +25,9 @@ from pybai.problems.linear import LinearBestArmProblem
 DELTA, K, D, GAP, INSTANCES, RUNS = 0.05, 10, 4, 0.3, 10, 30
 #: label -> (strategy, parameters); tas and game force the exploration of the design by default on
 #: linear problems, the "-arms" rows force every arm (C-tracking's projection) as before 2026-11-23
-STRATEGIES = {"tas": ("tas", {"check_growth": 0.02, "oracle_growth": 1.0}),
+STRATEGIES = {"tas": ("tas", {"check_growth": 0.002, "oracle_growth": 1.0}),
               "game": ("game", {"check_growth": 0.02}),
-              "tas-arms": ("tas", {"check_growth": 0.02, "oracle_growth": 1.0, "exploration": "arms"}),
+              "tas-arms": ("tas", {"check_growth": 0.002, "oracle_growth": 1.0, "exploration": "arms"}),
               "game-arms": ("game", {"check_growth": 0.02, "exploration": "arms"})}
 
 
