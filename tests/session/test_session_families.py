@@ -76,7 +76,7 @@ def test_session_equals_run_and_replays_exactly(workdir, case):
 
 # Families that land with other branches: tested here as soon as their config and strategies exist.
 LINEAR = "linear-gaussian" in GOALS.get("best-arm", {})
-LINEAR_ENV = {"kind": "linear-gaussian", "features": [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]], "theta": [1.0, 0.2],
+LINEAR_ENV = {"kind": "linear-gaussian", "features": [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]], "theta": [1.0, -0.3],
               "sigma": 1.0}
 
 
