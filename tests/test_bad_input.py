@@ -160,6 +160,10 @@ CASES = [
          "environment.sigma: expected a number in [1e-100"),
     # --- unknown keys and names (closest valid key suggested) ---------------------------------
     file("typo-deltaa", {"problem.deltaa": 0.1}, "problem.deltaa: unknown key (did you mean 'delta'?)"),
+    file("typo-deltaa-alone", {"problem.delta": DELETE, "problem.deltaa": 0.1},
+         "problem.deltaa: unknown key (did you mean 'delta'?)"),
+    file("max-samples-float-huge", {"problem.max_samples": 1e30}, "problem.max_samples: expected an int in [1, 1e+09], got 1e+30."),
+    file("environment-missing", {"environment": DELETE}, "environment: missing required table [environment]"),
     file("typo-top-level", {"replicatons": 3}, "replicatons: unknown key (did you mean 'replications'?)"),
     file("typo-environment", {"environment.sigmaa": 1.0}, "environment.sigmaa: unknown key (did you mean 'sigma'?)"),
     file("typo-batch", {"problem.batch": {"size": 2, "max_repeat": 2}},

@@ -78,13 +78,14 @@ def check_probability(value: Any, name: str, owner: str = "") -> float:
 
 def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int >= ``minimum`` (and <= ``maximum`` when given)."""
+    given = value  # shown as the user wrote it (1e+30, not its 31-digit integer)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
         expected = f"an int >= {minimum}" if maximum is None else f"an int in [{minimum}, {maximum:.0e}]"
-        raise fail(name, owner, expected, value)
+        raise fail(name, owner, expected, given)
     if maximum is not None and value > maximum:
-        raise fail(name, owner, f"an int in [{minimum}, {maximum:.0e}]", value)
+        raise fail(name, owner, f"an int in [{minimum}, {maximum:.0e}]", given)
     return int(value)
 
 

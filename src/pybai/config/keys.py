@@ -56,14 +56,15 @@ class Table:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
+        given = value  # shown as written (1e+30, not its 31-digit integer)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{self.key(name)}: expected an integer, got {value!r}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer, got {given!r}.")
         if minimum is not None and value < minimum:
-            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {value}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {given}.")
         if maximum is not None and value > maximum:
-            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {value}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {given}.")
         return value
 
     def float(self, name: str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
@@ -93,6 +94,8 @@ class Table:
             raise ConfigError(_config_message(self.prefix, str(exc))) from None
 
     def table(self, name: str, default: Any = _MISSING) -> "Table | None":
+        if default is _MISSING and name not in self.data:
+            raise ConfigError(f"{self.key(name)}: missing required table [{self.key(name)}].")
         value = self.raw(name, default)
         if value is None:
             return None

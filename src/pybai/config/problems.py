@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from pybai.config.keys import Table
+from pybai.config.keys import Table, closest
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
@@ -53,6 +53,11 @@ def read_regime(table: Table):
     beyond the batch size).
     """
     has_delta, has_budget = table.has("delta"), table.has("budget")
+    if not has_delta and not has_budget:
+        for key in sorted(table.data):  # a typo of one of them ("deltaa") is named as such
+            hint = closest(key, ("delta", "budget"))
+            if hint:
+                raise ConfigError(f"{table.key(key)}: unknown key{hint}.")
     if has_delta == has_budget:
         raise ConfigError(f"{table.prefix}: expected exactly one of 'delta' (fixed confidence) or 'budget' (fixed budget).")
     if has_delta:
