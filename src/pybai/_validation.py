@@ -51,7 +51,7 @@ WEIGHTS_TOLERANCE = 1e-6
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    text = " ".join(repr(value).split())  # one line (arrays print on several)
     return text if len(text) <= 80 else text[:77] + "..."
 
 

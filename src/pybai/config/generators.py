@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pybai._validation import check_positive_int, fail
+from pybai._validation import check_memory, check_positive_int, fail
 from pybai.batch import instances
 from pybai.config.keys import Table, _config_message
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -45,22 +45,29 @@ def _order(means: np.ndarray, shuffle: bool, seed: int) -> np.ndarray:
     return means[np.random.default_rng(seed).permutation(means.size)] if shuffle else means
 
 
+def _arms(arms) -> int:
+    """The number of arms, refused (with the estimate) when its mean vector alone would not fit in memory."""
+    count = check_positive_int(arms, "arms", minimum=2)
+    check_memory(8.0 * count, "arms", "", "the means (8 bytes per arm)", arms)
+    return count
+
+
 def _linear(arms=100, shuffle=False, seed=0):
-    return _order(instances.linear_instance(check_positive_int(arms, "arms", minimum=2)), shuffle, seed)
+    return _order(instances.linear_instance(_arms(arms)), shuffle, seed)
 
 
 def _sparse(arms=100, n_top=10, top=0.5, rest=0.3, shuffle=False, seed=0):
-    means = instances.sparse_instance(check_positive_int(arms, "arms", minimum=2), n_top, top, rest)
+    means = instances.sparse_instance(_arms(arms), n_top, top, rest)
     return _order(means, shuffle, seed)
 
 
 def _power_law(arms=522_062, exponent=0.5, top=0.05, floor=1.0 / (24 * 372), shuffle=False, seed=0):
-    means = instances.twitter_instance(check_positive_int(arms, "arms", minimum=2), exponent, top, floor)
+    means = instances.twitter_instance(_arms(arms), exponent, top, floor)
     return _order(means, shuffle, seed)
 
 
 def _virus(arms=12_979, tail_fraction=0.03, bulk_sd=0.2, tail_scale=0.6, seed=0):
-    return instances.virus_instance(np.random.default_rng(seed), check_positive_int(arms, "arms", minimum=2),
+    return instances.virus_instance(np.random.default_rng(seed), _arms(arms),
                                     tail_fraction, bulk_sd, tail_scale)
 
 

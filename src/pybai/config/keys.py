@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import math
 import re
 from typing import Any
 
 import numpy as np
 
-from pybai._validation import check_array
+from pybai._validation import _show, check_array
 from pybai.exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["Table", "closest"]
@@ -46,7 +47,7 @@ class Table:
         if value is default and default is not _MISSING:
             return value
         if not isinstance(value, str):
-            raise ConfigError(f"{self.key(name)}: expected a string, got {value!r}.")
+            raise ConfigError(f"{self.key(name)}: expected a string, got {_show(value)}.")
         if choices is not None and value not in choices:
             listed = ", ".join(f'"{c}"' for c in choices)
             raise ConfigError(f'{self.key(name)}: expected one of {listed}, got "{value}".')
@@ -60,7 +61,7 @@ class Table:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{self.key(name)}: expected an integer, got {given!r}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer, got {_show(given)}.")
         if minimum is not None and value < minimum:
             raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {given}.")
         if maximum is not None and value > maximum:
@@ -71,8 +72,8 @@ class Table:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
-            raise ConfigError(f"{self.key(name)}: expected a finite number, got {value!r}.")
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not _finite(value):
+            raise ConfigError(f"{self.key(name)}: expected a finite number, got {_show(value)}.")
         bad_low = low is not None and (value <= low if open_low else value < low)
         bad_high = high is not None and (value >= high if open_high else value > high)
         if bad_low or bad_high:
@@ -97,7 +98,7 @@ class Table:
         if default is _MISSING and name not in self.data:
             raise ConfigError(f"{self.key(name)}: missing required table [{self.key(name)}].")
         value = self.raw(name, default)
-        if value is None:
+        if value is None and default is None:
             return None
         return Table(value, self.key(name))
 
@@ -128,6 +129,14 @@ class Table:
         extra = sorted(set(self.data) - self.used)
         if extra:
             raise ConfigError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.")
+
+
+def _finite(value: int | float) -> bool:
+    """Finite as a float (an integer beyond the float range is not)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def closest(name: str, valid) -> str:

@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from pybai.config.keys import Table
+from pybai.config.keys import Table, _config_message
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.linear_instances import soare_environment, wine_environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -48,7 +48,10 @@ def build_linear_environment(table: Table) -> LinearGaussianEnvironment:
         omega = table.float("omega", 0.01, low=0.0, open_low=True)
         sigma = table.float("sigma", 1.0, low=0.0, open_low=True)
         table.finish()
-        return soare_environment(d, omega, sigma)
+        try:
+            return soare_environment(d, omega, sigma)
+        except InvalidParameterError as exc:  # e.g. d too large for memory
+            raise ConfigError(_config_message(table.prefix, str(exc))) from None
     table.finish()
     try:
         return wine_environment()

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybai._validation import check_positive_float, fail
+from pybai._validation import check_positive_float, check_probability, fail
 from pybai.models.kernels import check_covariance
 
 __all__ = ["CorrelatedDataset", "load_flight_delays", "FLIGHTS_FILE"]
@@ -101,8 +101,7 @@ def load_flight_delays(path=None, *, history_fraction: float = 2.0 / 3.0, noise_
         ``sigma^2 = noise_fraction * mean(diag G)``.
     eta : float > 0, default 20.0
     """
-    if not 0.0 < history_fraction < 1.0:
-        raise fail("history_fraction", _OWNER, "a float in (0, 1)", history_fraction)
+    history_fraction = check_probability(history_fraction, "history_fraction", _OWNER)
     check_positive_float(noise_fraction, "noise_fraction", _OWNER)
     check_positive_float(eta, "eta", _OWNER)
     if path is None:

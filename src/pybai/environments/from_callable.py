@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from pybai._validation import check_array, check_positive_float, check_positive_int, fail
+from pybai._validation import check_array, check_noise_scale, check_positive_float, check_positive_int, fail
 from pybai.environments.base import Environment
 from pybai.exceptions import PybaiError
 from pybai.models.families import Gaussian
@@ -119,7 +119,7 @@ class CallableEnvironment(Environment):
         self.params = None if params is None else dict(params)
         self._function = None
         self._resolve()  # validate now: a bad name fails at construction, not mid-run
-        self.sigma = check_positive_float(sigma, "sigma", _OWNER)
+        self.sigma = float(check_noise_scale(check_positive_float(sigma, "sigma", _OWNER), None, "sigma", _OWNER))
         n = self.n_arms
         means = _named_array(means, "means")
         covariance = _named_array(covariance, "covariance")

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pybai._validation import check_array, check_memory, check_positive_float, fail
+from pybai._validation import SIGMA_ABSOLUTE_RANGE, check_array, check_memory, check_positive_float, fail
 
 __all__ = [
     "PSD_TOLERANCE",
@@ -120,7 +120,7 @@ def rbf_covariance(points, lengthscale: float = 1.0, *, name: str = "points", ow
         pts = pts[:, None]
     if pts.ndim != 2:
         raise fail(name, owner, "a list of numbers or a list of points (K x d)", points)
-    ell = check_positive_float(lengthscale, "lengthscale", owner)
+    ell = _check_lengthscale(lengthscale, "lengthscale", owner)
     sq = np.sum(pts * pts, axis=1)
     dist2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * pts @ pts.T, 0.0)
     out = np.exp(-dist2 / ell**2)
@@ -167,9 +167,17 @@ def kernel_covariance(spec, n_arms: int | None = None, *, name: str = "kernel", 
     k = pts.shape[0]
     check_memory(4 * 8.0 * k * k, f"{name}.points", owner, f"the {k} x {k} covariance and its factorisation",
                  f"{k} points")
-    ell = spec.get("lengthscale", 1.0)
-    check_positive_float(ell, f"{name}.lengthscale", owner)
-    return rbf_covariance(pts, float(ell), name=f"{name}.points", owner=owner)
+    ell = _check_lengthscale(spec.get("lengthscale", 1.0), f"{name}.lengthscale", owner)
+    return rbf_covariance(pts, ell, name=f"{name}.points", owner=owner)
+
+
+def _check_lengthscale(value, name: str, owner: str) -> float:
+    """A positive lengthscale whose square neither underflows nor overflows."""
+    ell = check_positive_float(value, name, owner)
+    lo, hi = SIGMA_ABSOLUTE_RANGE
+    if not lo <= ell <= hi:
+        raise fail(name, owner, f"a number in [{lo:g}, {hi:g}] (numerically safe range)", value)
+    return ell
 
 
 def feature_matrix(covariance, *, name: str = "covariance", owner: str = "") -> np.ndarray:

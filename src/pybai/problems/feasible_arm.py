@@ -378,8 +378,11 @@ class FeasibleArmProblem(Problem):
 def _check_constrained(constrained, L, owner) -> tuple[int, ...]:
     if constrained is None:
         return tuple(range(L))
-    values = np.asarray(constrained)
     expected = f"a list of distinct 0-based subpopulation indices in [0, {L - 1}]"
+    try:
+        values = np.asarray(constrained)
+    except (ValueError, TypeError):  # ragged nesting
+        raise fail("constrained", owner, expected, constrained) from None
     if values.ndim != 1 or (values.size and values.dtype.kind not in "iu"):
         raise fail("constrained", owner, expected, constrained)
     out = tuple(int(v) for v in values)

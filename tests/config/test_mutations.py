@@ -1,0 +1,95 @@
+"""Property: any small corruption of a shipped experiment file is parsed or refused in one line.
+
+Each example takes one of the files in ``src/pybai/experiments/``, replaces one or two of its
+values (at any depth: a table, a list, a list element) by junk of another type or range, or
+deletes them, and parses the result with :func:`pybai.config.parse_sweep` (grids included).  The
+only acceptable outcomes are a parsed sweep or a :class:`ConfigError` whose message is one line
+naming a key: never another exception (a traceback for the user).  The rows of
+``tests/test_bad_input.py`` marked "found by the mutation property" were failures of this test.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pybai
+from pybai.config import parse_sweep
+from pybai.exceptions import ConfigError
+
+EXPERIMENTS = sorted((Path(pybai.__file__).parent / "experiments").glob("*.toml"))
+DELETE = object()
+JUNK = [
+    None, True, 0, -1, 1, 3, 10**12, 2**70, 2**1100, 0.0, 0.5, 1.5, -0.5, 1e-320, 1e308,
+    float("nan"), float("inf"), -float("inf"), "", "x", "0.1", "tas", [], [[]], [1], [1.0, 2.0], [[1.0, 2.0]],
+    [[1.0], [2.0, 3.0]], ["a", "b"], {}, {"a": 1}, [None], [float("nan")], [[float("inf")]], [1, 2, 3],
+    [[1, 2], [3, 4]], DELETE,
+]
+
+
+def _load(path: Path) -> dict:
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+DOCUMENTS = {path.name: _load(path) for path in EXPERIMENTS}
+
+
+def _paths(node, prefix=()):
+    if isinstance(node, dict):
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return
+    for key, value in items:
+        yield prefix + (key,)
+        yield from _paths(value, prefix + (key,))
+
+
+def _set(document, path, value) -> None:
+    node = document
+    for part in path[:-1]:
+        node = node[part]
+    if value is DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = copy.deepcopy(value)
+
+
+def test_every_shipped_file_parses():
+    for name, document in DOCUMENTS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert parse_sweep(copy.deepcopy(document)), name
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_corrupted_file_is_parsed_or_refused_in_one_line(data):
+    name = data.draw(st.sampled_from(sorted(DOCUMENTS)), label="file")
+    document = copy.deepcopy(DOCUMENTS[name])
+    for _ in range(data.draw(st.integers(1, 2), label="mutations")):
+        paths = list(_paths(document))
+        if not paths:
+            break
+        path = data.draw(st.sampled_from(paths), label="path")
+        _set(document, path, data.draw(st.sampled_from(JUNK), label="value"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            parse_sweep(document)
+        except ConfigError as exc:
+            message = str(exc)
+            assert message and "\n" not in message, message
+            assert len(message) < 600, message
+
+
+if __name__ == "__main__":  # pragma: no cover
+    pytest.main([__file__, "-q"])
