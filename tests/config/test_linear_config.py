@@ -1,6 +1,5 @@
 """The linear-gaussian environment kind in experiment files, and its documented degenerate cases."""
 
-import numpy as np
 import pytest
 
 from pybai.config.experiment import parse_experiment

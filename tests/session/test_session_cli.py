@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from _session_driver import drive
 from pybai.cli import main

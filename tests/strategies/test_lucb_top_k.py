@@ -1,6 +1,5 @@
 """KL-LUCB on top-k: the pair it samples (closed-form Gaussian bounds) and delta-correctness."""
 
-import math
 
 import numpy as np
 import pytest
