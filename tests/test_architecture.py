@@ -45,3 +45,17 @@ def test_import_boundaries(folder):
 def test_no_module_over_500_lines():
     long = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if len(p.read_text().splitlines()) > 500]
     assert not long, long
+
+
+def test_public_api_is_re_exported_at_the_top():
+    """Every registered strategy, every problem and environment class is importable from ``pybai``."""
+    import pybai
+    from pybai import environments, problems
+    from pybai.strategies.registry import get_strategy_class, registered_names
+
+    missing = [get_strategy_class(name).__name__ for name in registered_names()
+               if not hasattr(pybai, get_strategy_class(name).__name__)]
+    missing += [name for module in (problems, environments) for name in module.__all__
+                if name[0].isupper() and name not in pybai.__all__]
+    assert not missing, f"not re-exported in pybai/__init__.py: {missing}"
+    assert all(hasattr(pybai, name) for name in pybai.__all__)

@@ -21,8 +21,9 @@ Examples
 __version__ = "0.1.0"
 
 from pybai.complexity import complexity_report
-from pybai.config import Experiment, load_experiment, parse_experiment
+from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
+from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
 from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
     ConfigError,
@@ -36,20 +37,39 @@ from pybai.exceptions import (
 )
 from pybai.models import Bernoulli, EmpiricalMeans, Family, Gaussian, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
-from pybai.problems import FeasibleArmProblem
+from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.result import RunResult
-from pybai.simulate import run_experiment, run_replication
+from pybai.session import Session
+from pybai.simulate import run_experiment, run_replication, run_sweep
 from pybai.stopping.thresholds import make_threshold
 from pybai.strategies import (
+    GPUCB,
     LUCB,
+    RAGE,
+    UCBE,
+    BatchRacingStrategy,
+    BatchSARStrategy,
+    BayesGap,
+    BayesUCB,
+    ConstrainedTrackAndStop,
+    ExpectedImprovement,
+    GAllocation,
     GameSampling,
+    HalvingStrategy,
+    ProbabilityOfImprovement,
+    RoundRobinStrategy,
+    SequentialHalving,
     Strategy,
+    SuccessiveRejects,
+    ThompsonSampling,
     TopTwo,
     TrackAndStop,
+    UGapEb,
     Uniform,
-)
-from pybai.strategies import (
-    ConstrainedTrackAndStop,
+    XYAdaptive,
+    XYFullyAdaptive,
+    XYOracle,
+    XYStatic,
     get_strategy_class,
     make_strategy,
     registered_names,
@@ -62,6 +82,9 @@ __all__ = [
     "Problem",
     "BestArmProblem",
     "FeasibleArmProblem",
+    "TopKProblem",
+    "LinearBestArmProblem",
+    "CorrelatedBestArmProblem",
     "FixedConfidence",
     "FixedBudget",
     "BatchSpec",
@@ -75,6 +98,9 @@ __all__ = [
     "GaussianEnvironment",
     "BernoulliEnvironment",
     "SubpopulationGaussianEnvironment",
+    "LinearGaussianEnvironment",
+    "CorrelatedGaussianEnvironment",
+    "CallableEnvironment",
     # strategies
     "Strategy",
     "Uniform",
@@ -83,6 +109,26 @@ __all__ = [
     "LUCB",
     "GameSampling",
     "TopTwo",
+    "BayesGap",
+    "UGapEb",
+    "UCBE",
+    "BayesUCB",
+    "GPUCB",
+    "ThompsonSampling",
+    "ProbabilityOfImprovement",
+    "ExpectedImprovement",
+    "SuccessiveRejects",
+    "SequentialHalving",
+    "BatchRacingStrategy",
+    "BatchSARStrategy",
+    "HalvingStrategy",
+    "RoundRobinStrategy",
+    "GAllocation",
+    "XYStatic",
+    "XYAdaptive",
+    "XYFullyAdaptive",
+    "XYOracle",
+    "RAGE",
     "get_strategy_class",
     "make_strategy",
     "registered_names",
@@ -92,6 +138,10 @@ __all__ = [
     "Experiment",
     "load_experiment",
     "parse_experiment",
+    "load_sweep",
+    "parse_sweep",
+    "run_sweep",
+    "Session",
     "run_experiment",
     "run_replication",
     "complexity_report",

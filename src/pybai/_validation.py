@@ -69,9 +69,19 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
+def is_finite_number(value: Any) -> bool:
+    """A real number (not a bool) that is finite as a float (an integer beyond the float range is not)."""
+    if not _is_real(value):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def check_probability(value: Any, name: str, owner: str = "") -> float:
     """Return ``value`` as a float in the open interval (0, 1)."""
-    if not _is_real(value) or not 0.0 < float(value) < 1.0:
+    if not _is_real(value) or not 0.0 < value < 1.0:  # exact for integers of any size
         raise fail(name, owner, "a number in (0, 1)", value)
     return float(value)
 
@@ -91,7 +101,7 @@ def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1,
 
 def check_positive_float(value: Any, name: str, owner: str = "", allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float > 0 (or >= 0 with ``allow_zero``)."""
-    ok = _is_real(value) and math.isfinite(float(value))
+    ok = is_finite_number(value)
     ok = ok and (float(value) >= 0.0 if allow_zero else float(value) > 0.0)
     if not ok:
         raise fail(name, owner, "a finite float >= 0" if allow_zero else "a finite float > 0", value)
@@ -218,8 +228,8 @@ def format_bytes(n: float) -> str:
 def check_memory(nbytes: float, name: str, owner: str, what: str, value: Any) -> None:
     """Refuse a size whose estimated memory ``nbytes`` (described by ``what``) exceeds :func:`memory_limit`."""
     limit = memory_limit()
-    if nbytes > limit:
-        raise fail(name, owner, f"small enough to fit in memory: {what} need about {format_bytes(nbytes)}, "
+    if nbytes > limit:  # an int of any size compares exactly; it is shown capped at 1e300 bytes
+        raise fail(name, owner, f"small enough to fit in memory: {what} need about {format_bytes(float(min(nbytes, 1e300)))}, "
                    f"more than half of this machine's memory ({format_bytes(limit)})", value)
 
 

@@ -48,7 +48,7 @@ def _order(means: np.ndarray, shuffle: bool, seed: int) -> np.ndarray:
 def _arms(arms) -> int:
     """The number of arms, refused (with the estimate) when its mean vector alone would not fit in memory."""
     count = check_positive_int(arms, "arms", minimum=2)
-    check_memory(8.0 * count, "arms", "", "the means (8 bytes per arm)", arms)
+    check_memory(8 * count, "arms", "", "the means (8 bytes per arm)", arms)
     return count
 
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import math
 import re
 from typing import Any
 
 import numpy as np
 
-from pybai._validation import _show, check_array
+from pybai._validation import _show, check_array, is_finite_number
 from pybai.exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["Table", "closest"]
@@ -72,7 +71,7 @@ class Table:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not _finite(value):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not is_finite_number(value):
             raise ConfigError(f"{self.key(name)}: expected a finite number, got {_show(value)}.")
         bad_low = low is not None and (value <= low if open_low else value < low)
         bad_high = high is not None and (value >= high if open_high else value > high)
@@ -129,14 +128,6 @@ class Table:
         extra = sorted(set(self.data) - self.used)
         if extra:
             raise ConfigError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.")
-
-
-def _finite(value: int | float) -> bool:
-    """Finite as a float (an integer beyond the float range is not)."""
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
 
 
 def closest(name: str, valid) -> str:

@@ -33,6 +33,8 @@ Examples
 
 from __future__ import annotations
 
+import inspect
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from pybai.config.keys import Table
+from pybai._validation import check_memory
+from pybai.config.keys import Table, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -89,8 +92,18 @@ def _compact(values: np.ndarray):
 
 
 # ----------------------------------------------------------------- the kinds
+def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
+    """``arms``, refused (with the estimate) when the per-cell statistics would not fit in memory."""
+    k = table.int("arms", minimum=minimum)
+    try:
+        check_memory(8 * k * cells_per_arm, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
+    except InvalidParameterError as exc:
+        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+    return k
+
+
 def _build_gaussian(table: Table) -> dict:
-    k = table.int("arms", minimum=2)
+    k = _arms(table, 2)
     return table.construct(GaussianEnvironment, ("sigma",), means=np.zeros(k)).structure()
 
 
@@ -101,7 +114,7 @@ def _describe_gaussian(problem: Problem) -> dict | None:
 
 
 def _build_bernoulli(table: Table) -> dict:
-    k = table.int("arms", minimum=2)
+    k = _arms(table, 2)
     table.finish()
     return BernoulliEnvironment(np.full(k, 0.5)).structure()
 
@@ -111,10 +124,10 @@ def _describe_bernoulli(problem: Problem) -> dict | None:
 
 
 def _build_subpopulation(table: Table) -> dict:
-    k = table.int("arms", minimum=1)
     weights = table.raw("weights")
     n_weights = len(weights) if isinstance(weights, list) else 0
     sub = table.int("subpopulations", n_weights, minimum=1)
+    k = _arms(table, 1, cells_per_arm=sub)
     keys = ("weights", "constrained", "floor", "sigma", "sampling")
     return table.construct(SubpopulationGaussianEnvironment, keys, means=np.zeros((k, sub))).structure()
 
@@ -260,8 +273,11 @@ def _problem_table(problem: Problem) -> dict:
         table.update(delta=float(regime.delta), max_samples=int(regime.max_samples))
     else:
         table["budget"] = int(regime.budget)
+    accepted = inspect.signature(type(problem)).parameters  # e.g. no epsilon on linear best arm
     for key in GOAL_KEYS.get(problem.goal, ()):
-        table[key] = getattr(problem, key)
+        value = getattr(problem, key, None)
+        if key in accepted and value is not None:
+            table[key] = _plain(value)
     if problem.batch is not None:
         table["batch"] = {"size": problem.batch.size, "max_repeats": problem.batch.max_repeats}
     return table

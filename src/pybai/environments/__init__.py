@@ -2,7 +2,18 @@
 
 from pybai.environments.base import Environment
 from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
+from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
-__all__ = ["Environment", "GaussianEnvironment", "BernoulliEnvironment", "SubpopulationGaussianEnvironment"]
+__all__ = [
+    "Environment",
+    "GaussianEnvironment",
+    "BernoulliEnvironment",
+    "SubpopulationGaussianEnvironment",
+    "LinearGaussianEnvironment",
+    "CorrelatedGaussianEnvironment",
+    "CallableEnvironment",
+]

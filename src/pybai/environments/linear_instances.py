@@ -25,7 +25,7 @@ __all__ = ["soare_features", "soare_environment", "load_wine", "wine_data_path",
 def soare_features(d: int, omega: float = 0.01) -> np.ndarray:
     """The (d + 1) x d arms of section 6: e_1, ..., e_d and (cos omega, sin omega, 0, ...)."""
     d = check_positive_int(d, "d", "soare_features", minimum=2)
-    check_memory(8.0 * (d + 1) * d, "d", "soare_features", "the (d + 1) x d features", d)
+    check_memory(8 * (d + 1) * d, "d", "soare_features", "the (d + 1) x d features", d)
     omega = check_positive_float(omega, "omega", "soare_features")
     extra = np.zeros(d)
     extra[0], extra[1] = math.cos(omega), math.sin(omega)

@@ -4,6 +4,7 @@ from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "BestArmProblem",
     "CorrelatedBestArmProblem",
     "FeasibleArmProblem",
+    "LinearBestArmProblem",
     "TopKProblem",
     "lower_bound_factor",
 ]
