@@ -100,6 +100,13 @@ def run(id, edits, fragment):
     return Case(id, "run", edits, fragment)
 
 
+def _tell_first(strategy, rewards):
+    """Start ``strategy`` on P3, ask once and answer the first request with ``rewards``."""
+    strategy.start(P3(), rng=0)
+    arm = strategy.ask()[:1]
+    strategy.tell(arm, rewards)
+
+
 G3 = lambda: Gaussian(1.0, n_sources=3)  # noqa: E731
 P3 = lambda: BestArmProblem(3, G3(), FixedConfidence(0.1))  # noqa: E731
 
@@ -221,6 +228,10 @@ CASES = [
          "environment.means: expected finite numbers"),
     toml("directory", None, "is a directory"),
     # --- the Python API -----------------------------------------------------------------------
+    api("api-tell-reward-huge", lambda: _tell_first(TrackAndStop(), [1e308]),
+        "'rewards' parameter of tell must be finite numbers within 1e+100 noise standard deviations"),
+    api("api-tell-reward-nan", lambda: _tell_first(TrackAndStop(), [float("nan")]), "'rewards' parameter of tell"),
+    api("api-tell-reward-string", lambda: _tell_first(TrackAndStop(), ["x"]), "'rewards' parameter of tell must be numbers"),
     api("api-oracle-strings", lambda: P3().oracle(["1", "0.5", "0"]), "'means' parameter of BestArmProblem must be numbers"),
     api("api-oracle-nan", lambda: P3().oracle([1.0, np.nan, 0.0]), "'means' parameter of BestArmProblem must be finite"),
     api("api-oracle-shape", lambda: P3().oracle([1.0, 0.0]), "'means' parameter of BestArmProblem must be 3 values"),

@@ -16,6 +16,10 @@ import numpy as np
 from pybai._validation import check_array, check_noise_scale
 from pybai.models import _kl
 
+#: Gaussian rewards further than this many noise standard deviations from 0 are refused by
+#: :meth:`Gaussian.check_rewards` (squared differences over sigma^2 stay far from overflow).
+REWARD_SCALE_LIMIT = 1e100
+
 __all__ = ["Family", "Gaussian", "Bernoulli"]
 
 
@@ -76,10 +80,25 @@ class Gaussian(Family):
         object.__setattr__(self, "name", "gaussian")
         object.__setattr__(self, "code", _kl.GAUSSIAN)
         object.__setattr__(self, "_var", self.sigma**2)
+        object.__setattr__(self, "_reward_bound", REWARD_SCALE_LIMIT * float(self.sigma.max()))
 
     @property
     def variances(self) -> np.ndarray:
         return self._var
+
+    def check_rewards(self, rewards: np.ndarray) -> str | None:
+        """Finite and within :data:`REWARD_SCALE_LIMIT` noise standard deviations of 0.
+
+        Beyond that, squares of mean differences over sigma^2 in the GLR statistic overflow
+        (a reward of 1e308 made Track-and-Stop stop after 3 samples): a typo, not data.
+        """
+        bound = self._reward_bound
+        if rewards.shape[0] == 1:
+            ok = abs(rewards[0]) <= bound  # False for nan
+        else:
+            ok = bool((np.abs(rewards) <= bound).all())
+        return None if ok else f"finite numbers within {REWARD_SCALE_LIMIT:g} noise standard deviations of 0 " \
+                                f"(numerically safe range: |reward| <= {bound:g})"
 
     def to_dict(self) -> dict:
         return {"name": "gaussian", "sigma": self.sigma.tolist()}
