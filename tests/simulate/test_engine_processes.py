@@ -184,3 +184,23 @@ def test_jobs_far_above_tasks_is_capped_with_one_line(tmp_path, capsys):
     notes = [line for line in captured.err.splitlines() if "capped" in line]
     assert len(notes) == 1 and notes[0].startswith("pybai: note: 1000 workers capped at ")
     assert notes[0].endswith(" tasks to run)") and "tas" in captured.out
+
+
+@pytest.mark.parametrize("command", [["complexity", "{file}"], ["validate", "--quick", "--family", "close-arms"]])
+def test_other_commands_refuse_an_unwritable_json_before_working(tmp_path, capsys, command):
+    path = write(tmp_path)
+    began = time.process_time()
+    assert main([a.replace("{file}", str(path)) for a in command] + ["--json", "/proc/x.json"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "--json /proc/x.json: cannot write there" in lines[0], captured.err
+    assert captured.out == "" and time.process_time() - began < 1.0
+
+
+def test_write_json_failure_is_one_config_error(tmp_path):
+    from pybai.cli._common import write_json
+    from pybai.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="--json /proc/x.json: cannot write there"):
+        write_json({"a": 1}, "/proc/x.json")
+    assert not Path("/proc/x.json.tmp").exists()

@@ -53,18 +53,24 @@ def check_output_file(path: str | None, option: str = "--json") -> None:
             pass
 
 
-def write_json(document: dict, path: str) -> None:
-    """Write ``document`` to ``path`` ('-' = standard output) atomically: never half-written."""
+def write_json(document: dict, path: str, option: str = "--json") -> None:
+    """Write ``document`` to ``path`` ('-' = standard output) atomically: never half-written.
+
+    A path that cannot be written gives one :class:`ConfigError` line (commands check it with
+    :func:`check_output_file` before their work; this catches what changed since).
+    """
     text = json.dumps(document, indent=2)
     if path == "-":
         print(text)
         return
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(target)
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: cannot write there ({exc.strerror or exc}).") from None
     finally:
         if tmp.exists():
             tmp.unlink()

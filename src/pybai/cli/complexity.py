@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pybai.cli._common import write_json
+from pybai.cli._common import check_output_file, write_json
 
 
 def add_parser(sub) -> None:
@@ -16,6 +16,7 @@ def command(args) -> int:
     from pybai.complexity import complexity_report
     from pybai.config import load_experiment
 
+    check_output_file(args.json, "--json")
     report = complexity_report(load_experiment(args.file))
     if args.json:
         write_json(report, args.json)

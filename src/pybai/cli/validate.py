@@ -10,7 +10,7 @@ import datetime
 import sys
 import time
 
-from pybai.cli._common import write_json
+from pybai.cli._common import check_output_file, write_json
 
 
 def add_parser(sub) -> None:
@@ -35,6 +35,7 @@ def command(args) -> int:
     for name in args.strategy or []:
         if name not in registered_names():
             raise fail("--strategy", "pybai validate", "one of " + ", ".join(registered_names()), name)
+    check_output_file(args.json, "--json")  # before hours of work, not after
     settings = QUICK if args.quick else FULL
     t0, c0 = time.perf_counter(), time.process_time()
     rows = run_suite(settings, seed=args.seed, families=args.family, strategies=args.strategy,
