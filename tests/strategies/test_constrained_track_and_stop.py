@@ -164,6 +164,7 @@ def _random_instances(n, seed):
         K, L = int(rng.integers(2, 4)), 2
         means = rng.uniform(-1.0, 1.5, size=(K, L))
         q = rng.uniform(0.3, 1.0, size=L)
+        q = q / q.sum()  # the weights the environment would normalise to, without its warning
         env, problem = setup(means=means, q=q, delta=0.1, max_samples=50_000)
         t_star, _ = problem.oracle(env.source_means)
         if 4.0 < t_star < 25.0:
