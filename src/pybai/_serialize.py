@@ -54,6 +54,8 @@ def decode(obj: Any) -> Any:
     if isinstance(obj, dict):
         if "__array__" in obj:
             dtype = np.dtype(obj["__array__"])
+            if dtype.kind not in "fiub":  # what encode writes; anything else is not a saved array
+                raise ValueError(f"arrays of dtype {obj['__array__']!r} are not encoded by pybai")
             data = obj["data"]
             if dtype.kind == "f":
                 data = [_NONFINITE[v] if isinstance(v, str) else v for v in data]

@@ -51,38 +51,127 @@ def strategy_state(strategy) -> dict:
 
 
 def restore_state(strategy, problem, state: dict):
-    """Start ``strategy`` on ``problem`` and overwrite its state with ``state``; returns it."""
+    """Start ``strategy`` on ``problem`` and overwrite its state with ``state``; returns it.
+
+    A state that was not written by :func:`strategy_state` for this strategy and problem, or
+    was altered since (missing or extra keys, values of another type, array shapes that do not
+    fit, counts that do not add up to ``t_``), is refused with one
+    :class:`~pybai.exceptions.InvalidParameterError` naming the part (``state.model.counts``)
+    and nothing is half-restored: the strategy is a fresh one.
+    """
     if not isinstance(state, dict) or "format" not in state:
         raise InvalidParameterError("The 'state' parameter must be a dict from Strategy.get_state().")
+    if not isinstance(state["format"], int) or isinstance(state["format"], bool):
+        raise _corrupted("format", "an integer", state["format"])
     if state["format"] > STATE_FORMAT:
         raise InvalidParameterError(
             f"state format {state['format']} is newer than this version of pybai reads ({STATE_FORMAT}); upgrade pybai."
         )
-    if state["strategy"] != strategy.name:
-        raise InvalidParameterError(f"state of strategy '{state['strategy']}' cannot restore '{strategy.name}'.")
-    if encode(problem.to_dict()) != state["problem"]:
+    if state.get("strategy") != strategy.name:
+        raise InvalidParameterError(f"state of strategy '{state.get('strategy')}' cannot restore '{strategy.name}'.")
+    if encode(problem.to_dict()) != state.get("problem"):
         raise InvalidParameterError("the state was saved on a different problem.")
+    missing = [key for key in _SECTIONS if key not in state]
+    if missing:
+        raise _corrupted(missing[0], "present", "missing")
     strategy.start(problem, rng=0)
-    bit_gen = strategy.rng_.bit_generator
-    bit_gen.state = decode(state["rng"])
+    try:
+        strategy.rng_.bit_generator.state = decode(state["rng"])
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise _corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
     model = strategy.model_
-    for name, value in state["model"].items():
-        current = getattr(model, name)
-        value = decode(value)
-        if isinstance(current, np.ndarray):
-            current[...] = value  # in place: the strategy holds views of the model's arrays
-        else:
-            setattr(model, name, value)
-    for name, value in state["base"].items():
-        setattr(strategy, name, decode(value))
-    for name, value in state["rule"].items():
-        setattr(strategy, name, decode(value))
+    _restore_section(model, state["model"], model.state_attrs, "model", in_place=True)
+    _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
+    _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
+    _check_invariants(strategy)
     return strategy
+
+
+_SECTIONS = ("params", "rng", "model", "base", "rule")
+_STATUSES = ("running", "stopped", "censored", "budget-spent")
+
+
+def _corrupted(where: str, expected: str, got) -> InvalidParameterError:
+    shown = " ".join(str(got).split())
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return InvalidParameterError(f"state.{where}: expected {expected} (a state from Strategy.get_state(), unaltered), "
+                                 f"got {shown}.")
+
+
+def _kind(value) -> str:
+    """The type class a restored value must share with the fresh strategy's (numbers together)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of {value.ndim} dimension(s) of kind '{value.dtype.kind}'"
+    if isinstance(value, (bool, np.bool_)):
+        return "a boolean"
+    if isinstance(value, (int, np.integer)):
+        return "an integer"
+    if isinstance(value, (float, np.floating)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):  # dict subclasses (e.g. LinearOracleHint) restore as plain dicts
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def _restore_section(target, saved, names, section: str, *, in_place: bool = False) -> None:
+    """Decode ``saved`` (the attributes ``names`` of ``target``) and set them, checking each first.
+
+    A value must have the kind of the fresh attribute (an attribute that starts as ``None`` takes
+    any value); with ``in_place`` (the model's arrays, which the strategy holds views of) arrays
+    keep their shape and are overwritten in place.
+    """
+    if not isinstance(saved, dict) or set(saved) != set(names):
+        raise _corrupted(section, f"a table with the keys {', '.join(sorted(names))}",
+                         sorted(saved) if isinstance(saved, dict) else type(saved).__name__)
+    decoded = {}
+    for name in names:
+        current = getattr(target, name)
+        try:
+            value = decode(saved[name])
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
+            raise _corrupted(f"{section}.{name}", "an encoded value", exc) from None
+        if current is not None and _kind(value) != _kind(current) and not (
+                _kind(current) == "a number" and _kind(value) == "an integer"):
+            raise _corrupted(f"{section}.{name}", _kind(current), _kind(value))
+        if in_place and isinstance(current, np.ndarray) and value.shape != current.shape:
+            raise _corrupted(f"{section}.{name}", f"shape {current.shape}", value.shape)
+        decoded[name] = value
+    for name, value in decoded.items():  # all checked: now set
+        current = getattr(target, name)
+        if in_place and isinstance(current, np.ndarray):
+            current[...] = value
+        else:
+            setattr(target, name, value)
+
+
+def _check_invariants(strategy) -> None:
+    if strategy.status_ not in _STATUSES:
+        raise _corrupted("base.status_", "one of " + ", ".join(_STATUSES), strategy.status_)
+    t = strategy.t_
+    if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or t < 0:
+        raise _corrupted("base.t_", "an integer >= 0", t)
+    pending = strategy._pending
+    if pending is not None and not (isinstance(pending, np.ndarray) and pending.ndim == 1 and pending.dtype.kind in "iu"):
+        raise _corrupted("base._pending", "none or a list of requests", _kind(pending))
+    if strategy.request_id is not None and _kind(strategy.request_id) != "an integer":
+        raise _corrupted("base.request_id", "none or an integer", strategy.request_id)
+    counts = getattr(strategy.model_, "counts", None)
+    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+        raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
 
 
 def restore_strategy(state: dict, problem):
     """A new strategy rebuilt from ``state`` (its contract name and parameters) on ``problem``."""
     from pybai.strategies.registry import make_strategy
 
-    params = decode(state.get("params", {}))
+    if not isinstance(state, dict) or not isinstance(state.get("strategy"), str):
+        raise InvalidParameterError("The 'state' parameter must be a dict from Strategy.get_state().")
+    try:
+        params = decode(state.get("params", {}))
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise _corrupted("params", "an encoded table", exc) from None
+    if not isinstance(params, dict):
+        raise _corrupted("params", "a table", type(params).__name__)
     return restore_state(make_strategy(state["strategy"], params), problem, state)

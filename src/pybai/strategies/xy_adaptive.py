@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import fail
+from pybai._validation import check_probability
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.models.linear import LeastSquares
 from pybai.strategies._linear import LinearRule, rounded_requests
@@ -66,8 +66,7 @@ class XYAdaptive(LinearRule):
 
     def _check_params(self, problem):
         super()._check_params(problem)
-        if not (isinstance(self.alpha, (int, float)) and 0.0 < float(self.alpha) < 1.0):
-            raise fail("alpha", type(self).__name__, "a float in (0, 1)", self.alpha)
+        check_probability(self.alpha, "alpha", type(self).__name__)
 
     def _initialize(self):
         problem = self.problem_
