@@ -29,7 +29,7 @@ class BayesUCB(PosteriorRule):
 
     def _check_params(self, problem):
         super()._check_params(problem)
-        check_array(self.c, "c", type(self).__name__, shape=(), low=0.0)
+        check_array(self.c, "c", type(self).__name__, shape=(), low=0.0, high=100.0)  # (ln n)^c stays finite
 
     def _select(self):
         m = self.model_

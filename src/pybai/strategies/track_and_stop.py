@@ -96,6 +96,8 @@ class TrackAndStop(Strategy):
         if self.check_growth > 1.0:
             raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
         check_positive_float(self.oracle_growth, "oracle_growth", owner, allow_zero=True)
+        if self.oracle_growth > 1e9:  # t (1 + g) must stay an integer sample count
+            raise fail("oracle_growth", owner, "a float in [0, 1e9]", self.oracle_growth)
         check_choice(self.exploration, ("auto", "arms", "design"), "exploration", owner)
         if self.exploration == "design" and problem is not None and not getattr(problem, "linear", False):
             raise fail("exploration", owner, '"auto" or "arms" (the design exploration needs a linear problem)',

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai._validation import check_positive_float
+from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.strategies._linear import LinearRule, prop2_width, regularized_fit
@@ -64,6 +64,9 @@ class XYFullyAdaptive(LinearRule):
         owner = type(self).__name__
         check_positive_float(self.theta_norm, "theta_norm", owner, allow_zero=True)
         check_positive_float(self.regularization, "regularization", owner)
+        for name in ("theta_norm", "regularization"):  # the width sqrt(lambda) S + ... is squared
+            if getattr(self, name) > 1e100:
+                raise fail(name, owner, "a float <= 1e100 (numerically safe range)", getattr(self, name))
 
     def _initialize(self):
         problem = self.problem_
