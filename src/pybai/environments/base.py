@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from pybai._validation import fail
 from pybai.models.families import Family
 
 __all__ = ["Environment"]
@@ -39,9 +40,29 @@ class Environment(ABC):
     def family(self) -> Family:
         """The reward family a learner may assume (known variances, ...)."""
 
+    def sample(self, sources, rng: np.random.Generator) -> np.ndarray:
+        """Rewards for ``sources`` (a 1-D int array-like of source indices), drawn with ``rng``.
+
+        The public entry point checks ``sources`` (one clear error, not an IndexError); the
+        simulation loop calls :meth:`respond`, whose requests a strategy has already checked.
+        """
+        src = sources if isinstance(sources, np.ndarray) else np.asarray(sources)
+        n = self.n_sources
+        ok = src.ndim == 1 and src.dtype.kind in "iu"
+        if ok and src.shape[0] == 1:  # the sequential loop: a scalar test is much cheaper than min/max
+            ok = 0 <= int(src[0]) < n
+        elif ok and src.shape[0]:
+            ok = src.min() >= 0 and src.max() < n
+        if not ok:
+            raise fail("sources", f"{type(self).__name__}.sample", f"a 1-D list of integer indices in [0, {n - 1}]",
+                       sources)
+        if not isinstance(rng, np.random.Generator):
+            raise fail("rng", f"{type(self).__name__}.sample", "a numpy.random.Generator", rng)
+        return self._sample(src, rng)
+
     @abstractmethod
-    def sample(self, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Rewards for ``sources`` (int array), drawn with ``rng``."""
+    def _sample(self, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Rewards for ``sources`` (a checked 1-D int array), drawn with ``rng``."""
 
     def respond(self, requests: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Answer ``requests``: the sources observed and their rewards.
@@ -49,7 +70,7 @@ class Environment(ABC):
         By default a request is a source; environments whose requests are coarser
         (an arm whose subpopulation arrives at random) override this.
         """
-        return requests, self.sample(requests, rng)
+        return requests, self._sample(requests, rng)
 
     def structure(self) -> dict:
         """Keyword arguments of the problem constructor that a learner may know."""

@@ -29,5 +29,5 @@ class BernoulliEnvironment(Environment):
     def family(self):
         return Bernoulli(n_sources=self.means.size)
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         return (rng.random(len(sources)) < self.means[sources]).astype(float)

@@ -135,6 +135,6 @@ class CorrelatedGaussianEnvironment(Environment):
             "prior_mean": self.prior_mean,
         }
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         means = self.source_means
         return means[sources] + self.sigma * rng.standard_normal(len(sources))

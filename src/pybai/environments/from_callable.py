@@ -174,7 +174,7 @@ class CallableEnvironment(Environment):
             out.update(covariance=self.covariance, sigma=self.sigma, eta=self.eta, prior_mean=self.prior_mean)
         return out
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         function = self._resolve()
         out = np.empty(len(sources))
         for i, arm in enumerate(np.asarray(sources).tolist()):

@@ -39,5 +39,5 @@ class GaussianEnvironment(Environment):
     def family(self):
         return Gaussian(self.sigma, n_sources=self.means.size)
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         return self.means[sources] + self.sigma[sources] * rng.standard_normal(len(sources))

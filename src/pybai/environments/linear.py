@@ -82,7 +82,7 @@ class LinearGaussianEnvironment(Environment):
     def family(self) -> Gaussian:
         return Gaussian(self.sigma, n_sources=self.means.size)
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         return self.means[sources] + self.sigma * rng.standard_normal(len(sources))
 
     def structure(self) -> dict:

@@ -80,7 +80,7 @@ class SubpopulationGaussianEnvironment(Environment):
     def family(self) -> Gaussian:
         return Gaussian(self._flat_sigma, n_sources=self._flat_means.size)
 
-    def sample(self, sources, rng):
+    def _sample(self, sources, rng):
         sources = np.asarray(sources)
         return self._flat_means[sources] + self._flat_sigma[sources] * rng.standard_normal(sources.shape[0])
 
@@ -96,10 +96,10 @@ class SubpopulationGaussianEnvironment(Environment):
         """
         requests = np.asarray(requests)
         if self.sampling == "pair":
-            return requests, self.sample(requests, rng)
+            return requests, self._sample(requests, rng)
         L = self.means.shape[1]
         sources = requests * L + self.draw_subpopulations(requests.shape[0], rng)
-        return sources, self.sample(sources, rng)
+        return sources, self._sample(sources, rng)
 
     def structure(self) -> dict:
         """The :class:`~pybai.problems.feasible_arm.FeasibleArmProblem` keyword arguments."""

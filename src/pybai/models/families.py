@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pybai._validation import check_array, check_noise_scale
+from pybai._validation import check_array, check_memory, check_noise_scale, check_positive_int
 from pybai.models import _kl
 
 #: Gaussian rewards further than this many noise standard deviations from 0 are refused by
@@ -54,6 +54,11 @@ class Family:
         raise NotImplementedError
 
 
+def _check_n_sources(n_sources, owner: str) -> None:
+    n = check_positive_int(n_sources, "n_sources", owner)
+    check_memory(8 * n, "n_sources", owner, "the per-source variances (8 bytes each)", n_sources)
+
+
 @dataclass(frozen=True, eq=False)
 class Gaussian(Family):
     """Gaussian rewards with known standard deviation per source.
@@ -70,6 +75,7 @@ class Gaussian(Family):
     n_sources: int = 1
 
     def __post_init__(self):
+        _check_n_sources(self.n_sources, "Gaussian")
         sig = check_noise_scale(check_array(self.sigma, "sigma", "Gaussian", low=0.0, strict_low=True), None,
                                 "sigma", "Gaussian")
         if sig.ndim == 0 or sig.size == 1:
@@ -111,6 +117,7 @@ class Bernoulli(Family):
     n_sources: int = 1
 
     def __post_init__(self):
+        _check_n_sources(self.n_sources, "Bernoulli")
         object.__setattr__(self, "name", "bernoulli")
         object.__setattr__(self, "code", _kl.BERNOULLI)
         object.__setattr__(self, "_var", np.ones(self.n_sources))

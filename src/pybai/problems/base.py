@@ -104,6 +104,8 @@ class Problem(ABC):
     epsilon: float | None = None
 
     def __init__(self, family: Family, regime, batch: BatchSpec | None = None):
+        if not isinstance(family, Family):
+            raise fail("family", type(self).__name__, "a Family instance (e.g. Gaussian(1.0, n_sources=K))", family)
         if not isinstance(regime, (FixedConfidence, FixedBudget)):
             raise fail("regime", type(self).__name__, "a FixedConfidence or FixedBudget instance", regime)
         if batch is not None and not isinstance(batch, BatchSpec):
