@@ -115,3 +115,11 @@ def test_specific_alterations_name_the_part(edit, fragment):
     edit(state)
     with pytest.raises(InvalidParameterError, match=fragment.replace("(", r"\(").replace(".", r"\.")):
         restore_strategy(state, problem)
+
+
+def test_a_non_finite_design_matrix_is_refused():
+    problem, state = STATES[3]  # xy-adaptive on a linear problem
+    state = copy.deepcopy(state)
+    state["model"]["design_matrix"]["data"][0] = "nan"
+    with pytest.raises(InvalidParameterError, match=r"state\.model\.design_matrix, theta and _b: expected finite"):
+        restore_strategy(state, problem)

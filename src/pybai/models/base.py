@@ -59,6 +59,12 @@ class Model:
     def n_sources(self) -> int:
         return self.counts.shape[0]
 
+    def check_state(self) -> str | None:
+        """What is inconsistent in a restored state (``"attribute: expected ..."``), or ``None``."""
+        if not (np.isfinite(self.counts).all() and np.isfinite(self.sums).all()):
+            return "counts and sums: expected finite numbers"
+        return None
+
     @property
     def total(self) -> int:
         """Number of samples recorded."""

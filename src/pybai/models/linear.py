@@ -85,6 +85,18 @@ class LeastSquares(Model):
         model = cls(features, **kwargs)
         return model.set_statistics(counts, sums)
 
+    def check_state(self) -> str | None:
+        problem = super().check_state()
+        if problem:
+            return problem
+        if not all(np.isfinite(a).all() for a in (self.design_matrix, self.theta, self._b)):
+            return "design_matrix, theta and _b: expected finite numbers"
+        d = self.n_features
+        inv = self._inverse
+        if inv is not None and not (isinstance(inv, np.ndarray) and inv.shape == (d, d) and np.isfinite(inv).all()):
+            return f"_inverse: expected none or a finite {d} x {d} array"
+        return None
+
     @property
     def inverse_design(self) -> np.ndarray | None:
         """A^-1 once A is invertible, else ``None`` (do not modify)."""

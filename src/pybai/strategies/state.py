@@ -157,6 +157,10 @@ def _check_invariants(strategy) -> None:
         raise _corrupted("base._pending", "none or a list of requests", _kind(pending))
     if strategy.request_id is not None and _kind(strategy.request_id) != "an integer":
         raise _corrupted("base.request_id", "none or an integer", strategy.request_id)
+    problem = strategy.model_.check_state()
+    if problem:
+        where, expected = problem.split(": ", 1)
+        raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
     counts = getattr(strategy.model_, "counts", None)
     if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
         raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
