@@ -32,8 +32,9 @@ from pybai.config import parse_sweep
 from pybai.config.learner import parse_session_file, session_document
 from pybai.exceptions import ConfigError
 
+from _corruption import DELETE, paths, set_path  # tests/_corruption.py
+
 EXPERIMENTS = sorted((Path(pybai.__file__).parent / "experiments").glob("*.toml"))
-DELETE = object()
 JUNK = [
     None, True, 0, -1, 1, 3, 10**12, 2**70, 2**1100, 0.0, 0.5, 1.5, -0.5, 1e-320, 1e308,
     float("nan"), float("inf"), -float("inf"), "", "x", "0.1", "tas", [], [[]], [1], [1.0, 2.0], [[1.0, 2.0]],
@@ -48,28 +49,6 @@ def _load(path: Path) -> dict:
 
 
 DOCUMENTS = {path.name: _load(path) for path in EXPERIMENTS}
-
-
-def _paths(node, prefix=()):
-    if isinstance(node, dict):
-        items = node.items()
-    elif isinstance(node, list):
-        items = enumerate(node)
-    else:
-        return
-    for key, value in items:
-        yield prefix + (key,)
-        yield from _paths(value, prefix + (key,))
-
-
-def _set(document, path, value) -> None:
-    node = document
-    for part in path[:-1]:
-        node = node[part]
-    if value is DELETE:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = copy.deepcopy(value)
 
 
 def _session_bases() -> dict[str, dict]:
@@ -98,11 +77,11 @@ def test_session_document_reads_back_as_the_same_problem(name):
 def _corrupt(data, document: dict) -> dict:
     document = copy.deepcopy(document)
     for _ in range(data.draw(st.integers(1, 2), label="mutations")):
-        paths = list(_paths(document))
-        if not paths:
+        places = list(paths(document))
+        if not places:
             break
-        path = data.draw(st.sampled_from(paths), label="path")
-        _set(document, path, data.draw(st.sampled_from(JUNK), label="value"))
+        path = data.draw(st.sampled_from(places), label="path")
+        set_path(document, path, data.draw(st.sampled_from(JUNK), label="value"))
     return document
 
 

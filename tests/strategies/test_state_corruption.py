@@ -26,6 +26,8 @@ from pybai import restore_strategy
 from pybai.config import parse_experiment
 from pybai.exceptions import InvalidParameterError
 
+from _corruption import DELETE, paths, set_path  # tests/_corruption.py
+
 SPECS = [
     ({"goal": "best-arm", "delta": 0.1}, {"kind": "gaussian", "means": [1.0, 0.5, 0.2]}, "tas"),
     ({"goal": "best-arm", "delta": 0.1}, {"kind": "bernoulli", "means": [0.6, 0.4]}, "top-two"),
@@ -41,7 +43,6 @@ SPECS = [
 ]
 JUNK = [None, True, 0, -1, 3, 10**12, 2**70, 0.5, -0.5, float("nan"), "", "x", [], [[]], [1], [1.0, 2.0],
         ["a"], {}, {"a": 1}, [None]]
-DELETE = object()
 
 
 def _saved_state(spec):
@@ -62,13 +63,6 @@ def _saved_state(spec):
 STATES = [_saved_state(spec) for spec in SPECS]
 
 
-def _paths(node, prefix=()):
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, value in items:
-        yield prefix + (key,)
-        yield from _paths(value, prefix + (key,))
-
-
 @pytest.mark.parametrize("index", range(len(SPECS)), ids=[spec[2] for spec in SPECS])
 def test_unaltered_states_restore(index):
     problem, state = STATES[index]
@@ -80,15 +74,9 @@ def test_unaltered_states_restore(index):
 def test_an_altered_state_restores_or_is_refused_in_one_line(data):
     problem, state = STATES[data.draw(st.integers(0, len(STATES) - 1), label="state")]
     state = copy.deepcopy(state)
-    path = data.draw(st.sampled_from(list(_paths(state))), label="path")
+    path = data.draw(st.sampled_from(list(paths(state))), label="path")
     value = data.draw(st.sampled_from(JUNK + [DELETE]), label="value")
-    node = state
-    for part in path[:-1]:
-        node = node[part]
-    if value is DELETE:
-        del node[path[-1]]
-    else:
-        node[path[-1]] = copy.deepcopy(value)
+    set_path(state, path, value)
     try:
         restore_strategy(state, problem)
     except InvalidParameterError as exc:
