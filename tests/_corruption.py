@@ -1,8 +1,10 @@
-"""Helpers of the corruption property tests: every path of a nested document, and setting one."""
+"""Helpers of the corruption property tests: every path of a nested document, setting one, playing a few rounds."""
 
 from __future__ import annotations
 
 import copy
+
+import numpy as np
 
 #: the value that deletes the key (or list element) at a path
 DELETE = object()
@@ -25,3 +27,16 @@ def set_path(document, path, value) -> None:
         del node[path[-1]]
     else:
         node[path[-1]] = copy.deepcopy(value)
+
+
+def play(strategy, experiment, rounds: int, seed: int = 0):
+    """Start ``strategy`` on ``experiment``'s problem and play up to ``rounds`` ask/tell rounds
+    against one realised truth of its environment (noise and truth from ``seed``); returns it."""
+    strategy.start(experiment.problem, rng=1)
+    rng = np.random.default_rng(seed)
+    env = experiment.environment.realize(rng)
+    for _ in range(rounds):
+        if strategy.stopped:
+            break
+        strategy.tell(*env.respond(np.asarray(strategy.ask()), rng))
+    return strategy

@@ -24,6 +24,8 @@ from pybai import make_strategy
 from pybai.config import parse_sweep
 from pybai.exceptions import PybaiError
 
+from _corruption import play  # tests/_corruption.py
+
 JUNK = [None, True, False, 0, -1, 2, 10**12, 2**70, 2**1100, 0.0, 0.5, 1.5, -0.5, 1e-320, 1e308, float("nan"),
         float("inf"), "", "x", "C", "D", "auto", "delta-correct", [], [1], [0.5, 0.5], {}, np.float64(0.5), np.int64(3)]
 
@@ -56,13 +58,6 @@ def test_a_junk_parameter_is_refused_in_one_line_or_runs(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            strategy = make_strategy(name, **params).validate(experiment.problem)
-            strategy.start(experiment.problem, rng=1)
-            rng = np.random.default_rng(0)
-            env = experiment.environment.realize(rng)
-            for _ in range(20):
-                if strategy.stopped:
-                    break
-                strategy.tell(*env.respond(np.asarray(strategy.ask()), rng))
+            play(make_strategy(name, **params).validate(experiment.problem), experiment, 20)
         except PybaiError as exc:
             assert "\n" not in str(exc), str(exc)

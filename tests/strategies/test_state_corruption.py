@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,7 +25,7 @@ from pybai import restore_strategy
 from pybai.config import parse_experiment
 from pybai.exceptions import InvalidParameterError
 
-from _corruption import DELETE, paths, set_path  # tests/_corruption.py
+from _corruption import DELETE, paths, play, set_path  # tests/_corruption.py
 
 SPECS = [
     ({"goal": "best-arm", "delta": 0.1}, {"kind": "gaussian", "means": [1.0, 0.5, 0.2]}, "tas"),
@@ -48,13 +47,7 @@ JUNK = [None, True, 0, -1, 3, 10**12, 2**70, 0.5, -0.5, float("nan"), "", "x", [
 def _saved_state(spec):
     problem_table, environment, name = spec
     experiment = parse_experiment({"problem": problem_table, "environment": environment, "strategy": [{"name": name}]})
-    strategy = experiment.strategies[0][1].start(experiment.problem, rng=1)
-    rng = np.random.default_rng(0)
-    env = experiment.environment.realize(rng)
-    for _ in range(4):
-        if strategy.stopped:
-            break
-        strategy.tell(*env.respond(np.asarray(strategy.ask()), rng))
+    strategy = play(experiment.strategies[0][1], experiment, 4)
     if not strategy.stopped:
         strategy.ask()  # a pending request in the state
     return experiment.problem, json.loads(json.dumps(strategy.get_state()))
