@@ -1,0 +1,164 @@
+"""Golden outputs: what every shipped experiment and every common-check case produce, bit for bit.
+
+Recorded before a refactoring and checked after it (``test_golden.py``): a change of layout must
+not change one outcome.  Each computation runs in a child process whose floating point does not
+depend on the CPU it runs on (:data:`PORTABLE_ENV`: numpy's AVX-512 loops and OpenBLAS's
+per-CPU kernels are fixed to the AVX2 ones), so a golden file recorded on one x86-64 machine
+holds on another.
+
+Run as a script to (re)record: ``python tests/golden/golden.py record [NAME ...]``.  Recording
+anew is a deliberate act: it is right only when a change is *meant* to change results, and the
+commit must say which and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+DATA = HERE / "data"
+#: environment of the child processes: CPU-independent floating point (see the module docstring)
+PORTABLE_ENV = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+}
+
+
+def _plain(value):
+    """A JSON-safe, exact form of an outcome field (floats by repr, non-finite as strings)."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else repr(value)
+    return value
+
+
+def digest(records) -> str:
+    """SHA-256 of records in canonical JSON."""
+    text = json.dumps(records, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- experiments
+def experiment_names() -> list[str]:
+    """The shipped experiment files that belong to a reproduction (they have a [reproduce] table)."""
+    from pybai.reproductions import shipped_reproductions
+
+    return sorted(path.stem for rep in shipped_reproductions().values() for path, _ in rep.files)
+
+
+def experiment_outcomes(name: str) -> dict:
+    """Per (point, strategy) of the file's ``--quick`` run: digest of its outcomes and a summary."""
+    from pybai.config.experiment import read_document
+    from pybai.experiments import experiment_path
+    from pybai.report.spec import apply_quick, parse_reproduce
+    from pybai.simulate.tasks import Sweep, make_tasks, run_task
+
+    path = experiment_path(name)
+    document = read_document(path)
+    spec = parse_reproduce(document.get("reproduce"), where=name)
+    sweep = Sweep.from_document(apply_quick(document, spec), default_name=name)
+    rows: dict[str, list] = {}
+    for task in make_tasks(sweep.experiments):
+        result = run_task(sweep.experiments, task, sweep.gridded)
+        label = sweep.experiments[task.point].strategies[task.strategy][0]
+        key = f"point {task.point} / {label}"
+        for o in result.outcomes:
+            rows.setdefault(key, []).append({
+                "samples": o.samples, "batches": o.batches, "status": o.status,
+                "recommendation": _plain(o.recommendation), "correct": bool(o.correct),
+                "simple_regret": _plain(o.simple_regret), "false_negative": _plain(o.false_negative),
+                "counts": _plain(o.counts), "gain": _plain(o.gain), "oracle_gain": _plain(o.oracle_gain),
+            })
+    return {
+        key: {
+            "replications": len(runs),
+            "mean_samples": float(np.mean([r["samples"] for r in runs])),
+            "correct": int(sum(r["correct"] for r in runs)),
+            "digest": digest(runs),
+        }
+        for key, runs in rows.items()
+    }
+
+
+# --------------------------------------------------------------------------- common-check cases
+def case_outcomes() -> dict:
+    """Every common-check case (strategy x goal x instance x regime x batching), seed 0, noise 1."""
+    sys.path.insert(0, str(HERE.parent / "strategies"))
+    from instances import build, cases  # noqa: E402
+
+    from pybai import get_strategy_class, registered_names
+
+    out = {}
+    for case in cases(registered_names(), get_strategy_class):
+        name, goal, label, regime, batched = case
+        env, problem = build(goal, label, regime, batched)
+        strategy = get_strategy_class(name)().start(problem, rng=0)
+        noise = np.random.default_rng(1)
+        asks = 0
+        while not strategy.stopped and asks < 200_000:
+            strategy.tell(*env.respond(strategy.ask(), noise), request_id=strategy.request_id)
+            asks += 1
+        res = strategy.result()
+        key = "-".join(str(x) for x in (name, goal, label, regime, "batch" if batched else "seq"))
+        out[key] = {"status": res.status, "samples": res.samples, "batches": res.batches,
+                    "counts": _plain(res.counts), "recommendation": _plain(res.recommendation),
+                    "statistic": _plain(res.statistic), "means": _plain(res.means)}
+    return out
+
+
+# --------------------------------------------------------------------------- child processes
+def compute(what: str) -> dict:
+    """``what`` ("cases" or an experiment name) computed in a child process with :data:`PORTABLE_ENV`."""
+    env = {**os.environ, **PORTABLE_ENV}
+    proc = subprocess.run([sys.executable, str(pathlib.Path(__file__).resolve()), "compute", what],
+                          capture_output=True, text=True, env=env, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(f"golden computation of {what} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout)
+
+
+def golden_file(what: str) -> pathlib.Path:
+    return DATA / f"{what}.json"
+
+
+def record(names: list[str]) -> None:
+    DATA.mkdir(parents=True, exist_ok=True)
+    for what in names:
+        result = compute(what)
+        golden_file(what).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {what}: {len(result)} rows", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["compute"]:
+        what = argv[1]
+        result = case_outcomes() if what == "cases" else experiment_outcomes(what)
+        json.dump(result, sys.stdout)
+        return 0
+    if argv[:1] == ["record"]:
+        record(argv[1:] or ["cases", *experiment_names()])
+        return 0
+    print("usage: golden.py record [cases | EXPERIMENT ...]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,43 @@
+"""The golden test: the common-check cases and every shipped experiment's ``--quick`` run give
+exactly the outcomes recorded in ``data/`` (see :mod:`golden`).
+
+A failure names the rows that changed.  Record anew (``python tests/golden/golden.py record
+NAME``) only for a change meant to change results, and say so in the commit.
+"""
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import golden  # noqa: E402
+
+#: experiment files checked by the second test file (the long ones, spread over the two workers)
+SPLIT = ("baics-example-2", "star-class-size", "topk-twitter", "linear-wine", "bayesgap-automl")
+
+
+def check(what: str) -> None:
+    expected = json.loads(golden.golden_file(what).read_text())
+    got = golden.compute(what)
+    changed = sorted(k for k in expected if got.get(k) != expected[k])
+    extra = sorted(set(got) - set(expected))
+    lines = [f"{k}: expected {expected[k]}, got {got.get(k)}" for k in changed[:20]]
+    assert not changed, f"{what}: {len(changed)} of {len(expected)} golden rows changed:\n" + "\n".join(lines)
+    if what != "cases":  # new strategies add cases; an experiment's rows are fixed
+        assert not extra, f"{what}: rows not in the golden file: {extra}"
+
+
+def test_every_shipped_experiment_has_a_golden_file():
+    missing = [n for n in golden.experiment_names() if not golden.golden_file(n).is_file()]
+    assert not missing, f"no golden outcomes for {missing} (record them: tests/golden/golden.py record NAME)"
+
+
+def test_common_check_cases_are_unchanged():
+    check("cases")
+
+
+@pytest.mark.parametrize("name", [n for n in golden.experiment_names() if n not in SPLIT])
+def test_quick_reproduction_is_unchanged(name):
+    check(name)
