@@ -15,7 +15,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import golden  # noqa: E402
 
 #: experiment files checked by the second test file (the long ones, spread over the two workers)
-SPLIT = ("baics-example-2", "star-class-size", "topk-twitter", "linear-wine", "bayesgap-automl")
+SPLIT = ("linear-modern", "topk-twitter", "baics-example-2")
 
 
 def check(what: str) -> None:
