@@ -107,7 +107,7 @@ class PeerOracleTrackAndStop(pybai.TrackAndStop):
     """pybai's Track-and-Stop with best_arm's approximate oracle in place of the exact one (ablation)."""
 
     def _target_weights(self):
-        return self.problem_.request_weights(peer_w_star(self.means_))
+        return self.requests_.weights(peer_w_star(self.means_))
 
 
 def describe(samples: np.ndarray, correct: np.ndarray) -> dict:

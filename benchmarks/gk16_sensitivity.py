@@ -39,7 +39,7 @@ class ShiftedDTracking(pybai.TrackAndStop):
 
     def _select(self):
         w = self._target_weights()
-        counts = self.problem_.request_counts(self.counts_)
+        counts = self.requests_.counts(self.counts_)
         return d_tracking_step(counts, w, float(self.t_) + self.shift)
 
 

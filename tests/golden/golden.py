@@ -111,6 +111,8 @@ def case_outcomes() -> dict:
         name, goal, label, regime, batched = case
         env, problem = build(goal, label, regime, batched)
         strategy = get_strategy_class(name)().start(problem, rng=0)
+        if strategy.reference:  # told the truth, as the simulation runner does
+            strategy.reveal_truth(env.source_means)
         noise = np.random.default_rng(1)
         asks = 0
         while not strategy.stopped and asks < 200_000:

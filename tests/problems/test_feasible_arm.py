@@ -25,11 +25,11 @@ def test_structure_and_requests():
     assert p.goal == "best-feasible-arm"
     assert p.n_sources == 9 and p.source_shape == (3, 3) and p.n_requests == 9
     counts = np.arange(9.0)
-    assert p.request_counts(counts) is counts
+    assert p.request_space().counts(counts) is counts
     pa = make(sampling="arm")
     assert pa.n_requests == 3
-    np.testing.assert_array_equal(pa.request_counts(counts), [3.0, 12.0, 21.0])
-    np.testing.assert_allclose(pa.request_weights(np.full(9, 1 / 9)), [1 / 3] * 3)
+    np.testing.assert_array_equal(pa.request_space().counts(counts), [3.0, 12.0, 21.0])
+    np.testing.assert_allclose(pa.request_space().weights(np.full(9, 1 / 9)), [1 / 3] * 3)
     np.testing.assert_allclose(p.weights.sum(), 1.0)
     assert p.to_dict()["constrained"] == [0, 1, 2]
 

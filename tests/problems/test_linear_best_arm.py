@@ -126,7 +126,7 @@ def test_statistic_from_model_and_nan_estimates():
     p = make(x, sigma=0.5)
     model = p.new_model()
     assert isinstance(model, LeastSquares)
-    init = p.initial_requests(2)
+    init = p.request_space().initial_requests(2)
     assert init.size == 6 and np.linalg.matrix_rank(x[init]) == 3
     model.update(init, rng.normal(size=init.size))
     for s in rng.integers(0, 6, size=30):

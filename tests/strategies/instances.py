@@ -74,27 +74,17 @@ def _linear(features, theta, sigma):
     return make
 
 
-#: labels of instances whose model is a posterior (the only ones for rules with ``needs_posterior``)
-POSTERIOR_LABELS = {"correlated"}
-#: labels of linear instances (the only ones for rules with ``needs_linear``)
-LINEAR_LABELS = {"linear", "linear-dup"}
-#: instance labels a rule is restricted to, by the capability attribute it declares
-REQUIRED_LABELS = {"needs_posterior": POSTERIOR_LABELS, "needs_linear": LINEAR_LABELS}
-
-
 def allowed_labels(cls) -> set | None:
-    """The instance labels a strategy class may run on (None: any).
+    """The instance labels a strategy class may run on (None: any): those whose problem provides
+    everything the rule requires (``cls.requires`` within ``problem.provides``)."""
+    if not _PROVIDES:
+        _PROVIDES.update({label: make(REGIMES["fixed-confidence"](), None)[1].provides
+                          for items in GOAL_INSTANCES.values() for label, make in items})
+    labels = {label for label, provides in _PROVIDES.items() if cls.requires <= provides}
+    return None if labels == set(_PROVIDES) else labels
 
-    Linear instances run the rules that need them and the rules declaring ``linear_capable``
-    (they only use the problem's methods); rules built on independent per-arm statistics
-    are not run on them.
-    """
-    for attr, labels in REQUIRED_LABELS.items():
-        if getattr(cls, attr, False):
-            return labels
-    if not getattr(cls, "linear_capable", False):
-        return {label for goal in GOAL_INSTANCES.values() for label, _ in goal} - LINEAR_LABELS
-    return None
+
+_PROVIDES: dict = {}  # instance label -> what its problem provides (built once)
 
 
 def default_label(cls, goal: str) -> str:

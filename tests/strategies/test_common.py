@@ -41,7 +41,7 @@ def finish(strategy, env, noise, limit=200_000):
         if batch is not None:
             assert req.size <= batch.size
             assert np.unique(req, return_counts=True)[1].max() <= batch.max_repeats
-        elif not getattr(strategy, "asks_chunks", False):  # chunked rules ask stretches of a fixed design
+        elif not strategy.asks_chunks:  # chunked rules ask stretches of a fixed design
             assert req.size <= 2
         strategy.tell(*env.respond(req, noise), request_id=strategy.request_id)
         asks += 1
@@ -60,7 +60,10 @@ def finish(strategy, env, noise, limit=200_000):
 def start(case, seed=0):
     name, goal, label, regime, batched = case
     env, problem = build(goal, label, regime, batched)
-    return env, problem, get_strategy_class(name)().start(problem, rng=seed)
+    strategy = get_strategy_class(name)().start(problem, rng=seed)
+    if strategy.reference:  # a reference point is told the truth, as the simulation runner does
+        strategy.reveal_truth(env.source_means)
+    return env, problem, strategy
 
 
 def test_standard_strategies_are_registered():
@@ -75,7 +78,7 @@ def test_runs_within_its_regime_and_recommends(case):
     assert run["samples"] == sum(run["counts"])
     if case[3] == "fixed-budget":
         spent = run["batches"] if problem.batch is not None else run["samples"]
-        if run["status"] == "stopped" and getattr(strategy, "may_stop_early", False):
+        if run["status"] == "stopped" and strategy.may_stop_early:
             assert spent < problem.regime.budget  # a rule that ends when its answer is forced
         else:
             assert run["status"] == "budget-spent"
@@ -117,7 +120,7 @@ def test_request_rules(case):
         ((sources, rewards[:-1] if len(rewards) > 1 else []), {}, InvalidParameterError, "rewards"),
         ((sources, rewards), {"request_id": rid + 1}, RequestError, "not pending"),
     ]
-    other = [s for s in range(problem.n_sources) if problem.request_of(np.array([s]))[0] not in req]
+    other = [s for s in range(problem.n_sources) if problem.request_space().request_of(np.array([s]))[0] not in req]
     if other:
         bad_calls.append((([other[0]], [0.0]), {}, RequestError, "not"))
     if problem.family.name == "bernoulli":
@@ -196,13 +199,16 @@ def test_max_samples_is_exact_and_censoring_is_a_status():
             continue
         problem = BestArmProblem(2, env.family(), FixedConfidence(0.01, max_samples=101))
         arms = env
-        if getattr(cls, "needs_linear", False):
+        if "features" in cls.requires:
             from pybai.environments.linear import LinearGaussianEnvironment
             from pybai.problems.linear import LinearBestArmProblem
 
             arms = LinearGaussianEnvironment([[1.0, 0.0], [0.0, 1.0]], [0.5, 0.5001], 1.0)
             problem = LinearBestArmProblem(**arms.structure(), regime=FixedConfidence(0.01, max_samples=101))
-        run = finish(cls().start(problem, rng=0), arms, np.random.default_rng(0))
+        strategy = cls().start(problem, rng=0)
+        if strategy.reference:
+            strategy.reveal_truth(arms.source_means)
+        run = finish(strategy, arms, np.random.default_rng(0))
         assert run["status"] == "censored" and run["samples"] == 101, name
 
 
@@ -256,14 +262,14 @@ def test_round_trip_in_a_fresh_process(tmp_path):
         assert got[key] == run, (saved[key]["case"], got[key], run)
 
 
-@pytest.mark.parametrize("name", [n for n in registered_names() if getattr(get_strategy_class(n), "needs_posterior", False)])
+@pytest.mark.parametrize("name", [n for n in registered_names() if "posterior" in get_strategy_class(n).requires])
 def test_posterior_rules_refuse_independent_arms(name):
     _, problem = build("best-arm", "gaussian", "fixed-budget", False)
     with pytest.raises(InvalidParameterError, match="posterior"):
         get_strategy_class(name)().start(problem)
 
 
-@pytest.mark.parametrize("name", [n for n in registered_names() if getattr(get_strategy_class(n), "needs_linear", False)])
+@pytest.mark.parametrize("name", [n for n in registered_names() if "features" in get_strategy_class(n).requires])
 def test_linear_rules_refuse_independent_arms(name):
     _, problem = build("best-arm", "gaussian", "fixed-confidence", False)
     with pytest.raises(InvalidParameterError, match="linear"):

@@ -71,7 +71,7 @@ def test_subgradient_variant_and_arm_model():
     env, problem = setup(sampling="arm")
     res = play(ConstrainedTrackAndStop(), env, problem, 4)
     assert res.status == "stopped" and res.recommendation == 0
-    assert problem.request_counts(res.counts).min() >= 5
+    assert problem.request_space().counts(res.counts).min() >= 5
 
 
 def test_allocation_approaches_optimal_weights():

@@ -38,7 +38,7 @@ def test_design_forcing_keeps_lambda_min_at_c0_sqrt_t_and_leaves_spanned_arms_al
     """Target all on e_2: the forcing alone gives e_1, e_3..e_d about sqrt(t/d) samples, x_{d+1} none."""
     d, total = 5, 20_000
     _, p = soare_problem(d=d)
-    explorer = DesignExploration(p)
+    explorer = DesignExploration(*p.request_space().design())
     assert list(explorer.spanning) == list(range(d))            # the canonical arms span R^d
     assert explorer.level_scale == pytest.approx(1 / math.sqrt(d))  # lambda_min(I) / sqrt(d)
     w = np.zeros(d + 1)
@@ -54,7 +54,7 @@ def test_design_forcing_keeps_lambda_min_at_c0_sqrt_t_and_leaves_spanned_arms_al
 
 def test_design_chunks_equal_single_steps():
     _, p = soare_problem(d=4)
-    explorer = DesignExploration(p)
+    explorer = DesignExploration(*p.request_space().design())
     w = np.array([0.1, 0.8, 0.02, 0.03, 0.05])
     big = run_rule(explorer, p, w, [1, 1, 1, 1, 0], 3_000, chunk=3_000)
     single = run_rule(explorer, p, w, [1, 1, 1, 1, 0], 3_000, chunk=1)

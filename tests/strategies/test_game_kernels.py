@@ -45,7 +45,7 @@ def test_stretch_equals_rounds_one_at_a_time(mode):
     means = problem.features @ (np.array([2.0, 0.0, 0.0, 0.0]) + 0.05 * rng.normal(size=4))
     counts = np.array([3.0, 9.0, 2.0, 2.0, 1.0])
     t, size = int(counts.sum()), 400
-    explorer = DesignExploration(problem, forced=mode == "design") if mode != "arms" else None
+    explorer = DesignExploration(*problem.request_space().design(), forced=mode == "design") if mode != "arms" else None
     inv = np.linalg.inv(problem.features.T @ (counts[:, None] * problem.features))
     # bonus widths ||x_a||^2_{A^-1} scaled down so that no weight underflows (where the kernel's ridge and
     # alt_gradient's singular branch legitimately differ)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from pybai import InvalidParameterError, make_strategy
+from pybai import InvalidParameterError, SessionStateError, make_strategy
 from pybai.design.rounding import rounded_increment
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.linear_instances import soare_environment
@@ -104,11 +104,15 @@ def test_oracle_is_a_reference_and_puts_its_samples_on_e2(soare5):
     env, p = soare5
     s = make_strategy("xy-oracle", check_growth=0.05).start(p, rng=0)
     assert type(s).reference and "reference" in type(s).reference_note
+    s.reveal_truth(env.source_means)  # as the simulation runner does for a reference
     res = play(s, env)
     assert res.recommendation == 0 and res.counts[1] > 0.95 * res.samples
-    no_truth = LinearBestArmProblem(env.features, 1.0, FixedConfidence(0.05))
-    with pytest.raises(InvalidParameterError, match="true theta"):
-        make_strategy("xy-oracle").start(no_truth)
+    untold = make_strategy("xy-oracle").start(p)
+    with pytest.raises(SessionStateError, match="true theta"):
+        while True:  # the spanning set first, then the oracle design needs the truth
+            untold.tell(*env.respond(untold.ask(), np.random.default_rng(0)))
+    with pytest.raises(InvalidParameterError, match="learning strategy"):
+        make_strategy("xy-static").start(p).reveal_truth(env.source_means)
 
 
 def test_xy_adaptive_phases_discard_and_focus_on_e2(soare5):

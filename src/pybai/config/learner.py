@@ -254,6 +254,9 @@ def parse_session_file(data: dict[str, Any], default_name: str = "session") -> S
         raise
     except InvalidParameterError as exc:
         raise ConfigError(f"strategy[0]: {exc}") from None
+    if strategy.reference:
+        raise ConfigError(f"strategy[0].name: '{sname}' is a reference point that is told the truth in simulations "
+                          "(not a real strategy); a session needs a learning strategy.")
     top.finish()
     return SessionSpec(name, seed, problem, strategy, sname, params, label, data)
 

@@ -44,7 +44,7 @@ class LinearGaussianEnvironment(Environment):
     >>> import numpy as np
     >>> env = LinearGaussianEnvironment(np.eye(2), [1.0, 0.5])
     >>> env.source_means.tolist(), sorted(env.structure())
-    ([1.0, 0.5], ['features', 'reference_theta', 'sigma'])
+    ([1.0, 0.5], ['features', 'sigma'])
     """
 
     kind = "linear-gaussian"
@@ -88,7 +88,7 @@ class LinearGaussianEnvironment(Environment):
     def structure(self) -> dict:
         """Keyword arguments of :class:`~pybai.problems.linear.LinearBestArmProblem`.
 
-        What a learner knows (``features``, ``sigma``), plus ``reference_theta``: the truth, kept
-        apart under that name for the reference ``xy-oracle`` only (a simulation knows it).
+        What a learner knows: ``features`` and ``sigma`` (never theta: a reference strategy that
+        needs the truth is told it by the simulation, :meth:`Strategy.reveal_truth`).
         """
-        return {"features": self.features, "sigma": self.sigma, "reference_theta": self.theta}
+        return {"features": self.features, "sigma": self.sigma}

@@ -80,6 +80,14 @@ class Model:
         """Recompute ``estimate`` (and any derived quantity) from ``counts`` and ``sums``."""
         raise NotImplementedError
 
+    def variance_factors(self) -> np.ndarray:
+        """Per source, the variance of its estimated mean per unit noise variance: 1/N (N at least 1).
+
+        What optimistic rules widen their gains by; models that share information across
+        sources (least squares) override it.
+        """
+        return 1.0 / np.maximum(self.counts, 1.0)
+
     def set_statistics(self, counts, sums) -> "Model":
         """Replace the statistics (in place: arrays keep their identity) and refresh."""
         self.counts[:] = counts

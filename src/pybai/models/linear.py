@@ -106,6 +106,12 @@ class LeastSquares(Model):
     def n_features(self) -> int:
         return self.features.shape[1]
 
+    def variance_factors(self) -> np.ndarray:
+        """Per arm, the variance of x_a^T theta_hat per unit noise variance: ||x_a||^2_{A^-1}."""
+        x, inv = self.features, self.inverse_design
+        inv = np.linalg.pinv(self.design_matrix) if inv is None else inv
+        return np.einsum("ij,jk,ik->i", x, inv, x)
+
     def set_statistics(self, counts, sums) -> "LeastSquares":
         """Replace the statistics (in place) and recompute everything."""
         k = self.features.shape[0]

@@ -7,7 +7,7 @@ A :class:`Problem` never holds the hidden truth.  It gives the math of its goal:
 * ``glr(counts, means)`` / ``statistic(model)``: the GLR statistic of the empirical answer;
 * ``oracle(means)``: the characteristic time T*(mu) and the optimal weights w*(mu);
 * ``threshold(kind, delta)``: its stopping threshold (each family gives its proven one);
-* ``initial_requests(n_init)``: what to sample before a sampling rule takes over;
+* ``request_space()``: what a learner can ask for, and the initial phase;
 * ``complexity(truth)``: the report of ``pybai complexity``.
 
 Strategies call these methods and never branch on the goal: a new goal is a new subclass.
@@ -26,6 +26,7 @@ from pybai._validation import SAMPLE_LIMIT, check_array, check_positive_int, che
 from pybai.models import _kl
 from pybai.models.base import EmpiricalMeans, Model
 from pybai.models.families import Family
+from pybai.problems.requests import RequestSpace
 from pybai.stopping.thresholds import Threshold, make_threshold
 
 __all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "lower_bound_factor"]
@@ -100,6 +101,12 @@ class Problem(ABC):
     """
 
     goal: ClassVar[str] = ""
+    #: what the problem offers to strategies (a strategy's ``requires`` must be a subset):
+    #: ``"independent-arms"`` (sources have independent laws: per-source statistics are what a rule
+    #: needs), ``"answer-mask"`` (the answer is a set of sources, :meth:`answer_mask`),
+    #: ``"features"`` (arms with known features: linear bandits), ``"posterior"`` (the model is a
+    #: posterior with ``std``, ``root`` and ``kappa``)
+    provides: ClassVar[frozenset[str]] = frozenset({"independent-arms"})
     #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
     epsilon: float | None = None
 
@@ -130,45 +137,34 @@ class Problem(ABC):
 
     @property
     def source_shape(self) -> tuple[int, ...]:
-        return (self.n_sources,)
+        """Shape in which per-source quantities are reported (the request space's)."""
+        return self.request_space().source_shape
 
     @property
     def n_requests(self) -> int:
-        """Number of distinct requests a learner can make.
+        """Number of distinct requests a learner can make (the request space's).
 
         Usually a request is a source.  When the learner only chooses part of a source
         (the arm, while the subpopulation arrives at random), requests are coarser than
         sources and the environment answers with the source it actually observed.
         """
-        return self.n_sources
+        return self.request_space().n_requests
 
-    def request_counts(self, counts: np.ndarray) -> np.ndarray:
-        """Samples per request, from samples per source (identity when requests are sources)."""
-        return counts
+    def request_space(self) -> RequestSpace:
+        """What a learner can ask for (:mod:`pybai.problems.requests`), built once.
 
-    def request_weights(self, weights: np.ndarray) -> np.ndarray:
-        """Target proportions per request, from proportions per source."""
-        return weights
-
-    def expand_request_weights(self, weights: np.ndarray) -> np.ndarray:
-        """Proportions per source induced by proportions per request (inverse of the above)."""
-        return weights
-
-    def request_gains(self, gains: np.ndarray) -> np.ndarray:
-        """Gain of one more request, from per-sample gains per source (expected over sources)."""
-        return gains
-
-    def request_of(self, sources: np.ndarray) -> np.ndarray:
-        """The request that each observed source answers (identity when requests are sources)."""
-        return sources
-
-    def arm_level(self):
-        """An arm-level view for rules that pick an arm and let a sub-source arrive at random.
-
-        ``None`` (the default) when requests are the units the rules track; see
-        :class:`~pybai.problems.arm_level.ArmLevel`.
+        Default: a request is a source.  A family whose learner asks for something else
+        (cells whose subpopulation arrives at random, arms of a linear design) overrides
+        :meth:`_make_request_space`.
         """
-        return None
+        space = self.__dict__.get("_request_space")
+        if space is None:
+            space = self._make_request_space()
+            self._request_space = space
+        return space
+
+    def _make_request_space(self) -> RequestSpace:
+        return RequestSpace(self.n_sources)
 
     # --- model, regime, initial phase, threshold ------------------------
     def new_model(self) -> Model:
@@ -179,10 +175,6 @@ class Problem(ABC):
     def budget_unit(self) -> str:
         """What budgets count: ``"batches"`` with a :class:`BatchSpec`, else ``"samples"``."""
         return "samples" if self.batch is None else "batches"
-
-    def initial_requests(self, n_init: int) -> np.ndarray:
-        """Requests of the initial phase, in order: every request ``n_init`` times, round robin."""
-        return np.tile(np.arange(self.n_requests, dtype=np.intp), n_init)
 
     def threshold(self, kind: str, delta: float) -> Threshold:
         """The stopping threshold of kind ``"heuristic"`` or ``"delta-correct"`` for this problem.

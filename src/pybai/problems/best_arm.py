@@ -44,6 +44,7 @@ class BestArmProblem(Problem):
     """
 
     goal = "best-arm"
+    provides = frozenset({"independent-arms", "answer-mask"})
 
     def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None):
         super().__init__(family, regime, batch)

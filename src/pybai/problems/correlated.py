@@ -51,6 +51,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     [1.0, 1.0]
     """
 
+    provides = frozenset({"independent-arms", "answer-mask", "posterior"})
+
     def __init__(self, n_arms: int, family: Family, covariance, sigma, eta=1.0, prior_mean=0.0, *,
                  regime, batch: BatchSpec | None = None, epsilon=None):
         super().__init__(n_arms, family, regime, batch, epsilon=epsilon)

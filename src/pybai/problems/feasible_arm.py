@@ -24,7 +24,7 @@ from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import oracle_best_arm_warm
 from pybai.problems._feasible_mixture import FeasibleMixtureThreshold
 from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel, is_degenerate
-from pybai.problems.arm_level import SAMPLING_MODELS, ArmLevel
+from pybai.problems.arm_level import SAMPLING_MODELS, CellSpace
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.feasible_oracle import feasible_oracle, feasible_subgradient_step
 
@@ -108,6 +108,7 @@ class FeasibleArmProblem(Problem):
         K = check_positive_int(n_arms, "n_arms", owner)
         L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
         self.n_arms, self.n_subpopulations = K, L
+        self.grid_shape = (K, L)  # source_shape, read on the hot path
         self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = check_weights(q, "weights", owner)
@@ -132,45 +133,9 @@ class FeasibleArmProblem(Problem):
     def n_sources(self) -> int:
         return self.n_arms * self.n_subpopulations
 
-    @property
-    def source_shape(self) -> tuple[int, int]:
-        return (self.n_arms, self.n_subpopulations)
-
-    @property
-    def n_requests(self) -> int:
-        return self.n_arms if self.sampling == "arm" else self.n_sources
-
-    def request_counts(self, counts):
-        if self.sampling == "arm":
-            return np.asarray(counts, dtype=float).reshape(self.source_shape).sum(axis=1)
-        return counts
-
-    def request_weights(self, weights):
-        if self.sampling == "arm":
-            return np.asarray(weights, dtype=float).reshape(self.source_shape).sum(axis=1)
-        return weights
-
-    def expand_request_weights(self, weights):
-        if self.sampling == "arm":
-            return np.outer(np.asarray(weights, dtype=float), self.weights).ravel()
-        return weights
-
-    def request_gains(self, gains):
-        if self.sampling == "arm":
-            return np.asarray(gains, dtype=float).reshape(self.source_shape) @ self.weights
-        return gains
-
-    def request_of(self, sources):
-        """The arm of each observed cell in the ``"arm"`` model; the cell itself in ``"pair"``."""
-        if self.sampling == "arm":
-            return np.asarray(sources) // self.n_subpopulations
-        return sources
-
-    def arm_level(self) -> ArmLevel | None:
-        """In the ``"pair"`` model, the arm-level view used by rules that draw the subpopulation."""
-        if self.sampling != "pair":
-            return None
-        return ArmLevel(self.n_arms, self.n_subpopulations, self.weights)
+    def _make_request_space(self) -> CellSpace:
+        """Cells of the K x L grid: the learner picks a cell ("pair") or an arm ("arm")."""
+        return CellSpace(self.n_arms, self.n_subpopulations, self.weights, self.sampling)
 
     def alt_gradient(self, means, w, out=None):
         """Nature's best response at allocation ``w``: ``(value, d(mu, lambda*) per source)``.
@@ -180,9 +145,9 @@ class FeasibleArmProblem(Problem):
         (:func:`~pybai.problems._feasible_qp.alt_supergradient`).
         """
         mu = self._matrix(means)
-        w = np.asarray(w, dtype=float).reshape(self.source_shape)
+        w = np.asarray(w, dtype=float).reshape(self.grid_shape)
         weff = np.where(w > 0, w, 1e-12)
-        grad = np.zeros(self.source_shape)
+        grad = np.zeros(self.grid_shape)
         a = int(answer_kernel(mu, self.weights, self.floor, self.cmask))
         value = alt_supergradient(mu, self.variances, self.weights, self.floor, self.cmask, weff, a, grad)
         if out is None:
@@ -254,12 +219,12 @@ class FeasibleArmProblem(Problem):
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:
         if type(means) is np.ndarray and means.dtype == np.float64 and means.size == self.n_sources:
-            return means.reshape(self.source_shape)  # fast path (every step of a strategy)
+            return means.reshape(self.grid_shape)  # fast path (every step of a strategy)
         mu = np.asarray(means, dtype=float)
         if mu.size != self.n_sources:
             raise fail(name, type(self).__name__, f"{self.n_sources} values (K x L = "
                        f"{self.n_arms} x {self.n_subpopulations})", f"shape {mu.shape}")
-        return mu.reshape(self.source_shape)
+        return mu.reshape(self.grid_shape)
 
     def qualities(self, means) -> np.ndarray:
         """Quality ``q . mu[k]`` of every arm (q normalised)."""
@@ -337,7 +302,7 @@ class FeasibleArmProblem(Problem):
         See :func:`~pybai.problems.feasible_oracle.feasible_subgradient_step`; in the ``"arm"``
         model the step is taken on the arm weights v and the result is ``v_k q_l``.
         """
-        w = np.asarray(w, dtype=float).reshape(self.source_shape)
+        w = np.asarray(w, dtype=float).reshape(self.grid_shape)
         out = feasible_subgradient_step(w, self._matrix(means), self.weights, self.cmask, self.floor,
                                         self.variances, step, sampling=self.sampling)
         return out.ravel()

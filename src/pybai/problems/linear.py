@@ -41,6 +41,7 @@ from pybai.problems._linear_math import alternative_terms, domination_statistics
 from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
 from pybai.stopping.thresholds import HeuristicThreshold, Threshold, make_threshold
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.requests import RequestSpace
 
 __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 
@@ -76,10 +77,6 @@ class LinearBestArmProblem(Problem):
         Noise standard deviation (> 0, one for all arms).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
-    reference_theta : array-like (d,), optional
-        The true parameter, known only in simulations (the ``linear-gaussian`` environment passes
-        it).  Read by one rule only: the reference ``xy-oracle`` (Eq. 5 needs theta), which is
-        labelled as not a real strategy.  Learning strategies never read it.
 
     Examples
     --------
@@ -92,10 +89,9 @@ class LinearBestArmProblem(Problem):
     """
 
     goal = "best-arm"
-    #: capability read by the linear rules (``xy-*``, ``g-allocation``): known arm features
-    linear = True
+    provides = frozenset({"features"})
 
-    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None, reference_theta=None):
+    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None):
         owner = "LinearBestArmProblem"
         x = check_array(features, "features", owner, ndim=2)
         k, d = x.shape
@@ -115,8 +111,6 @@ class LinearBestArmProblem(Problem):
         if self._reps.size < 2:
             raise fail("features", owner, "at least 2 distinct rows", features)
         self._two_var = 2.0 * self.sigma**2
-        self.reference_theta = None if reference_theta is None else check_array(
-            reference_theta, "reference_theta", owner, shape=(d,))
 
     # --- structure -------------------------------------------------------
     @property
@@ -179,16 +173,9 @@ class LinearBestArmProblem(Problem):
         """A fresh :class:`~pybai.models.linear.LeastSquares` on the features."""
         return LeastSquares(self.features)
 
-    def initial_requests(self, n_init: int) -> np.ndarray:
-        """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
-
-        After them the design matrix is invertible, so every estimate is defined.
-        """
-        from scipy.linalg import qr
-
-        _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
-        arms = np.sort(self._reps[piv[: self.n_features]])
-        return np.tile(arms.astype(np.intp), n_init)
+    def _make_request_space(self) -> DesignSpace:
+        """Arms with known features, started on d linearly independent ones (:class:`DesignSpace`)."""
+        return DesignSpace(self.features, self._reps)
 
     # --- the math of the goal -------------------------------------------
     def answer(self, means) -> int:
@@ -379,3 +366,38 @@ class LinearBestArmProblem(Problem):
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)
         return float(means.max() - means[int(answer)])
+
+
+class DesignSpace(RequestSpace):
+    """Arms with known features: the initial phase is a spanning set, the design can be forced.
+
+    Parameters
+    ----------
+    features : ndarray of shape (K, d)
+    representatives : ndarray of int
+        The lowest index of each group of identical rows (the distinct arms).
+    """
+
+    explorations = ("arms", "design", "none")
+    default_exploration = "design"
+    default_start = False
+
+    def __init__(self, features: np.ndarray, representatives: np.ndarray):
+        super().__init__(features.shape[0])
+        self.features = features
+        self._reps = representatives
+
+    def initial_requests(self, n_init: int) -> np.ndarray:
+        """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
+
+        After them the design matrix is invertible, so every estimate is defined.
+        """
+        from scipy.linalg import qr
+
+        _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
+        arms = np.sort(self._reps[piv[: self.features.shape[1]]])
+        return np.tile(arms.astype(np.intp), n_init)
+
+    def design(self):
+        """``(features, spanning set)``: what the forced exploration of the design reads."""
+        return self.features, self.initial_requests(1)

@@ -51,6 +51,7 @@ class TopKProblem(Problem):
     """
 
     goal = "top-k"
+    provides = frozenset({"independent-arms", "answer-mask"})
 
     def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None):
         super().__init__(family, regime, batch)

@@ -67,6 +67,8 @@ def run_replication(
     truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
     strategy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    if strategy.reference:  # a reference point, not a real strategy: it is told the truth
+        strategy.reveal_truth(truth.source_means)
     simulate = getattr(strategy, "simulate_run", None) if fast else None
     arms = _simulated_arms(truth) if simulate is not None else None
     if arms is not None:

@@ -83,6 +83,9 @@ class BatchTopKRule(Strategy):
     def _initial_plan(self, problem):
         return _NO_SOURCES
 
+    def _initial_size(self, problem):
+        return self.n_init  # a lower bound (the engine pulls every arm first)
+
     def _initialize(self):
         problem = self.problem_
         self.engine_ = self._make_engine(problem, self.rng_ if self.ties == "random" else None)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_array
-
-from pybai.exceptions import InvalidParameterError
 from pybai.strategies.base import Strategy
 
 __all__ = ["GapEpsilon", "PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
@@ -50,22 +48,17 @@ class PosteriorRule(Strategy):
 
     regimes = ("fixed-budget",)
     goals = ("best-arm",)
-    #: the common checks run these rules only on problems with a posterior model
-    needs_posterior = True
+    #: a posterior over the arm means (correlated problems)
+    requires = frozenset({"independent-arms", "posterior"})
 
     def _check_params(self, problem):
         super()._check_params(problem)
-        if problem is not None:
-            model = problem.new_model()
-            if not all(hasattr(model, a) for a in ("std", "root", "kappa")):
-                raise InvalidParameterError(
-                    f"{type(self).__name__} ('{self.name}') needs a posterior over the arm means "
-                    f"(a problem with a prior covariance, e.g. environment kind 'correlated-gaussian'); "
-                    f"the model of {type(problem).__name__} is {type(model).__name__}."
-                )
 
     def _initial_plan(self, problem):
         return np.empty(0, dtype=np.intp)
+
+    def _initial_size(self, problem):
+        return self.n_init  # a lower bound (the plan is empty: the prior defines every mean)
 
 
 class ImprovementRule(PosteriorRule):

@@ -29,7 +29,6 @@ import numpy as np
 
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
-from pybai.exceptions import InvalidParameterError
 from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.base import Strategy
@@ -60,12 +59,10 @@ class LinearRule(Strategy):
     goals = ("best-arm",)
     regimes = ("fixed-confidence",)
     threshold_kinds = KINDS + ("soare-prop1",)
-    #: the common checks run these rules on linear instances only
-    needs_linear = True
+    #: known arm features (linear problems only)
+    requires = frozenset({"features"})
     #: asks many samples in one request (designs do not depend on the rewards of a stretch)
     asks_chunks = True
-    #: True for a reference point that is not a real strategy (it knows the truth)
-    reference: ClassVar[bool] = False
     #: elimination rules (XY-adaptive, fully adaptive, RAGE) set this to the last arm standing
     survivor_: int = -1
 
@@ -79,11 +76,6 @@ class LinearRule(Strategy):
         check_positive_float(self.check_growth, "check_growth", owner, allow_zero=True)
         if self.check_growth > 1.0:
             raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
-        if problem is not None and not getattr(problem, "linear", False):
-            raise InvalidParameterError(
-                f"{owner} ('{self.name}') needs a linear problem (known arm features: environment kind "
-                f"'linear-gaussian'); got {type(problem).__name__}."
-            )
 
     def _chunk(self) -> int:
         return geometric_chunk(self.t_, self.check_growth)

@@ -40,6 +40,17 @@ __all__ = ["Strategy"]
 
 _NO_SELECTION = np.empty(0, dtype=np.intp)
 
+#: what a rule lacking a capability is told, in the order checked (keys: ``Problem.provides`` values)
+_REQUIREMENTS = {
+    "features": "needs a linear problem (known arm features: environment kind 'linear-gaussian')",
+    "independent-arms": ("treats arms as independent and ignores the shared features of a linear problem; on "
+                         "'linear-gaussian' use game, tas, uniform or a linear design strategy (g-allocation, "
+                         "xy-static, xy-adaptive, xy-fully-adaptive, rage)"),
+    "posterior": ("needs a posterior over the arm means (a problem with a prior covariance, e.g. environment kind "
+                  "'correlated-gaussian')"),
+    "answer-mask": "needs the arms of the answer (answer_mask)",
+}
+
 
 class Strategy:
     """Base class of sampling strategies (see the module docstring).
@@ -63,9 +74,21 @@ class Strategy:
     regimes: ClassVar[tuple[str, ...]] = ("fixed-confidence",)
     #: whether the rule chooses whole batches (required when the problem has a BatchSpec)
     batched: ClassVar[bool] = False
-    #: True for rules that also solve linear problems (they read the problem's oracle, GLR and best response)
-    linear_capable: ClassVar[bool] = False
-    #: attributes of the rule's own state, saved by :meth:`get_state`
+    #: what the rule needs of a problem: a subset of the problem's ``provides``
+    #: (:attr:`Problem.provides <pybai.problems.base.Problem.provides>`).  The default,
+    #: ``{"independent-arms"}``, is for rules built on per-source statistics; rules that use only
+    #: the problem's methods (oracle, GLR, best response) need nothing and run on linear problems too
+    requires: ClassVar[frozenset[str]] = frozenset({"independent-arms"})
+    #: True for rules that ask many samples in one request (a stretch of a fixed design)
+    asks_chunks: ClassVar[bool] = False
+    #: True for rules that may end a fixed-budget run before the budget is spent (answer forced)
+    may_stop_early: ClassVar[bool] = False
+    #: True for a reference point that is not a real strategy: it is told the truth
+    #: (:meth:`reveal_truth`, by the simulation runner), so it cannot run in a session
+    reference: ClassVar[bool] = False
+    #: shown by reports and docs beside a reference's results
+    reference_note: ClassVar[str] = ""
+    #: attributes of the rule's own state, saved by :meth:`get_state` (``"tracker_.x"``: a component's)
     _state_attrs: ClassVar[tuple[str, ...]] = ()
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
@@ -115,12 +138,10 @@ class Strategy:
                 f"{owner} ('{self.name}') does not support the {problem.regime.kind} regime "
                 f"(it supports {', '.join(self.regimes)})."
             )
-        if getattr(problem, "linear", False) and not (self.linear_capable or getattr(self, "needs_linear", False)):
-            raise InvalidParameterError(
-                f"{owner} ('{self.name}') treats arms as independent and ignores the shared features of a "
-                "linear problem; on 'linear-gaussian' use game, tas, uniform or a linear design strategy "
-                "(g-allocation, xy-static, xy-adaptive, xy-fully-adaptive, rage)."
-            )
+        missing = self.requires - problem.provides
+        if missing:
+            first = next(need for need in _REQUIREMENTS if need in missing)
+            raise InvalidParameterError(f"{owner} ('{self.name}') {_REQUIREMENTS[first]}.")
         if problem.batch is not None and not self.batched:
             raise InvalidParameterError(
                 f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
@@ -140,9 +161,7 @@ class Strategy:
         regime = problem.regime
         fixed_confidence = isinstance(regime, FixedConfidence)
         cap = regime.max_samples if fixed_confidence else regime.budget * (1 if problem.batch is None else problem.batch.size)
-        default_plan = (type(self)._initial_plan is Strategy._initial_plan
-                        and type(problem).initial_requests is Problem.initial_requests)
-        need = self.n_init * problem.n_requests if default_plan else self.n_init  # else: a lower bound
+        need = self._initial_size(problem)
         if need <= cap:
             return
         if fixed_confidence:
@@ -192,8 +211,9 @@ class Strategy:
         self.request_id = None  # id of the pending request, None when nothing is pending
         self._pending: np.ndarray | None = None
         self._next_id = 1
-        self._n_requests = problem.n_requests
-        self._requests_are_sources = type(problem).request_of is Problem.request_of
+        self.requests_ = problem.request_space()
+        self._n_requests = self.requests_.n_requests
+        self._requests_are_sources = self.requests_.identity
         self._batch = problem.batch
         regime = problem.regime
         self._max_samples = regime.max_samples if isinstance(regime, FixedConfidence) else None
@@ -213,8 +233,16 @@ class Strategy:
         return self
 
     def _initial_plan(self, problem: Problem) -> np.ndarray:
-        """Hook: the requests of the initial phase (default: the problem's, ``n_init`` rounds)."""
-        return problem.initial_requests(self.n_init)
+        """Hook: the requests of the initial phase (default: the request space's, ``n_init`` rounds)."""
+        return problem.request_space().initial_requests(self.n_init)
+
+    def _initial_size(self, problem: Problem) -> int:
+        """Hook: samples of the initial phase (or a lower bound), known before its plan is built.
+
+        A rule that overrides :meth:`_initial_plan` overrides this too.
+        """
+        space = problem.request_space()
+        return self.n_init * space.n_requests if space.default_start else self.n_init
 
     def _initial_batches(self, problem: Problem) -> list[np.ndarray]:
         """The initial phase as the successive asks: one request each, or (b, r) batches."""
@@ -225,6 +253,14 @@ class Strategy:
 
     def _initialize(self) -> None:
         """Hook: create the sampling rule's own state (``self.problem_``, ``self.model_`` are set)."""
+
+    def reveal_truth(self, means) -> None:
+        """Tell a reference rule (:attr:`reference`) the true source means, right after :meth:`start`.
+
+        The simulation runner does it; a learning strategy never knows the truth and refuses.
+        """
+        raise InvalidParameterError(f"{type(self).__name__} ('{self.name}') is a learning strategy: "
+                                    "it is never told the truth.")
 
     # ------------------------------------------------------------------ ask/tell
     @property
@@ -250,7 +286,7 @@ class Strategy:
                 self._plan_pos += 1
             elif not self._ready:  # plan done, some source still unidentified
                 missing = np.flatnonzero(np.isnan(self.means_))[:1]
-                req = np.asarray(self.problem_.request_of(missing), dtype=np.intp)
+                req = np.asarray(self.requests_.request_of(missing), dtype=np.intp)
             else:
                 req = self._checked(self._select())
             if self._max_samples is not None and self.t_ + req.size > self._max_samples:
@@ -301,7 +337,7 @@ class Strategy:
         if request_id is not None and request_id != self.request_id:
             raise RequestError(f"request {request_id!r} is not pending (the pending request is {self.request_id}).")
         src, rew = self._parse_answer(sources, rewards)
-        answered = src if self._requests_are_sources else self.problem_.request_of(src)
+        answered = src if self._requests_are_sources else self.requests_.request_of(src)
         if pending.shape[0] == 1:  # the sequential hot path
             if answered.shape[0] != 1 or answered[0] != pending[0]:
                 raise RequestError(f"the answer covers requests that are not pending (answered "

@@ -83,7 +83,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     def _initialize(self):
         super()._initialize()
         n = self.problem_.n_requests
-        self.weights_ = np.asarray(self.problem_.expand_request_weights(np.full(n, 1.0 / n)), dtype=float)
+        self.weights_ = np.asarray(self.requests_.expand(np.full(n, 1.0 / n)), dtype=float)
 
     def _target_weights(self) -> np.ndarray:
         if self.oracle == "exact":
@@ -91,4 +91,4 @@ class ConstrainedTrackAndStop(TrackAndStop):
         else:
             w = self.problem_.subgradient_step(self.weights_, self.means_, self.step_size)
         self.weights_ = w
-        return self.problem_.request_weights(w)
+        return self.requests_.weights(w)

@@ -24,7 +24,7 @@ The rule guarantees :math:`\lambda_{\min}(A_t) \gtrsim c_{\mathcal A_0}\sqrt t`,
 optimality (almost surely and in expectation, with lazy updates of the weights) use; with the
 spanning set e_1..e_d above, e_3..e_d get about :math:`\sqrt{t/d}` samples each and x_{d+1} none.
 (The constants: the paper's :math:`c_{\mathcal A_0}`, as also used in the authors' published code;
-the spanning set: :meth:`Problem.initial_requests`, d independent arms by pivoted QR, the ones
+the spanning set: :meth:`DesignSpace.initial_requests <pybai.problems.linear.DesignSpace.initial_requests>`, d independent arms by pivoted QR, the ones
 the initial phase pulls.)  The sum over s runs over every round after the initial phase,
 forced ones included, so arms over-pulled by the forcing are tracked less afterwards.
 
@@ -106,16 +106,18 @@ class DesignExploration:
 
     Parameters
     ----------
-    problem : LinearBestArmProblem
-        A problem with known ``features``; its :meth:`initial_requests` (1 round) is the spanning set.
+    features : ndarray of shape (K, d)
+    spanning : ndarray of int
+        The spanning set A_0 (a design space's initial requests, one round:
+        :meth:`~pybai.problems.linear.DesignSpace.design`).
     forced : bool, default True
         False: the same unprojected tracking without forced exploration (for rules that explore
         by other means, e.g. optimism).
     """
 
-    def __init__(self, problem, forced: bool = True):
-        self.features = np.ascontiguousarray(problem.features, dtype=float)
-        self.spanning = np.asarray(problem.initial_requests(1), dtype=np.intp)
+    def __init__(self, features: np.ndarray, spanning: np.ndarray, forced: bool = True):
+        self.features = np.ascontiguousarray(features, dtype=float)
+        self.spanning = np.asarray(spanning, dtype=np.intp)
         x0 = self.features[self.spanning]
         d = self.features.shape[1]
         self.level_scale = float(np.linalg.eigvalsh(x0.T @ x0)[0] / math.sqrt(d)) if forced else 0.0

@@ -9,9 +9,8 @@ import numpy as np
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
 from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_stretch
-from pybai.strategies.design_exploration import DesignExploration
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import c_tracking_step, geometric_chunk, tracking_chunk
+from pybai.strategies.tracking import Tracker, geometric_chunk, resolve_exploration
 
 __all__ = ["GameSampling", "adahedge_weights", "adahedge_update"]
 
@@ -77,10 +76,9 @@ class GameSampling(Strategy):
     """
 
     name = "game"
-    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
-    linear_capable = True
+    requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
     goals = ("best-arm", "best-feasible-arm", "top-k")
-    _state_attrs = ("cum_loss_", "mix_gap_", "cumulative_", "forced_next_")
+    _state_attrs = ("cum_loss_", "mix_gap_", "tracker_.cumulative_", "tracker_.forced_next_")
 
     def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1,
                  check_growth: float = 0.0, exploration: str = "auto"):
@@ -97,73 +95,56 @@ class GameSampling(Strategy):
         if self.check_growth > 1.0:
             raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
         check_choice(self.exploration, ("auto", "arms", "design", "none"), "exploration", owner)
-        if self.exploration in ("design", "none") and problem is not None and not getattr(problem, "linear", False):
-            raise fail("exploration", owner, '"auto" or "arms" (design and none need a linear problem)',
-                       self.exploration)
+        if problem is not None:
+            resolve_exploration(self.exploration, problem.request_space(), owner)
         if self.exploration == "none" and self.optimism != "ucb":
             raise fail("exploration", owner, '"auto", "arms" or "design" unless optimism = "ucb" (without optimism '
                        "or forcing nothing makes the estimate consistent)", self.exploration)
 
     def _initialize(self):
-        n = self.problem_.n_requests
+        n = self.requests_.n_requests
         self.cum_loss_ = np.zeros(n)
         self.mix_gap_ = 0.0
-        self.cumulative_ = np.zeros(n)
         self._w = np.empty(n)
         self._grad = np.empty(self.problem_.n_sources)
-        self.forced_next_ = 0
-        linear = getattr(self.problem_, "linear", False)
-        mode = ("design" if linear else "arms") if self.exploration == "auto" else self.exploration
-        self._design = None if mode == "arms" else DesignExploration(self.problem_, forced=mode == "design")
-        self._linear = linear
+        mode = resolve_exploration(self.exploration, self.requests_, type(self).__name__)
+        self.tracker_ = Tracker(self.requests_, rule="C", exploration=mode, check_growth=self.check_growth)
 
     def _select(self):
-        problem = self.problem_
+        problem, space = self.problem_, self.requests_
         size = geometric_chunk(self.t_, self.check_growth)
         kernel = problem.best_response_kernel(self.means_) if size > 1 else None
         if kernel is not None:  # the stretch's rounds in one compiled loop, at the current estimate
             return self._play_stretch(kernel, size)
         adahedge_weights(self.cum_loss_, self.mix_gap_, self._w)
-        _, g = problem.alt_gradient(self.means_, problem.expand_request_weights(self._w), self._grad)
+        _, g = problem.alt_gradient(self.means_, space.expand(self._w), self._grad)
         if self.optimism == "ucb":
             g = self._optimistic(g)
-        gains = problem.request_gains(g)
+        gains = space.gains(g)
         self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -size * gains)
-        counts = problem.request_counts(self.counts_)
-        if self._design is not None:
-            out, self.forced_next_ = self._design.chunk(self.cumulative_, counts, self._w, self.t_, size,
-                                                        self.model_.design_matrix, self.forced_next_, True)
-            return out if self.check_growth > 0 else int(out[0])
-        if size == 1:
-            return c_tracking_step(self.cumulative_, counts, self._w, float(self.t_))
-        out = np.empty(size, dtype=np.intp)
-        tracking_chunk(self.cumulative_, counts, self._w, float(self.t_), out, True)
-        return out
+        return self.tracker_.track(self._w, self.counts_, self.t_, self.model_, self.rng_)
 
     def _play_stretch(self, kernel, size: int) -> np.ndarray:
         """``size`` rounds of the game, each with its own weights and best response (estimate fixed)."""
         best_response, data = kernel
         widths = self._widths() if self.optimism == "ucb" else np.empty(0)
         out = np.empty(size, dtype=np.intp)
-        counts = np.asarray(self.problem_.request_counts(self.counts_), dtype=float)
-        if self._design is not None:
+        counts = np.asarray(self.requests_.counts(self.counts_), dtype=float)
+        tracker, explorer = self.tracker_, self.tracker_.design
+        if explorer is not None:
             design = np.ascontiguousarray(self.model_.design_matrix, dtype=float)
-            features, spanning, level = self._design.features, self._design.spanning, self._design.level_scale
+            features, spanning, level = explorer.features, explorer.spanning, explorer.level_scale
         else:
             design, features, spanning, level = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.intp), 0.0
-        self.mix_gap_, nxt = game_stretch(best_response, data, self.cum_loss_, self.mix_gap_, widths, self.cumulative_,
+        self.mix_gap_, nxt = game_stretch(best_response, data, self.cum_loss_, self.mix_gap_, widths, tracker.cumulative_,
                                           counts, float(self.t_), out, features, design, spanning, level,
-                                          int(self.forced_next_), self._design is not None)
-        self.forced_next_ = int(nxt)
+                                          int(tracker.forced_next_), explorer is not None)
+        tracker.forced_next_ = int(nxt)
         return out
 
     def _widths(self) -> np.ndarray:
-        """Per request, the confidence width of its mean: ||x_a||^2_{A^-1} (linear) or 1/N_a."""
-        if self._linear:  # the variance of x_a^T theta_hat (per unit sigma^2)
-            x, inv = self.problem_.features, self.model_.inverse_design
-            inv = np.linalg.pinv(self.model_.design_matrix) if inv is None else inv
-            return np.einsum("ij,jk,ik->i", x, inv, x)
-        return 1.0 / np.maximum(self.counts_, 1.0)
+        """Per source, the variance factor of its mean: ||x_a||^2_{A^-1} (linear) or 1/N_a (the model's)."""
+        return self.model_.variance_factors()
 
     def _optimistic(self, g: np.ndarray) -> np.ndarray:
         """Optimistic gains (sqrt(g_a) + sqrt(ln(t) width_a))^2; width_a = ||x_a||^2_{A^-1} (linear) or 1/N_a."""

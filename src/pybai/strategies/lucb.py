@@ -6,9 +6,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice
-from pybai.exceptions import InvalidParameterError
 from pybai.models._kl import lower_bound, upper_bound
-from pybai.problems.base import Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -69,6 +67,7 @@ class LUCB(Strategy):
     """
 
     name = "lucb"
+    requires = frozenset({"independent-arms", "answer-mask"})
     goals = ("best-arm", "top-k")
 
     def __init__(self, *, stopping: str = "glr", threshold: str = "heuristic", n_init: int = 1):
@@ -78,11 +77,6 @@ class LUCB(Strategy):
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.stopping, ("glr", "confidence-intervals"), "stopping", type(self).__name__)
-        if problem is not None and type(problem).answer_mask is Problem.answer_mask:
-            raise InvalidParameterError(
-                f"LUCB ('lucb') needs the arms of the answer (answer_mask), which {type(problem).__name__} "
-                "does not provide."
-            )
 
     def _pair(self):
         fam = self.problem_.family

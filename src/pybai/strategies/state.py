@@ -46,8 +46,25 @@ def strategy_state(strategy) -> dict:
         "rng": encode(strategy.rng_.bit_generator.state),
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
         "base": {name: encode(getattr(strategy, name)) for name in _BASE_ATTRS},
-        "rule": {name: encode(getattr(strategy, name)) for name in strategy._state_attrs},
+        "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
     }
+
+
+def _key(path: str) -> str:
+    """The state key of an attribute path: its last name (``"tracker_.cumulative_"`` -> ``"cumulative_"``)."""
+    return path.rpartition(".")[2]
+
+
+def _get(target, path: str):
+    """The attribute at ``path`` (dotted: an attribute of a component such as the rule's tracker)."""
+    for name in path.split("."):
+        target = getattr(target, name)
+    return target
+
+
+def _set(target, path: str, value) -> None:
+    owner, _, name = path.rpartition(".")
+    setattr(_get(target, owner) if owner else target, name, value)
 
 
 def restore_state(strategy, problem, state: dict):
@@ -122,12 +139,13 @@ def _restore_section(target, saved, names, section: str, *, in_place: bool = Fal
     any value); with ``in_place`` (the model's arrays, which the strategy holds views of) arrays
     keep their shape and are overwritten in place.
     """
-    if not isinstance(saved, dict) or set(saved) != set(names):
-        raise _corrupted(section, f"a table with the keys {', '.join(sorted(names))}",
+    keys = {_key(path): path for path in names}
+    if not isinstance(saved, dict) or set(saved) != set(keys):
+        raise _corrupted(section, f"a table with the keys {', '.join(sorted(keys))}",
                          sorted(saved) if isinstance(saved, dict) else type(saved).__name__)
     decoded = {}
-    for name in names:
-        current = getattr(target, name)
+    for name, path in keys.items():
+        current = _get(target, path)
         try:
             value = decode(saved[name])
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
@@ -137,13 +155,13 @@ def _restore_section(target, saved, names, section: str, *, in_place: bool = Fal
             raise _corrupted(f"{section}.{name}", _kind(current), _kind(value))
         if in_place and isinstance(current, np.ndarray) and value.shape != current.shape:
             raise _corrupted(f"{section}.{name}", f"shape {current.shape}", value.shape)
-        decoded[name] = value
-    for name, value in decoded.items():  # all checked: now set
-        current = getattr(target, name)
+        decoded[path] = value
+    for path, value in decoded.items():  # all checked: now set
+        current = _get(target, path)
         if in_place and isinstance(current, np.ndarray):
             current[...] = value
         else:
-            setattr(target, name, value)
+            _set(target, path, value)
 
 
 def _check_invariants(strategy) -> None:

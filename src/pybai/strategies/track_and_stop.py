@@ -6,9 +6,8 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import Strategy
-from pybai.strategies.design_exploration import DesignExploration
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import c_tracking_step, d_tracking_step, geometric_chunk, tracking_chunk
+from pybai.strategies.tracking import Tracker, resolve_exploration
 from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
@@ -72,10 +71,10 @@ class TrackAndStop(Strategy):
     """
 
     name = "tas"
-    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
-    linear_capable = True
+    requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
     goals = ("best-arm", "best-feasible-arm")
-    _state_attrs = ("cumulative_", "_hint", "lazy_weights_", "lazy_until_", "forced_next_")
+    _state_attrs = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
+                    "tracker_.forced_next_")
 
     def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,
                  subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float = 0.0,
@@ -99,60 +98,19 @@ class TrackAndStop(Strategy):
         if self.oracle_growth > 1e9:  # t (1 + g) must stay an integer sample count
             raise fail("oracle_growth", owner, "a float in [0, 1e9]", self.oracle_growth)
         check_choice(self.exploration, ("auto", "arms", "design"), "exploration", owner)
-        if self.exploration == "design" and problem is not None and not getattr(problem, "linear", False):
-            raise fail("exploration", owner, '"auto" or "arms" (the design exploration needs a linear problem)',
-                       self.exploration)
+        if problem is not None:
+            resolve_exploration(self.exploration, problem.request_space(), owner)
 
     def _initialize(self):
-        # "random": track the arms and draw the subpopulation; "tracked": track every request
-        self._arms = self.problem_.arm_level() if self.subpopulation == "random" else None
-        n = self.problem_.n_requests if self._arms is None else self._arms.n_arms
-        self.cumulative_ = np.zeros(n)
         self._hint = self.problem_.oracle_hint()
-        self.lazy_weights_ = None
-        self.lazy_until_ = 0
-        self.forced_next_ = 0
-        linear = getattr(self.problem_, "linear", False)
-        design = self.exploration == "design" or (self.exploration == "auto" and linear)
-        self._design = DesignExploration(self.problem_) if design else None
+        self.tracker_ = Tracker(self.requests_, rule=self.tracking,
+                                exploration=resolve_exploration(self.exploration, self.requests_, type(self).__name__),
+                                random_cells=self.subpopulation == "random", check_growth=self.check_growth,
+                                oracle_growth=self.oracle_growth)
 
     def _target_weights(self) -> np.ndarray:
         """Hook: the proportions to track, per request (here the problem's relaxed weights)."""
-        return self.problem_.request_weights(self.problem_.relaxed_weights(self.means_, self._hint))
+        return self.requests_.weights(self.problem_.relaxed_weights(self.means_, self._hint))
 
     def _select(self):
-        lazy = self.check_growth > 0 and self.oracle_growth > 0 and self.lazy_weights_ is not None
-        w = self.lazy_weights_ if lazy and self.t_ < self.lazy_until_ else self._target_weights()
-        if self._design is not None:  # linear: forced exploration of the design, unprojected tracking
-            if self.check_growth > 0 and self.oracle_growth > 0:
-                if self.lazy_weights_ is None or self.t_ >= self.lazy_until_:
-                    self.lazy_weights_ = w
-                    self.lazy_until_ = int(np.ceil(self.t_ * (1.0 + self.oracle_growth)))
-                w = self.lazy_weights_
-            size = geometric_chunk(self.t_, self.check_growth)
-            out, self.forced_next_ = self._design.chunk(self.cumulative_, self.counts_, w, self.t_, size,
-                                                        self.model_.design_matrix, self.forced_next_,
-                                                        self.tracking == "C")
-            return out if self.check_growth > 0 else int(out[0])
-        if self.check_growth > 0 and self._arms is None:  # lazy: one target for the whole stretch
-            if self.oracle_growth > 0:
-                if self.lazy_weights_ is None or self.t_ >= self.lazy_until_:
-                    self.lazy_weights_ = w
-                    self.lazy_until_ = int(np.ceil(self.t_ * (1.0 + self.oracle_growth)))
-                w = self.lazy_weights_
-            out = np.empty(geometric_chunk(self.t_, self.check_growth), dtype=np.intp)
-            counts = self.problem_.request_counts(self.counts_)
-            tracking_chunk(self.cumulative_, counts, w, float(self.t_), out, self.tracking == "C")
-            return out
-        if self._arms is not None:  # track the arms, the subpopulation arrives at random
-            w = self._arms.arm_weights(w)
-            counts = self._arms.arm_counts(self.counts_)
-            if self.tracking == "C":
-                arm = c_tracking_step(self.cumulative_, counts, w, float(self.t_))
-            else:
-                arm = d_tracking_step(counts, w, float(self.t_))
-            return self._arms.random_cell(arm, self.rng_)
-        counts = self.problem_.request_counts(self.counts_)
-        if self.tracking == "C":
-            return c_tracking_step(self.cumulative_, counts, w, float(self.t_))
-        return d_tracking_step(counts, w, float(self.t_))
+        return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)

@@ -7,7 +7,8 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step", "tracking_chunk", "geometric_chunk"]
+__all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step", "tracking_chunk", "geometric_chunk", "Tracker",
+           "resolve_exploration"]
 
 
 @njit(cache=True)
@@ -114,3 +115,122 @@ def geometric_chunk(t: int, growth: float) -> int:
     stop by at most a factor 1 + growth.
     """
     return max(1, math.ceil((1.0 + growth) * max(t, 1)) - t) if growth > 0 else 1
+
+
+class Tracker:
+    """Target weights -> requests: the tracking component every weight-tracking rule shares.
+
+    A rule computes target proportions (per request); the tracker turns them into the next
+    request(s) on the problem's request space (:meth:`~pybai.problems.base.Problem.request_space`):
+
+    * C-tracking (``rule="C"``, GK16 Eq. (14)) or D-tracking with forced exploration of
+      under-sampled requests (``rule="D"``, Eq. (13));
+    * forced exploration of the *design* (``exploration="design"``: a spanning set round robin
+      when the design matrix is too flat, Jedra & Proutiere 2020) or tracking without forcing
+      (``"none"``), on spaces that offer a design;
+    * lazy stretches: with ``check_growth = g > 0`` a whole stretch up to the next geometric
+      check is asked at once towards one target, and with ``oracle_growth > 0`` the target is
+      recomputed only once t has grown by that factor;
+    * cells drawn at random: with ``random_cells`` on a space whose arm view draws cells (the
+      "pair" model of subpopulations), the arms are tracked and each request is the cell of the
+      chosen arm with a subpopulation drawn from the rule's rng.
+
+    Its state (``cumulative_``, ``lazy_weights_``, ``lazy_until_``, ``forced_next_``) is saved
+    with the rule's (``"tracker_.cumulative_"`` in a rule's ``_state_attrs``).
+
+    Parameters
+    ----------
+    space : RequestSpace
+    rule : {"C", "D"}
+    exploration : {"arms", "design", "none"}
+        A value of ``space.explorations`` (resolve ``"auto"`` with :func:`resolve_exploration` first).
+    random_cells : bool
+    check_growth, oracle_growth : float
+    """
+
+    def __init__(self, space, *, rule: str = "C", exploration: str = "arms", random_cells: bool = False,
+                 check_growth: float = 0.0, oracle_growth: float = 0.0):
+        view = space.arm_view() if random_cells else None
+        self._cells = None if view is None or view.identity else view
+        self._space = space
+        self._cumulative_rule = rule == "C"
+        self._check_growth = check_growth
+        self._lazy = check_growth > 0 and oracle_growth > 0
+        self._oracle_growth = oracle_growth
+        self._design = None
+        if exploration != "arms":
+            from pybai.strategies.design_exploration import DesignExploration
+
+            features, spanning = space.design()
+            self._design = DesignExploration(features, spanning, forced=exploration == "design")
+        n = space.n_requests if self._cells is None else self._cells.n_arms
+        self.cumulative_ = np.zeros(n)
+        self.lazy_weights_ = None
+        self.lazy_until_ = 0
+        self.forced_next_ = 0
+
+    @property
+    def design(self):
+        """The :class:`~pybai.strategies.design_exploration.DesignExploration` in use, or None."""
+        return self._design
+
+    def _stretch_weights(self, w, t: int):
+        """With lazy oracle updates: keep the stretch's weights until t reaches ``lazy_until_``."""
+        if self.lazy_weights_ is None or t >= self.lazy_until_:
+            self.lazy_weights_ = w
+            self.lazy_until_ = int(np.ceil(t * (1.0 + self._oracle_growth)))
+        return self.lazy_weights_
+
+    def select(self, target, counts: np.ndarray, t: int, model, rng: np.random.Generator):
+        """The next request(s) towards ``target()`` (per request), called only when needed.
+
+        ``target`` is a callable: with lazy oracle updates it is not called inside a stretch.
+        ``counts`` are the samples per source, ``model`` the problem's model (its design matrix
+        for the forced exploration of the design), ``rng`` the rule's stream (cell draws).
+        """
+        lazy = self._lazy and self._cells is None
+        if lazy and self.lazy_weights_ is not None and t < self.lazy_until_:
+            w = self.lazy_weights_
+        else:
+            w = target()
+        return self.track(w, counts, t, model, rng, lazy=lazy)
+
+    def track(self, w, counts: np.ndarray, t: int, model, rng: np.random.Generator, *, lazy: bool = False):
+        """The next request(s) towards the weights ``w`` (per request); see :meth:`select`."""
+        if self._cells is not None:  # track the arms, the subpopulation arrives at random
+            cells = self._cells
+            arm_w, arm_counts = cells.arm_weights(w), cells.arm_counts(counts)
+            if self._cumulative_rule:
+                arm = c_tracking_step(self.cumulative_, arm_counts, arm_w, float(t))
+            else:
+                arm = d_tracking_step(arm_counts, arm_w, float(t))
+            return cells.random_cell(arm, rng)
+        if lazy:
+            w = self._stretch_weights(w, t)
+        growth = self._check_growth
+        requests = self._space.counts(counts)
+        if self._design is not None:
+            size = geometric_chunk(t, growth)
+            out, self.forced_next_ = self._design.chunk(self.cumulative_, requests, w, t, size, model.design_matrix,
+                                                        self.forced_next_, self._cumulative_rule)
+            return out if growth > 0 else int(out[0])
+        if growth > 0:
+            out = np.empty(geometric_chunk(t, growth), dtype=np.intp)
+            tracking_chunk(self.cumulative_, requests, w, float(t), out, self._cumulative_rule)
+            return out
+        if self._cumulative_rule:
+            return c_tracking_step(self.cumulative_, requests, w, float(t))
+        return d_tracking_step(requests, w, float(t))
+
+
+def resolve_exploration(exploration: str, space, owner: str) -> str:
+    """``exploration`` checked against the space's forced explorations, ``"auto"`` resolved."""
+    from pybai._validation import fail
+
+    if exploration == "auto":
+        return space.default_exploration
+    if exploration not in space.explorations:
+        choices = ", ".join(f'"{e}"' for e in ("auto",) + tuple(space.explorations))
+        raise fail("exploration", owner, f"one of {choices} on this problem (design forcing needs a linear "
+                   "problem: known arm features)", exploration)
+    return exploration

@@ -40,8 +40,7 @@ class Uniform(Strategy):
     """
 
     name = "uniform"
-    #: runs on linear problems through the problem's methods (GLR, oracle, best response)
-    linear_capable = True
+    requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
     goals = ("best-arm", "best-feasible-arm", "top-k")
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True
@@ -55,19 +54,17 @@ class Uniform(Strategy):
         check_choice(self.subpopulation, SUBPOPULATION_MODES, "subpopulation", type(self).__name__)
 
     def _initialize(self):
-        self._arms = self.problem_.arm_level()
+        self._view = self.requests_.arm_view()  # arms and their cells (the identity without cells)
         self._random = self.subpopulation == "random"
 
     def _select(self):
         batch = self.problem_.batch
-        arms = self._arms
+        view = self._view
         if batch is None:
-            if arms is not None:
-                arm = int(np.argmin(arms.arm_counts(self.counts_)))
-                return arms.random_cell(arm, self.rng_) if self._random else arms.proportional_cell(arm, self.counts_)
-            return int(np.argmin(self.problem_.request_counts(self.counts_)))
-        if arms is not None and self._random:
-            pulls = even_batch(arms.arm_counts(self.counts_), batch.size, batch.max_repeats)
-            return arms.random_cells(np.repeat(np.arange(pulls.size), pulls), self.rng_)
-        pulls = even_batch(self.problem_.request_counts(self.counts_), batch.size, batch.max_repeats)
+            arm = int(np.argmin(view.arm_counts(self.counts_)))
+            return view.random_cell(arm, self.rng_) if self._random else view.proportional_cell(arm, self.counts_)
+        if self._random:
+            pulls = even_batch(view.arm_counts(self.counts_), batch.size, batch.max_repeats)
+            return view.random_cells(np.repeat(np.arange(pulls.size), pulls), self.rng_)
+        pulls = even_batch(self.requests_.counts(self.counts_), batch.size, batch.max_repeats)
         return np.repeat(np.arange(pulls.size), pulls)

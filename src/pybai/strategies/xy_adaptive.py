@@ -80,7 +80,7 @@ class XYAdaptive(LinearRule):
         self.phase_open_ = False
         self.survivor_ = -1
         self.next_target_ = self.target_
-        self._spanning = np.unique(problem.initial_requests(1))
+        self._spanning = np.unique(self.requests_.initial_requests(1))
 
     # ------------------------------------------------------------------ phases
     def _phase_length(self, weights: np.ndarray, base_matrix: np.ndarray, directions: np.ndarray,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pybai.exceptions import InvalidParameterError
+import numpy as np
+
+from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.strategies._linear import StaticDesignRule
 from pybai.strategies.registry import register
 
@@ -18,8 +20,8 @@ class XYOracle(StaticDesignRule):
     (the optimal weights w*(theta) of :meth:`~pybai.problems.linear.LinearBestArmProblem.oracle`),
     rounded by the efficient rounding of appendix C, and stops by the same empirical GLR rule
     (Eq. 11) as the other allocations: it measures what the best static allocation costs when
-    the gaps are known.  It reads ``problem.reference_theta`` (set in simulations only) and
-    refuses problems without it (e.g. a real session).
+    the gaps are known.  The simulation tells it the truth after :meth:`start`
+    (:meth:`reveal_truth`, as for every ``reference`` rule); it cannot run in a session.
 
     Parameters
     ----------
@@ -31,7 +33,6 @@ class XYOracle(StaticDesignRule):
 
     name = "xy-oracle"
     reference = True
-    #: shown by reports and docs beside the strategy's results
     reference_note = "knows theta (Eq. 5 oracle allocation): a reference point, not a real strategy"
 
     def _check_params(self, problem):
@@ -39,12 +40,19 @@ class XYOracle(StaticDesignRule):
         if self.allocation != "rounding":
             raise InvalidParameterError(
                 f"The 'allocation' parameter of XYOracle must be \"rounding\" (the oracle design). Got {self.allocation!r}.")
-        if problem is not None and getattr(problem, "reference_theta", None) is None:
-            raise InvalidParameterError(
-                "XYOracle ('xy-oracle') is a reference that needs the true theta (problem.reference_theta, "
-                "known in simulations of a 'linear-gaussian' environment only)."
-            )
 
-    def _design(self):
-        problem = self.problem_
-        return problem.oracle(problem.features @ problem.reference_theta)[1]
+    def _initialize(self):
+        self.weights_ = None  # the oracle design, once the truth is revealed
+        self.rule_counts_ = np.zeros(self.problem_.n_sources, dtype=np.int64)
+
+    def reveal_truth(self, means) -> None:
+        """Take the true arm means X theta: the design is the oracle's w*(theta)."""
+        means = self.problem_.check_means(means, "means")
+        self.weights_ = np.asarray(self.problem_.oracle(means)[1], dtype=float)
+
+    def _select(self):
+        if self.weights_ is None:
+            raise SessionStateError(
+                "XYOracle ('xy-oracle') is a reference that needs the true theta, told by the simulation "
+                "(reveal_truth): it runs in simulations of a 'linear-gaussian' environment only.")
+        return super()._select()
