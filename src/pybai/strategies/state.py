@@ -179,7 +179,7 @@ def _check_invariants(strategy) -> None:
     if problem:
         where, expected = problem.split(": ", 1)
         raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
-    counts = getattr(strategy.model_, "counts", None)
+    counts = strategy.model_.counts
     if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
         raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
 
