@@ -131,3 +131,23 @@ def cases(registry_names, get_class):
 def build(goal, label, regime, batched):
     make = dict(GOAL_INSTANCES[goal])[label]
     return make(REGIMES[regime](), BATCH if batched else None)
+
+
+def _extra_family() -> None:
+    """A family defined outside the package (``PYBAI_TEST_EXTRA_FAMILY=path/to/module.py``): its
+    ``instance(regime, batch)`` joins the common checks under its problem's goal
+    (tests/test_toy_family.py runs them so on docs/examples/toy_family.py)."""
+    import importlib.util
+    import os
+
+    path = os.environ.get("PYBAI_TEST_EXTRA_FAMILY")
+    if not path:
+        return
+    spec = importlib.util.spec_from_file_location("extra_family", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    goal = module.instance(REGIMES["fixed-confidence"](), None)[1].goal
+    GOAL_INSTANCES.setdefault(goal, []).append(("extra", module.instance))
+
+
+_extra_family()

@@ -185,7 +185,7 @@ def test_get_params_and_clone(name):
 def test_sequential_strategies_refuse_batches(name):
     cls = get_strategy_class(name)
     goal = cls.goals[0]
-    label = default_label(cls, goal) if goal == "best-arm" else "pair"
+    label = default_label(cls, goal)
     _, problem = build(goal, label, cls.regimes[0], True)
     with pytest.raises(InvalidParameterError, match="batch"):
         cls().start(problem)
