@@ -197,7 +197,9 @@ def feature_matrix(covariance, *, name: str = "covariance", owner: str = "") -> 
     """
     cov = check_covariance(covariance, name, owner)
     values, vectors = _eigh_checked(cov, name, owner)
-    keep = values > 0.0
+    # numerical rank, as numpy.linalg.matrix_rank: eigenvalues within K eps of the largest are roundoff
+    # (kept, they made the feature dimension depend on the CPU's LAPACK kernels: a rank-1 prior had d = 2)
+    keep = values > values[-1] * cov.shape[0] * np.finfo(float).eps
     return vectors[:, keep] * np.sqrt(values[keep])
 
 
