@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
