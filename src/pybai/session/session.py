@@ -408,7 +408,7 @@ class Session:
     def _statistic(self, strategy) -> tuple[float | None, float | None]:
         if not isinstance(self.problem.regime, FixedConfidence) or strategy.t_ == 0:
             return None, None
-        threshold = float(strategy.problem_.threshold_at(strategy.threshold_, strategy.t_, strategy.model_))
+        threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
         if np.isnan(strategy.model_.estimate).any():
             return None, threshold
         return _plain(float(self.problem.statistic(strategy.model_))), threshold
