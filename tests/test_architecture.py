@@ -12,6 +12,9 @@ FORBIDDEN = {
     "problems": ("pybai.strategies", "pybai.environments", "pybai.simulate"),
     "models": ("pybai.strategies", "pybai.problems", "pybai.environments", "pybai.simulate"),
     "report": ("pybai.simulate",),
+    # thresholds are math below the problems: a problem hands its threshold what it needs, never the reverse
+    "stopping": ("pybai.problems", "pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config",
+                 "pybai.session", "pybai.cli"),
     "environments": ("pybai.strategies", "pybai.simulate"),
     # the families' math: pure, driven by strategies, never the other way round
     "batch": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
@@ -131,3 +134,125 @@ def test_every_capability_flag_is_declared_on_strategy():
         cls = get_strategy_class(name)
         extra = {k for k, v in vars(cls).items() if isinstance(v, bool) and not k.startswith("_")} - flags
         assert not extra, f"{name}: undeclared flags {extra}"
+
+
+# ---------------------------------------------------------------- no import cycle
+def module_names() -> dict[str, bool]:
+    """Dotted name of every module of the package -> whether it is a package (``__init__.py``)."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if is_package else parts)] = is_package
+    return out
+
+
+def imports_of(name: str, source: str, is_package: bool, known) -> set[str]:
+    """The modules of ``known`` that module ``name`` imports, at module level or inside functions.
+
+    ``import a.b`` imports ``a.b``; ``from a import y`` imports the submodule ``a.y`` when there is
+    one, else ``a`` itself; relative imports are resolved.  The parent packages that Python runs
+    first are not counted (else every module would import ``pybai``).
+    """
+    here = name if is_package else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")[: len(here.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            if module in known:
+                out.update(f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
+                           for alias in node.names)
+    out.discard(name)
+    return out
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a path ``[a, b, ..., a]``, or None when it is acyclic."""
+    state = {}  # 1: on the current path, 2: done
+    for root in sorted(graph):
+        if root in state:
+            continue
+        path, stack = [root], [iter(sorted(graph.get(root, ())))]
+        state[root] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
+    return None
+
+
+def module_graph() -> dict[str, set[str]]:
+    known = module_names()
+    graph = {}
+    for name, is_package in known.items():
+        parts = name.split(".")
+        path = PACKAGE.parent.joinpath(*parts, "__init__.py") if is_package else PACKAGE.parent.joinpath(*parts[:-1],
+                                                                                                         parts[-1] + ".py")
+        graph[name] = imports_of(name, path.read_text(encoding="utf-8"), is_package, known)
+    return graph
+
+
+def package_of(module: str) -> str:
+    """``pybai`` for the package's ``__init__``, else its top-level subpackage or root module."""
+    parts = module.split(".")
+    return parts[0] if len(parts) == 1 else parts[1]
+
+
+def test_no_import_cycle_between_modules():
+    cycle = find_cycle(module_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_no_import_cycle_between_packages():
+    graph = {}
+    for module, targets in module_graph().items():
+        for target in targets:
+            if package_of(module) != package_of(target):
+                graph.setdefault(package_of(module), set()).add(package_of(target))
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle between packages: " + " -> ".join(cycle)
+
+
+def test_no_module_imports_the_package_root():
+    """``pybai/__init__.py`` re-exports the API; a module that imported it would import everything."""
+    bad = sorted(module for module, targets in module_graph().items() if "pybai" in targets)
+    assert not bad, f"import from pybai/__init__.py (import the defining module instead): {bad}"
+
+
+def test_the_cycle_checks_can_fail():
+    known = {"p", "p.a", "p.b", "p.c"}
+    inside = "def f():\n    from p import b\n"
+    assert imports_of("p.a", inside, False, known) == {"p.b"}  # inside a function, submodule by name
+    assert imports_of("p.b", "from . import c\nimport p.a\n", False, known) == {"p.c", "p.a"}
+    assert imports_of("p.c", "from p import something\n", False, known) == {"p"}
+    assert find_cycle({"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}}) == ["p.a", "p.b", "p.c", "p.a"]
+    assert find_cycle({"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": set()}) is None
+    assert package_of("pybai") == "pybai" and package_of("pybai.stopping.kt") == "stopping"
+    assert package_of("pybai._version") == "_version"
+
+
+def test_the_version_has_one_source():
+    """``pybai._version`` holds it; ``pyproject.toml`` reads it from there instead of a second copy."""
+    import importlib.metadata
+    import tomllib
+
+    import pybai
+    from pybai._version import __version__
+
+    project = tomllib.loads((PACKAGE.parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pybai._version.__version__"}
+    assert pybai.__version__ == __version__ == importlib.metadata.version("pybai")

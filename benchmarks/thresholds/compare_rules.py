@@ -12,7 +12,7 @@ from pybai.models import Bernoulli, Gaussian
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.strategies.track_and_stop import TrackAndStop
-from pybai.stopping import mixture
+from pybai.stopping import pair_mixture
 from pybai.simulate.runner import run_replication
 
 def run(means, fam, delta, make, reps, seed=7):
@@ -35,11 +35,11 @@ if __name__ == "__main__":
     inst = {"mu1": ([0.5, 0.45, 0.43, 0.4], "b", 0.1), "mu2": ([0.3, 0.21, 0.2, 0.19, 0.18], "b", 0.1),
             "g5": ([1.0, 0.8, 0.6, 0.4, 0.2], "g", 0.05), "g10": (list(np.round(np.arange(1.0, -0.9, -0.2), 1)), "g", 0.05)}[which]
     makers = {"heur": None,
-              "mix": lambda d, m: mixture.BernoulliPairMixtureThreshold(d, m),
-              "kt": lambda d, m: mixture.BernoulliPairKTThreshold(d, m, 0.5),
-              "lap": lambda d, m: mixture.BernoulliPairKTThreshold(d, m, 1.0),
-              "g1": lambda d, m: mixture.GaussianPairMixtureThreshold(d, m, True),
-              "g2": lambda d, m: mixture.GaussianPairMixtureThreshold(d, m, False)}
+              "mix": lambda d, m: pair_mixture.BernoulliPairMixtureThreshold(d, m),
+              "kt": lambda d, m: pair_mixture.BernoulliPairKTThreshold(d, m, 0.5),
+              "lap": lambda d, m: pair_mixture.BernoulliPairKTThreshold(d, m, 1.0),
+              "g1": lambda d, m: pair_mixture.GaussianPairMixtureThreshold(d, m, True),
+              "g2": lambda d, m: pair_mixture.GaussianPairMixtureThreshold(d, m, False)}
     base = None
     for name in sys.argv[3:]:
         mean, cpu = run(*inst, makers[name], reps)

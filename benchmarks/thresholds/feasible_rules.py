@@ -8,7 +8,7 @@ with three stopping rules, the same sampling rule and the same seeds:
 
 * ``heuristic``: GLR > ln((1 + ln t)/delta) (not proven);
 * ``proven``: threshold = "delta-correct", the per-piece normal-mixture rule with effective counts
-  (pybai.problems._feasible_mixture);
+  (pybai.stopping.feasible);
 * ``t-only``: the rule it replaces, GLR > the Kaufmann & Koolen (2021) Gaussian threshold with
   m = K |M| + K pieces of n = 2L cells (``threshold(t)`` of the new object).
 

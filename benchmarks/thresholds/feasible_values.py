@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 from pybai.config import load_experiment  # noqa: E402
-from pybai.stopping.thresholds import HeuristicThreshold  # noqa: E402
+from pybai.stopping.heuristic import HeuristicThreshold  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 for name in ("baics1", "baics2", "star"):

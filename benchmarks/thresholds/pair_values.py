@@ -2,7 +2,7 @@
 import math, sys, numpy as np
 sys.path.insert(0, str(__import__('pathlib').Path(__file__).resolve().parents[2] / 'src'))
 from scipy.optimize import brentq
-from pybai.stopping.mixture import GaussianPairMixtureThreshold, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold
+from pybai.stopping.pair_mixture import GaussianPairMixtureThreshold, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold
 from pybai.stopping.thresholds import make_threshold
 from pybai.models._kl import pair_cost
 def need_g(th, n):  # GLR of a pair with equal counts n at which the pair rule starts to pass

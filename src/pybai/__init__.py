@@ -18,8 +18,7 @@ Examples
 0
 """
 
-__version__ = "0.1.0"
-
+from pybai._version import __version__
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment

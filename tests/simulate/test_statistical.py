@@ -5,7 +5,7 @@ import math
 import pytest
 
 from pybai import parse_experiment, run_experiment
-from pybai.stopping.thresholds import HeuristicThreshold
+from pybai.stopping.heuristic import HeuristicThreshold
 
 
 def experiment(means, family, delta, strategies, replications, seed=11, sigma=1.0):

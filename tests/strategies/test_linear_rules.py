@@ -10,7 +10,6 @@ from pybai.design.rounding import rounded_increment
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.linear_instances import soare_environment
 from pybai.problems import FixedConfidence
-from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.strategies.tracking import geometric_chunk
 
@@ -28,31 +27,8 @@ def play(strategy, env, seed=0):
     return strategy.result()
 
 
-# ---------------------------------------------------------------- thresholds
-def test_self_normalised_threshold_closed_form():
-    th = LinearSelfNormalizedThreshold(0.05, 2.0)
-    a = np.array([[4.0, 1.0], [1.0, 3.0]])
-    low = np.linalg.eigvalsh(a)[0]
-    expect = (1 + 2.0 / low) * (math.log(20) + 0.5 * math.log(np.linalg.det(np.eye(2) + a / 2.0)))
-    assert th.at(a) == pytest.approx(expect, rel=1e-12)
-    assert th.at(np.diag([1.0, 0.0])) == math.inf  # singular design: no stop
-    # grows with the design like (d/2) ln t, and with 1/delta like ln(1/delta)
-    big = th.at(100 * a)
-    assert big > th.at(a) and LinearSelfNormalizedThreshold(0.005, 2.0).at(a) == pytest.approx(
-        th.at(a) + (1 + 2.0 / low) * math.log(10), rel=1e-12)
-    with pytest.raises(InvalidParameterError, match="design"):
-        th(100)
-
-
-def test_prop1_threshold_is_eq11_on_the_glr_scale():
-    th = SoareProp1Threshold(0.05, 6)
-    n = 1000
-    c2 = 8.0  # c^2 = (2 sigma sqrt 2)^2 with sigma = 1; GLR scale divides by 2 sigma^2
-    assert th(n) == pytest.approx(c2 / 2 * math.log(6 / math.pi**2 * n * n * 36 / 0.05), rel=1e-12)
-    np.testing.assert_allclose(th.values([n, 2 * n]), [th(n), th(2 * n)])
-
-
-def test_problem_thresholds_and_threshold_at():
+# ---------------------------------------------------------------- thresholds (their math: tests/stopping/test_linear.py)
+def test_problem_thresholds_and_the_stopping_decision_on_the_design():
     env = soare_environment(3)
     p = problem_of(env)
     assert p.threshold("heuristic", 0.05)(100) == pytest.approx(math.log((1 + math.log(100)) / 0.05))
@@ -60,7 +36,11 @@ def test_problem_thresholds_and_threshold_at():
     assert th.proven and th.regularization == pytest.approx(1.0)
     model = p.new_model()
     model.update(np.array([0, 1, 2, 0]), np.array([1.0, 0.0, 0.5, 2.0]))
-    assert p.threshold_at(th, 4, model) == pytest.approx(th.at(model.design_matrix))
+    level = th.at(4, model)
+    assert level == th.on_design(model.design_matrix) and math.isfinite(level)
+    z, stop = p.stopping_decision(model, th, 4)  # the base rule compares with threshold.at(t, model)
+    assert z == p.statistic(model) and stop == (z > level)
+    assert not hasattr(p, "threshold_at")
     with pytest.raises(InvalidParameterError, match="threshold"):
         p.threshold("kt-mixture", 0.05)
 

@@ -9,7 +9,7 @@ import pytest
 
 from pybai import BestArmProblem, GaussianEnvironment
 from pybai.cli import main
-from pybai.stopping.thresholds import HeuristicThreshold
+from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.validation import FAMILIES, FULL, QUICK, Instance, InstanceFamily, Settings, failed, format_table, run_suite
 from pybai.validation import generators
 

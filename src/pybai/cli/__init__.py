@@ -13,7 +13,7 @@ import importlib
 import sys
 import warnings
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.exceptions import PybaiError, PybaiWarning
 
 __all__ = ["main", "build_parser", "COMMANDS"]

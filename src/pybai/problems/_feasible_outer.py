@@ -5,7 +5,7 @@ pieces ``g_j`` are the challenger QP values (one per arm b != a) and the feasibi
 values ``w[a, l] d(mu[a, l], f_l)`` (one per constrained l); u is the (K*L) weight
 vector ("pair" model) or the arm distribution v with ``w[k, l] = v_k q_l`` ("arm"
 model).  Every g_j is concave, positively homogeneous and C^1 with a closed-form
-Hessian (see ``_feasible_qp``), so the epigraph problem
+Hessian (see :mod:`pybai.models._feasible_pieces`), so the epigraph problem
 
     max t   s.t.  g_j(u) >= t,  u >= 0,  sum(u) = 1
 
@@ -17,7 +17,7 @@ extrapolation of the last two centred points (the central path is ~ affine in mu
 the barrier-optimal t for that point.  All loops are bounded.
 
 Numba caching caveat: ``cache=True`` keys on this file only, so after editing
-``_feasible_qp`` delete the ``__pycache__/_feasible_outer*.nb*`` files (stale kernels).
+``pybai/models/_feasible_pieces.py`` delete the ``__pycache__/_feasible_outer*.nb*`` files (stale kernels).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.problems._feasible_qp import challenger_piece
+from pybai.models._feasible_pieces import challenger_piece
 
 _SHRINK = 0.05
 _MAX_STAGES = 60

@@ -75,7 +75,7 @@ class BestArmProblem(Problem):
         return z
 
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.mixture`), m = K - 1.
+        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.pair_mixture`), m = K - 1.
 
         The pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
         on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the

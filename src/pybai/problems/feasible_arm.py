@@ -19,14 +19,15 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_array, check_choice, check_positive_int, check_weights, fail
+from pybai.models._feasible_pieces import answer_kernel
 from pybai.models._kl import GAUSSIAN
 from pybai.models.families import Family
 from pybai.problems._best_arm_kernels import oracle_best_arm_warm
-from pybai.problems._feasible_mixture import FeasibleMixtureThreshold
-from pybai.problems._feasible_qp import alt_supergradient, answer_kernel, glr_kernel, is_degenerate
+from pybai.problems._feasible_qp import alt_supergradient, glr_kernel, is_degenerate
 from pybai.problems.arm_level import SAMPLING_MODELS, CellSpace
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.feasible_oracle import feasible_oracle, feasible_subgradient_step
+from pybai.stopping.feasible import FeasibleMixtureThreshold
 
 __all__ = ["BERNOULLI_VARIANCE", "FeasibleArmProblem"]
 
@@ -84,7 +85,7 @@ class FeasibleArmProblem(Problem):
     **Stopping.**  ``threshold = "delta-correct"`` is a count-dependent rule: every piece of the
     alternative passes a normal-mixture test read at its cells' counts, with a union bound over
     the :attr:`n_wrong_answers` possible wrong answers (:meth:`threshold`,
-    :mod:`pybai.problems._feasible_mixture`).  The t-only threshold it replaces (still what
+    :mod:`pybai.stopping.feasible`).  The t-only threshold it replaces (still what
     ``threshold(t)`` answers) uses :attr:`n_alternatives` and :attr:`n_terms`.
 
     Examples
@@ -189,13 +190,13 @@ class FeasibleArmProblem(Problem):
     @property
     def n_wrong_answers(self) -> int:
         """``m`` of the count-dependent ``delta-correct`` rule: K (K - 1 with no constrained
-        subpopulation, when -1 is never an answer).  See :mod:`pybai.problems._feasible_mixture`."""
+        subpopulation, when -1 is never an answer).  See :mod:`pybai.stopping.feasible`."""
         return self.n_arms if self.constrained else self.n_arms - 1
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: the per-piece normal-mixture rule with effective counts.
 
-        :class:`~pybai.problems._feasible_mixture.FeasibleMixtureThreshold` with m =
+        :class:`~pybai.stopping.feasible.FeasibleMixtureThreshold` with m =
         :attr:`n_wrong_answers`; called with ``t`` only it answers the t-only threshold of
         :class:`~pybai.problems.base.Problem` (Kaufmann & Koolen 2021 with m = :attr:`n_alternatives`,
         n = :attr:`n_terms`).  Other kinds: as for every problem.

@@ -27,7 +27,7 @@ The alternative of a feasible answer ``a`` is the union of "a infeasible" (one c
 cell of a at its floor, the paper's f_fea) and "some b != a feasible with q . lambda_b >=
 q . lambda_a" (the paper's f_opt; the paper writes lambda_k = sum_l lambda_{k,l} in
 Theorem 3.2 but the quality, and its proof, are q-weighted: lambda_k = sum_l q_l lambda_{k,l}).
-The inner QPs are solved exactly (see ``_feasible_qp``), the outer maximisation by an
+The inner QPs are solved exactly (see ``pybai.models._feasible_pieces``), the outer maximisation by an
 interior-point method (see ``_feasible_outer``).
 
 Sampling models (``sampling`` argument of ``feasible_oracle``)
@@ -58,9 +58,9 @@ import numpy as np
 from pybai.exceptions import InvalidParameterError
 from pybai.problems._feasible_outer import solve_barrier
 from pybai.problems.arm_level import SAMPLING_MODELS
+from pybai.models._feasible_pieces import answer_kernel
 from pybai.problems._feasible_qp import (
     alt_supergradient,
-    answer_kernel,
     check_inputs,
     glr_kernel,
     is_degenerate,

@@ -20,7 +20,7 @@ Conventions (tested):
 
 Thresholds (:meth:`LinearBestArmProblem.threshold`): ``"heuristic"`` (ln((1 + ln t)/delta), the
 default of every strategy), ``"delta-correct"`` (the self-normalised bound of Abbasi-Yadkori et
-al. 2011, Theorem 1, on the design matrix: :mod:`pybai.problems._linear_thresholds`), ``"kk21"``
+al. 2011, Theorem 1, on the design matrix: :mod:`pybai.stopping.linear`), ``"kk21"``
 (Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
 Soare et al. Prop. 1, accepted by the paper's strategies).
 """
@@ -38,10 +38,12 @@ from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems._linear_game import linear_best_response
 from pybai.problems._linear_math import alternative_terms, domination_statistics, inverse_or_spectrum
-from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold, SoareProp1Threshold
-from pybai.stopping.thresholds import HeuristicThreshold, Threshold, make_threshold
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.requests import RequestSpace
+from pybai.stopping.base import Threshold
+from pybai.stopping.heuristic import HeuristicThreshold
+from pybai.stopping.linear import LinearSelfNormalizedThreshold, SoareProp1Threshold
+from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 
@@ -149,7 +151,8 @@ class LinearBestArmProblem(Problem):
     def threshold(self, kind: str, delta: float) -> Threshold:
         """The GLR stopping threshold of kind ``kind`` (see the module docstring).
 
-        ``"delta-correct"`` depends on the design matrix: evaluate it with :meth:`threshold_at`.
+        ``"delta-correct"`` depends on the design matrix: evaluate it with ``threshold.at(t, model)``
+        (what :meth:`~pybai.problems.base.Problem.stopping_decision` does).
         """
         if kind == "heuristic":
             return HeuristicThreshold(delta)
@@ -161,12 +164,6 @@ class LinearBestArmProblem(Problem):
             return make_threshold("kk21", delta, n_alternatives=1, n_terms=self.n_sources, family="gaussian")
         raise fail("threshold", "LinearBestArmProblem",
                    'one of "heuristic", "delta-correct", "kk21", "soare-prop1" (Gaussian linear arms)', kind)
-
-    def threshold_at(self, threshold: Threshold, t: int, model) -> float:
-        """``threshold(t)``, or for the self-normalised threshold its value on the design matrix."""
-        if isinstance(threshold, LinearSelfNormalizedThreshold):
-            return threshold.at(model.design_matrix)
-        return threshold(t)
 
     # --- model and initial phase ------------------------------------------
     def new_model(self) -> LeastSquares:

@@ -77,7 +77,7 @@ class TopKProblem(Problem):
         return 2
 
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.mixture`), m = k (n - k).
+        """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.pair_mixture`), m = k (n - k).
 
         On a wrong stop some i in the empirical top set is outside the true one and some j of
         the true top set is outside the empirical one, with mu_j > mu_i: the truth lies in the

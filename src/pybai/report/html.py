@@ -29,7 +29,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pybai import __version__
+from pybai._version import __version__
 
 __all__ = ["HtmlReport", "figure_png"]
 

@@ -65,7 +65,7 @@ def replay_history(session) -> History:
         model = strategy.model_
         stat = thr = np.nan
         if confident:
-            thr = float(strategy.problem_.threshold_at(strategy.threshold_, strategy.t_, strategy.model_))
+            thr = float(strategy.threshold_.at(strategy.t_, strategy.model_))
             if not np.isnan(model.estimate).any():
                 stat = float(problem.statistic(model))
         rows["requests"].append(answer.request)

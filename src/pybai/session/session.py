@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
@@ -408,7 +408,7 @@ class Session:
     def _statistic(self, strategy) -> tuple[float | None, float | None]:
         if not isinstance(self.problem.regime, FixedConfidence) or strategy.t_ == 0:
             return None, None
-        threshold = float(strategy.problem_.threshold_at(strategy.threshold_, strategy.t_, strategy.model_))
+        threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
         if np.isnan(strategy.model_.estimate).any():
             return None, threshold
         return _plain(float(self.problem.statistic(strategy.model_))), threshold

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.exceptions import InvalidParameterError, SessionStateError
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "utc_now"]

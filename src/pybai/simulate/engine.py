@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.config.experiment import Experiment
 from pybai.exceptions import InvalidParameterError
 from pybai.simulate.backends import Backend, DaskBackend, ProcessBackend, cap_workers, make_backend

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from pybai import __version__
+from pybai._version import __version__
 from pybai.exceptions import ConfigError
 from pybai.simulate.runner import Outcome
 from pybai.simulate.tasks import BLOCK, Sweep, Task, TaskResult

@@ -1,4 +1,4 @@
-r"""Calibration functions of Kaufmann & Koolen (2021) used by the delta-correct thresholds.
+r"""Calibration functions of Kaufmann & Koolen (2021) used by the delta-correct thresholds (:mod:`pybai.stopping.kk21`).
 
 h(u) = u - ln u, its inverse on [1, inf), htilde_z (two readings, see :func:`h_tilde`),
 C_exp (Theorem 7) and the Gaussian C_G (Theorem 9).

@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_positive_int, fail
-from pybai.stopping.threshold_base import Threshold
+from pybai.stopping.base import Threshold
 
 __all__ = ["BernoulliKTThreshold"]
 

@@ -17,7 +17,10 @@ a stretch of m samples after n asks ``efficient_rounding(w, n + m)`` minus the c
 (:func:`~pybai.design.rounding.rounded_increment`, repaired to stay non-negative).
 
 Thresholds: every rule accepts the problem's kinds (``"heuristic"``, ``"delta-correct"``,
-``"kk21"``) plus ``"soare-prop1"``, the paper's Prop. 1 width (Eq. 11 on the GLR scale).
+``"kk21"``) plus ``"soare-prop1"``, the paper's Prop. 1 width (Eq. 11 on the GLR scale).  The
+rules never build or inspect a threshold: they compare with ``threshold.at(t, model)``
+(:meth:`pybai.stopping.base.Threshold.at`), which the self-normalised threshold evaluates on the
+model's design matrix, with a share of delta when a rule splits it (XY-adaptive: one per phase).
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ import numpy as np
 
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
-from pybai.problems._linear_thresholds import LinearSelfNormalizedThreshold
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.base import Strategy
 from pybai.strategies.tracking import geometric_chunk
@@ -85,19 +87,6 @@ class LinearRule(Strategy):
         if self.survivor_ >= 0:
             return self.survivor_
         return super()._recommend()
-
-    def _level(self, design_matrix: np.ndarray, t: int, delta_share: float = 1.0) -> float:
-        """The threshold on the GLR scale for a design matrix after ``t`` samples.
-
-        ``delta_share`` (<= 1) splits delta between several uses of the self-normalised bound
-        (XY-adaptive: one per phase); the t-indexed kinds are already uniform in t.
-        """
-        th = self.threshold_
-        if isinstance(th, LinearSelfNormalizedThreshold):
-            if delta_share < 1.0:
-                th = LinearSelfNormalizedThreshold(th.delta * delta_share, th.regularization)
-            return th.at(design_matrix)
-        return th(max(t, 1))
 
 
 class StaticDesignRule(LinearRule):

@@ -1,4 +1,10 @@
-"""The registry of strategies by contract name (read by the CLI and the common checks)."""
+"""The registry of strategies by contract name (read by the CLI and the common checks).
+
+A leaf of the strategies package: every strategy module imports :func:`register` from here, and
+this module imports no strategy.  The table is full whenever anyone can look at it: importing any
+module of ``pybai.strategies`` first runs the package's ``__init__``, which imports every strategy
+module (each registers its class as it is defined).
+"""
 
 from __future__ import annotations
 
@@ -25,13 +31,11 @@ def register(cls: type) -> type:
 
 def registered_names() -> list[str]:
     """Every registered contract name, sorted."""
-    _load_all()
     return sorted(_REGISTRY)
 
 
 def get_strategy_class(name: str) -> type:
     """The class registered under ``name``."""
-    _load_all()
     if name not in _REGISTRY:
         raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name, hint=_closest(name, _REGISTRY))
     return _REGISTRY[name]
@@ -61,8 +65,3 @@ def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = 
                 f"expected one of: {', '.join(allowed)}."
             )
     return cls(**params)
-
-
-def _load_all() -> None:
-    # Importing the package registers every strategy family.
-    import pybai.strategies  # noqa: F401

@@ -137,7 +137,7 @@ class XYAdaptive(LinearRule):
         self.phase_open_ = False
         problem = self.problem_
         fit = LeastSquares.from_statistics(problem.features, self.phase_counts_, self.phase_sums_)
-        level = self._level(fit.design_matrix, self.t_, 1.0 / (self.phase_ * (self.phase_ + 1)))
+        level = self.threshold_.at(max(self.t_, 1), fit, delta_share=1.0 / (self.phase_ * (self.phase_ + 1)))
         strength = problem.domination(fit.estimate, fit.inverse_design)
         dominated = (strength > level) | ~self.active_  # discarded arms stay out (see the class docstring)
         alive = problem.survivors(dominated)

@@ -24,8 +24,8 @@ a d-dimensional deviation.  Two bounds on it:
 
   errs with probability at most delta (the same argument as Jedra & Proutiere 2020, Prop. 2,
   who use a forced lower bound on :math:`\lambda_{\min}`; we read it from the design).  The
-  threshold depends on the design matrix, not only on t: the problem's
-  :meth:`~pybai.problems.base.Problem.threshold_at` hook evaluates it.  lambda is fixed before
+  threshold depends on the design matrix, not only on t: the stopping rules evaluate it with
+  ``threshold.at(t, model)``, which reads the model's design matrix.  lambda is fixed before
   sampling: :math:`\lambda = \max_a \|x_a\|^2` (so the threshold is invariant to rescaling the
   features).
 * :class:`SoareProp1Threshold` (kind ``"soare-prop1"``): the confidence width of
@@ -43,7 +43,7 @@ import math
 import numpy as np
 
 from pybai._validation import check_positive_float, check_positive_int, fail
-from pybai.stopping.threshold_base import Threshold
+from pybai.stopping.base import Threshold, check_delta_share
 
 __all__ = ["LinearSelfNormalizedThreshold", "SoareProp1Threshold"]
 
@@ -61,8 +61,10 @@ class LinearSelfNormalizedThreshold(Threshold):
     --------
     >>> import numpy as np
     >>> th = LinearSelfNormalizedThreshold(0.05, 1.0)
-    >>> round(th.at(np.diag([99.0, 99.0])), 4)   # (1 + 1/99) (ln 20 + ln 100)
+    >>> round(th.on_design(np.diag([99.0, 99.0])), 4)   # (1 + 1/99) (ln 20 + ln 100)
     7.6777
+    >>> round(th.on_design(np.diag([99.0, 99.0]), delta_share=0.5), 4)   # delta / 2: + (1 + 1/99) ln 2
+    8.3778
     """
 
     name = "delta-correct"
@@ -73,8 +75,31 @@ class LinearSelfNormalizedThreshold(Threshold):
         self.regularization = check_positive_float(regularization, "regularization", type(self).__name__)
         self._log_inv_delta = -math.log(self.delta)
 
-    def at(self, design_matrix) -> float:
-        """beta(A, delta) for the design matrix A (inf while A is singular)."""
+    def at(self, t: float, model, delta_share: float = 1.0) -> float:
+        """beta(A, delta * delta_share) for the design matrix A of ``model`` (``t`` is not read).
+
+        Parameters
+        ----------
+        t : float
+            Number of samples (unused: the design matrix carries what the bound needs).
+        model : LeastSquares
+            Any object with a ``design_matrix`` (d x d).
+        delta_share : float, default 1.0
+            Share of ``delta`` spent on this test, in ``(0, 1]`` (XY-adaptive: one share per phase).
+
+        Returns
+        -------
+        float
+            ``inf`` while the design matrix is singular.
+        """
+        return self.on_design(model.design_matrix, delta_share)
+
+    def on_design(self, design_matrix, delta_share: float = 1.0) -> float:
+        """beta(A, delta * delta_share) for the design matrix A (inf while A is singular)."""
+        if delta_share == 1.0 and not isinstance(delta_share, bool):
+            log_inv_delta = self._log_inv_delta
+        else:
+            log_inv_delta = -math.log(self.delta * check_delta_share(delta_share, type(self).__name__))
         a = np.asarray(design_matrix, dtype=float)
         a = 0.5 * (a + a.T)
         lam = self.regularization
@@ -82,11 +107,11 @@ class LinearSelfNormalizedThreshold(Threshold):
         if not low > 0.0:
             return math.inf
         sign, logdet = np.linalg.slogdet(np.eye(a.shape[0]) + a / lam)
-        return float((1.0 + lam / low) * (self._log_inv_delta + 0.5 * logdet))
+        return float((1.0 + lam / low) * (log_inv_delta + 0.5 * logdet))
 
     def __call__(self, t: float) -> float:
-        raise fail("t", type(self).__name__, "a design matrix (this threshold depends on the design: use at(A) or "
-                   "Problem.threshold_at)", t)
+        raise fail("t", type(self).__name__, "a design matrix (this threshold depends on the design: use "
+                   "at(t, model) or on_design(A))", t)
 
     def values(self, t):
         return self(t)

@@ -2,7 +2,7 @@ r"""Count-dependent ``delta-correct`` stopping rule of the best-feasible-arm pro
 
 Normal-mixture martingales per cell, multiplied over the cells of each piece of the alternative
 and read at the learner's counts ("effective counts" rule).  Notation of
-:mod:`pybai.problems._feasible_qp`: K arms, L subpopulations, cells (k, l) with known variance
+:mod:`pybai.models._feasible_pieces`: K arms, L subpopulations, cells (k, l) with known variance
 (or sub-Gaussian variance proxy) :math:`\sigma^2_{kl}`, importance weights q > 0, floors
 :math:`f_l` on the constrained subpopulations M.
 
@@ -94,8 +94,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from pybai.problems._feasible_qp import answer_kernel, challenger_piece
-from pybai.stopping.threshold_base import Threshold
+from pybai._validation import check_positive_int, fail
+from pybai.models._feasible_pieces import answer_kernel, challenger_piece
+from pybai.stopping.base import Threshold
 
 __all__ = ["FeasibleMixtureThreshold", "feasible_piece_values", "FEASIBLE_SCALES"]
 
@@ -203,7 +204,7 @@ class FeasibleMixtureThreshold(Threshold):
     """The ``delta-correct`` rule of :class:`~pybai.problems.feasible_arm.FeasibleArmProblem`.
 
     Stop when every piece of the alternative to the empirical answer passes its normal-mixture
-    test with the effective counts (the proof is in :mod:`pybai.problems._feasible_mixture`).
+    test with the effective counts (the proof is in :mod:`pybai.stopping.feasible`).
 
     Parameters
     ----------
@@ -236,8 +237,6 @@ class FeasibleMixtureThreshold(Threshold):
 
     def __init__(self, delta: float, n_alternatives: int, fallback: Threshold, one_sided: bool = True,
                  scales=None):
-        from pybai._validation import check_positive_int, fail
-
         super().__init__(delta)
         self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", type(self).__name__)
         self.fallback = fallback

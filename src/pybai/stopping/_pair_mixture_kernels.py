@@ -1,4 +1,4 @@
-"""Numba kernels of the count-dependent mixture stopping rules (:mod:`pybai.stopping.mixture`).
+"""Numba kernels of the count-dependent mixture stopping rules (:mod:`pybai.stopping.pair_mixture`).
 
 * :func:`kt_regret`: exact regret of the Krichevsky--Trofimov (Beta(1/2, 1/2)) mixture,
   ln max_l l^s (1 - l)^(n - s) - ln int l^s (1 - l)^(n - s) Beta(1/2, 1/2)(dl).

@@ -3,7 +3,7 @@ r"""Count-dependent stopping rules from per-piece products of mixture martingale
 The GLR statistic of best-arm and top-k identification is a minimum over pieces of the
 alternative, and each piece involves two arms only: for an empirical answer that ranks arm
 ``a`` above arm ``b`` the piece is :math:`\{\lambda: \lambda_b \ge \lambda_a\}`.  The thresholds
-of :mod:`pybai.stopping.thresholds` bound the deviation of a piece by a function of the total
+of :mod:`pybai.stopping.kk21` and :mod:`pybai.stopping.kt` bound the deviation of a piece by a function of the total
 count ``t``; here each piece gets its own test that reads the two arms' counts (and, for
 Bernoulli arms, their sums), so it pays for time uniformity only through the counts of its own
 two arms.  The rule:
@@ -27,14 +27,14 @@ sampling rule.  Each factor changes only when its arm is sampled, by a factor of
 at most 1 given the past and the predictable choice.  By Ville's maximal inequality it ever exceeds
 ``m/delta`` with probability at most ``delta/m``, and a union bound over the ``m`` pairs gives
 ``delta``.  Nothing else is used: the infimum is computed exactly (a certified lower bound,
-:mod:`pybai.stopping._mixture_kernels`), not bounded by a function of ``t``.
+:mod:`pybai.stopping._pair_mixture_kernels`), not bounded by a function of ``t``.
 
 Which mixtures.
 
 * **Bernoulli** (:class:`BernoulliPairKTThreshold`): the Krichevsky--Trofimov mixture (prior
   Beta(1/2, 1/2)), :math:`M_i(\lambda) = q_{KT}(s_i, N_i) / (\lambda^{s_i}(1-\lambda)^{N_i-s_i})`.
   Since :math:`\ln M_i(\lambda) = N_i\,\mathrm{kl}(\hat\mu_i, \lambda) - r(s_i, N_i)` with the exact
-  KT regret ``r`` (:func:`~pybai.stopping._mixture_kernels.kt_regret`, at most
+  KT regret ``r`` (:func:`~pybai.stopping._pair_mixture_kernels.kt_regret`, at most
   :math:`\ln 2 + \frac12 \ln N_i`, about :math:`\frac12\ln(\pi N_i/2)` for :math:`\hat\mu_i` away
   from 0 and 1), the infimum over the piece is the GLR of the pair minus both regrets, and the rule is
 
@@ -75,8 +75,8 @@ Which mixtures.
   Kaufmann & Koolen 2021, Section 3), taken over a grid of scales.
 
 Every object also answers ``threshold(t)``, a proven threshold that depends on ``t`` only (the
-family's one of :mod:`pybai.stopping.thresholds`, at the same ``delta``), for callers that know
-only ``t`` (e.g. LUCB's confidence level).  A problem that knows its pieces
+family's one of :mod:`pybai.stopping.kk21` or :mod:`pybai.stopping.kt`, at the same ``delta``), for
+callers that know only ``t`` (e.g. LUCB's confidence level).  A problem that knows its pieces
 (:meth:`pybai.problems.base.Problem.stopping_decision`) uses :meth:`PairMixtureThreshold.min_margin`
 instead; the two are alternative rules, never combined by a minimum.
 
@@ -99,10 +99,11 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import check_positive_int
-from pybai.stopping._mixture_kernels import min_pair_margin
+from pybai._validation import check_positive_float, check_positive_int, fail
+from pybai.stopping._pair_mixture_kernels import min_pair_margin
+from pybai.stopping.base import Threshold
+from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
-from pybai.stopping.threshold_base import Threshold
 
 __all__ = ["PairMixtureThreshold", "GaussianPairMixtureThreshold", "BernoulliPairMixtureThreshold",
            "BernoulliPairKTThreshold", "DEFAULT_SCALES"]
@@ -186,8 +187,6 @@ def _check_scales(scales, owner: str):
         return None
     out = tuple(float(c) for c in scales)
     if not out or min(out) <= 0.0 or not all(math.isfinite(c) for c in out):
-        from pybai._validation import fail
-
         raise fail("scales", owner, "a non-empty sequence of positive numbers", scales)
     return out
 
@@ -196,7 +195,7 @@ class GaussianPairMixtureThreshold(PairMixtureThreshold):
     """Gaussian arms, known variances: half-normal (or normal) mixtures over a grid of scales.
 
     See the module docstring for the rule and its proof.  ``threshold(t)`` answers the
-    Kaufmann & Koolen (2021) Gaussian threshold (:class:`~pybai.stopping.thresholds.GaussianThreshold`).
+    Kaufmann & Koolen (2021) Gaussian threshold (:class:`~pybai.stopping.kk21.GaussianThreshold`).
 
     Parameters
     ----------
@@ -224,8 +223,6 @@ class GaussianPairMixtureThreshold(PairMixtureThreshold):
         return DEFAULT_SCALES if self._scale_arg is None else self._scale_arg
 
     def _make_fallback(self) -> Threshold:
-        from pybai.stopping.thresholds import GaussianThreshold
-
         return GaussianThreshold(self.delta, self.n_alternatives, 2)
 
     def _params(self) -> dict:
@@ -269,8 +266,6 @@ class BernoulliPairMixtureThreshold(PairMixtureThreshold):
 
     def __init__(self, delta: float, n_alternatives: int, prior: float = 0.5, beta_weight: float = 0.5,
                  scales=None):
-        from pybai._validation import check_positive_float, fail
-
         self.prior = check_positive_float(prior, "prior", type(self).__name__)
         w = check_positive_float(beta_weight, "beta_weight", type(self).__name__)
         if not w <= 1.0:

@@ -1,4 +1,4 @@
-"""Tests of pybai.stopping.mixture: count-dependent per-pair stopping rules."""
+"""Tests of pybai.stopping.pair_mixture: count-dependent per-pair stopping rules."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from pybai.exceptions import InvalidParameterError
 from pybai.models import Bernoulli, Gaussian
 from pybai.models.base import EmpiricalMeans
 from pybai.problems.top_k import TopKProblem
-from pybai.stopping._mixture_kernels import beta_regret, half_normal_pair_min, kt_regret, pair_margin
+from pybai.stopping._pair_mixture_kernels import beta_regret, half_normal_pair_min, kt_regret, pair_margin
 from pybai.stopping.kt import BernoulliKTThreshold
-from pybai.stopping.mixture import (DEFAULT_SCALES, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold,
-                                    GaussianPairMixtureThreshold)
-from pybai.stopping.thresholds import GaussianThreshold, make_threshold
+from pybai.stopping.kk21 import GaussianThreshold
+from pybai.stopping.pair_mixture import (DEFAULT_SCALES, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold,
+                                         GaussianPairMixtureThreshold)
+from pybai.stopping.thresholds import make_threshold
 
 SCALES = np.array(DEFAULT_SCALES)
 NONE = np.empty(0)

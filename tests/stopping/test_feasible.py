@@ -1,4 +1,4 @@
-"""The count-dependent delta-correct rule of the best-feasible-arm problem (problems/_feasible_mixture.py)."""
+"""The count-dependent delta-correct rule of the best-feasible-arm problem (stopping/feasible.py)."""
 
 import math
 import pickle
@@ -11,11 +11,12 @@ from scipy.stats import binomtest, norm
 
 from pybai import Bernoulli, FixedConfidence, Gaussian
 from pybai.models.base import EmpiricalMeans
-from pybai.problems._feasible_mixture import (FEASIBLE_SCALES, FeasibleMixtureThreshold, feasible_min_margin,
-                                              feasible_piece_values)
 from pybai.problems._feasible_qp import glr_kernel
 from pybai.problems.feasible_arm import FeasibleArmProblem
-from pybai.stopping.thresholds import GaussianThreshold, HeuristicThreshold
+from pybai.stopping.feasible import (FEASIBLE_SCALES, FeasibleMixtureThreshold, feasible_min_margin,
+                                    feasible_piece_values)
+from pybai.stopping.heuristic import HeuristicThreshold
+from pybai.stopping.kk21 import GaussianThreshold
 
 
 def _problem(K, L, q, sd=1.0, constrained=None, floor=0.0, delta=0.1):
