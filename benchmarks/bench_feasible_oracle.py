@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from pybai.problems.feasible_oracle import feasible_glr, feasible_oracle
+from pybai.problems.feasible.oracle import feasible_glr, feasible_oracle
 
 MU = np.array([[-0.2, 0.4, 1.2], [0.2, 0.6, 0.6], [0.3, 0.3, 0.6], [-0.6, 0.8, 0.4]])
 Q = np.full(3, 1.0 / 3.0)

@@ -9,7 +9,7 @@ import pytest
 
 from pybai import ConfigError, load_experiment, parse_experiment
 from pybai.cli import main
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible.problem import FeasibleArmProblem
 
 BASE = {
     "name": "baics",

@@ -8,7 +8,7 @@ from pybai import (
     InvalidParameterError,
     SubpopulationGaussianEnvironment,
 )
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible.problem import FeasibleArmProblem
 
 MU = [[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]]
 Q = [0.2, 0.3, 0.5]

@@ -11,8 +11,8 @@ from scipy.stats import binomtest, norm
 
 from pybai import Bernoulli, FixedConfidence, Gaussian
 from pybai.models.base import EmpiricalMeans
-from pybai.problems._feasible_qp import glr_kernel
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible._qp import glr_kernel
+from pybai.problems.feasible.problem import FeasibleArmProblem
 from pybai.stopping.feasible import (FEASIBLE_SCALES, FeasibleMixtureThreshold, feasible_min_margin,
                                     feasible_piece_values)
 from pybai.stopping.heuristic import HeuristicThreshold

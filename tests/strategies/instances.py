@@ -20,7 +20,7 @@ from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible.problem import FeasibleArmProblem
 from pybai.problems.top_k import TopKProblem
 
 REGIMES = {

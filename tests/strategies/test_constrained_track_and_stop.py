@@ -196,7 +196,7 @@ def test_game_sampling_on_subpopulations_is_correct_and_cheap():
     from pybai import GameSampling
     from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
     from pybai.problems.base import FixedConfidence
-    from pybai.problems.feasible_arm import FeasibleArmProblem
+    from pybai.problems.feasible.problem import FeasibleArmProblem
 
     means = [[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]]
     for sampling in ("pair", "arm"):

@@ -9,7 +9,7 @@ from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems.correlated import CorrelatedBestArmProblem
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible.problem import FeasibleArmProblem
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 

@@ -7,8 +7,8 @@ import numpy as np
 from pybai._validation import check_array, check_choice, check_noise_scale, check_weights, fail
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
-from pybai.problems.arm_level import SAMPLING_MODELS
-from pybai.problems.feasible_arm import _check_constrained, _check_floor
+from pybai.problems.feasible.cells import SAMPLING_MODELS
+from pybai.problems.feasible.problem import _check_constrained, _check_floor
 
 __all__ = ["SubpopulationGaussianEnvironment"]
 
@@ -102,7 +102,7 @@ class SubpopulationGaussianEnvironment(Environment):
         return sources, self._sample(sources, rng)
 
     def structure(self) -> dict:
-        """The :class:`~pybai.problems.feasible_arm.FeasibleArmProblem` keyword arguments."""
+        """The :class:`~pybai.problems.feasible.problem.FeasibleArmProblem` keyword arguments."""
         K, L = self.means.shape
         return {
             "n_arms": K,

@@ -15,7 +15,7 @@ For a weight (or count) matrix ``w >= 0`` and the answer ``a >= 0`` of ``mu``
   :func:`challenger_piece`.
 
 Why here, below both users: the problem reads the pieces at its counts and weights (GLR, oracle:
-:mod:`pybai.problems._feasible_qp`, :mod:`pybai.problems._feasible_outer`) and the stopping rule
+:mod:`pybai.problems.feasible._qp`, :mod:`pybai.problems.feasible._outer`) and the stopping rule
 reads them at effective counts (:mod:`pybai.stopping.feasible`); the stopping layer may not import
 the problems.  Like the pair costs of :mod:`pybai.models._kl` (the two-arm pieces of best arm and
 top-k), these are divergences to the alternative, pure numba with no import from the package.

@@ -3,7 +3,7 @@
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem, lower_bound_factor
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible import FeasibleArmProblem
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 

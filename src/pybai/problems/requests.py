@@ -5,7 +5,7 @@ learner chooses.  Every problem supplies one :class:`RequestSpace`
 (:meth:`~pybai.problems.base.Problem.request_space`); strategies read it, never the family:
 
 * :class:`RequestSpace` (the default): a request is a source;
-* :class:`~pybai.problems.arm_level.CellSpace`: sources are the cells of a K x L grid and the
+* :class:`~pybai.problems.feasible.cells.CellSpace`: sources are the cells of a K x L grid and the
   learner picks a cell ("pair" model) or an arm whose subpopulation arrives at random ("arm");
 * :class:`~pybai.problems.linear.DesignSpace`: arms with known features, started on a
   spanning set, with the forced exploration of the design matrix available.

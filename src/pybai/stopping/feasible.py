@@ -18,7 +18,7 @@ and read at the learner's counts ("effective counts" rule).  Notation of
 
 The GLR statistic is the minimum over the pieces of
 :math:`v_P(N) = \inf_{\lambda\in P}\sum_{s\in S(P)} N_s (\hat\mu_s-\lambda_s)^2/(2\sigma_s^2)`, which
-:func:`~pybai.problems._feasible_qp.alt_value` computes exactly for any nonnegative weights.
+:func:`~pybai.problems.feasible._qp.alt_value` computes exactly for any nonnegative weights.
 
 **Mixtures.**  For a cell s and a prior scale c > 0, the normal mixture (prior
 :math:`\mathcal N(0, \sigma_s^2/c)` on :math:`\theta - \lambda`) of the likelihood ratios of the
@@ -201,7 +201,7 @@ def feasible_min_margin(counts, mu, q, floors, cmask, s2, scales, one_sided, lev
 
 
 class FeasibleMixtureThreshold(Threshold):
-    """The ``delta-correct`` rule of :class:`~pybai.problems.feasible_arm.FeasibleArmProblem`.
+    """The ``delta-correct`` rule of :class:`~pybai.problems.feasible.problem.FeasibleArmProblem`.
 
     Stop when every piece of the alternative to the empirical answer passes its normal-mixture
     test with the effective counts (the proof is in :mod:`pybai.stopping.feasible`).

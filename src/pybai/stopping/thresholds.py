@@ -19,7 +19,7 @@ log-likelihood ratio statistic exceeds the threshold.  One module per argument b
 * :mod:`pybai.stopping.pair_mixture` -- the count-dependent per-pair mixture rules of best-arm
   and top-k identification (kind ``"pair-mixture"``, their ``"delta-correct"`` default).
 * :mod:`pybai.stopping.feasible` -- the count-dependent per-piece mixture rule of the
-  best-feasible-arm problem (built by :meth:`pybai.problems.feasible_arm.FeasibleArmProblem.threshold`).
+  best-feasible-arm problem (built by :meth:`pybai.problems.feasible.problem.FeasibleArmProblem.threshold`).
 * :mod:`pybai.stopping.linear` -- the thresholds of Gaussian linear bandits: the self-normalised
   one, which reads the design matrix, and Soare et al.'s Prop. 1 (built by
   :meth:`pybai.problems.linear.LinearBestArmProblem.threshold`).

@@ -27,7 +27,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
       projection moving each coordinate by at most n eps_t, which this one does.
       ``tracking="D"`` gives D-tracking instead.
     * ``oracle="exact"`` (default): w(t) = w*(mu_hat(t)), solved to ~1e-10 relative accuracy
-      at every step by :meth:`~pybai.problems.feasible_arm.FeasibleArmProblem.oracle`
+      at every step by :meth:`~pybai.problems.feasible.problem.FeasibleArmProblem.oracle`
       (a cold start each time: see there why warm starts are off; no recomputation is
       skipped; timings in docs/baics.md).  ``oracle="subgradient"``: the paper's cheap
       variant used in its experiments (section 5): w(t) = P_simplex(w(t - 1) + alpha c(t)),
@@ -38,7 +38,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
       (measurements in docs/baics.md).
     * **Stopping** (section 4.2): the exact GLR statistic Z(t) of Eq. (10) against the
       threshold (``"heuristic"``: ln((1 + ln t)/delta), the paper's experiments;
-      ``"delta-correct"``: see :attr:`~pybai.problems.feasible_arm.FeasibleArmProblem.n_terms`).
+      ``"delta-correct"``: see :attr:`~pybai.problems.feasible.problem.FeasibleArmProblem.n_terms`).
     * **Recommendation**: the empirical best feasible arm, or -1 when none is feasible.
 
     Parameters

@@ -52,7 +52,7 @@ from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence
 from pybai.problems.best_arm import BestArmProblem
-from pybai.problems.feasible_arm import FeasibleArmProblem
+from pybai.problems.feasible.problem import FeasibleArmProblem
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pybai import Bernoulli, FixedConfidence, Gaussian, InvalidParameterError
-from pybai.problems.feasible_arm import BERNOULLI_VARIANCE, FeasibleArmProblem
-from pybai.problems.feasible_oracle import feasible_glr, feasible_oracle
+from pybai.problems.feasible.problem import BERNOULLI_VARIANCE, FeasibleArmProblem
+from pybai.problems.feasible.oracle import feasible_glr, feasible_oracle
 
 EX1 = np.array([[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]])
 Q1 = [0.2, 0.3, 0.5]
@@ -192,11 +192,11 @@ def test_oracle_is_not_improvable_along_tas_cs_trajectories():
     improved by projected supergradient ascent nor by random allocations."""
     import numpy as np
 
-    import pybai.problems.feasible_oracle as fo
+    import pybai.problems.feasible.oracle as fo
     from pybai import make_strategy
     from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
     from pybai.problems.base import FixedConfidence
-    from pybai.problems.feasible_arm import FeasibleArmProblem
+    from pybai.problems.feasible.problem import FeasibleArmProblem
 
     rng0 = np.random.default_rng(0)
     env = SubpopulationGaussianEnvironment([[-0.2, 0.4, 1.2], [0.2, 0.6, 0.6], [0.3, 0.3, 0.6], [-0.6, 0.8, 0.4]],

@@ -6,7 +6,7 @@ import numpy as np
 
 from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
-from pybai.problems._best_arm_kernels import (
+from pybai.problems.best_arm._kernels import (
     alt_gradient_best_arm,
     glr_best_arm,
     oracle_best_arm,

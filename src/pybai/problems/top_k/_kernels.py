@@ -1,7 +1,7 @@
 """Numba kernels of top-k identification: GLR statistic and nature's best response.
 
 Both take the top set and the bottom set as index arrays (from
-:func:`pybai.problems._top_k_oracle.top_bottom`) and scan the k (n - k) pairs (i in top,
+:func:`pybai.problems.top_k._oracle.top_bottom`) and scan the k (n - k) pairs (i in top,
 j in bottom).  For a pair, the closest alternative in which j beats i merges the two means
 at the pooled mean m (every other arm unchanged), with cost
 inf_m N_i d(mu_i, m) + N_j d(mu_j, m) (:func:`pybai.models._kl.pair_cost`); the alternative

@@ -7,7 +7,7 @@ k is ``mu_k = sum_l q_l mu[k, l]`` (q normalised to sum 1) and arm k is *feasibl
 arm of largest quality, or ``-1`` when no arm is feasible (the paper's k* = 0).
 
 The exact math (answer, GLR statistic, oracle, subgradient step) lives in
-:mod:`pybai.problems.feasible_oracle`; this module wraps it in the
+:mod:`pybai.problems.feasible.oracle`; this module wraps it in the
 :class:`~pybai.problems.base.Problem` API.
 
 Reference: Y. Wu, Z. Zheng, T. Zhu, "Best Arm Identification with Fairness Constraints on
@@ -22,11 +22,11 @@ from pybai._validation import check_array, check_choice, check_positive_int, che
 from pybai.models._feasible_pieces import answer_kernel
 from pybai.models._kl import GAUSSIAN
 from pybai.models.families import Family
-from pybai.problems._best_arm_kernels import oracle_best_arm_warm
-from pybai.problems._feasible_qp import alt_supergradient, glr_kernel, is_degenerate
-from pybai.problems.arm_level import SAMPLING_MODELS, CellSpace
+from pybai.problems.best_arm._kernels import oracle_best_arm_warm
+from pybai.problems.feasible._qp import alt_supergradient, glr_kernel, is_degenerate
+from pybai.problems.feasible.cells import SAMPLING_MODELS, CellSpace
 from pybai.problems.base import BatchSpec, Problem
-from pybai.problems.feasible_oracle import feasible_oracle, feasible_subgradient_step
+from pybai.problems.feasible.oracle import feasible_oracle, feasible_subgradient_step
 from pybai.stopping.feasible import FeasibleMixtureThreshold
 
 __all__ = ["BERNOULLI_VARIANCE", "FeasibleArmProblem"]
@@ -91,7 +91,7 @@ class FeasibleArmProblem(Problem):
     Examples
     --------
     >>> from pybai import FixedConfidence, Gaussian
-    >>> from pybai.problems.feasible_arm import FeasibleArmProblem
+    >>> from pybai.problems.feasible.problem import FeasibleArmProblem
     >>> mu = [[0.2, 0.6, 0.8], [0.4, 0.4, 0.3], [-0.2, 1.0, 1.5]]
     >>> p = FeasibleArmProblem(3, 3, [0.2, 0.3, 0.5], None, 0.0, Gaussian(1.0, n_sources=9),
     ...                        FixedConfidence(0.1))
@@ -143,7 +143,7 @@ class FeasibleArmProblem(Problem):
 
         value = inf over Alt(mu) of sum_s w_s d(mu_s, lambda_s) (zero weights are replaced by
         1e-12 so that the infimum is attained) and the divergences of the minimising piece
-        (:func:`~pybai.problems._feasible_qp.alt_supergradient`).
+        (:func:`~pybai.problems.feasible._qp.alt_supergradient`).
         """
         mu = self._matrix(means)
         w = np.asarray(w, dtype=float).reshape(self.grid_shape)
@@ -271,7 +271,7 @@ class FeasibleArmProblem(Problem):
         allocation when subpopulations arrive with probability q).  Degenerate instances
         return ``(inf, uniform)``.  Every call is a cold start from uniform weights (exact to
         ~1e-10): on empirical-mean trajectories of Track-and-Stop the interior-point warm start
-        of :func:`~pybai.problems.feasible_oracle.feasible_oracle` returned clearly suboptimal
+        of :func:`~pybai.problems.feasible.oracle.feasible_oracle` returned clearly suboptimal
         weights in about 0.6% of the calls (docs/baics.md), so ``hint`` is not used here.
         """
         mu = self._matrix(means)
@@ -300,7 +300,7 @@ class FeasibleArmProblem(Problem):
     def subgradient_step(self, w, means, step: float = 1.0) -> np.ndarray:
         """One projected supergradient ascent step on F_mu (the paper's section 4.1).
 
-        See :func:`~pybai.problems.feasible_oracle.feasible_subgradient_step`; in the ``"arm"``
+        See :func:`~pybai.problems.feasible.oracle.feasible_subgradient_step`; in the ``"arm"``
         model the step is taken on the arm weights v and the result is ``v_k q_l``.
         """
         w = np.asarray(w, dtype=float).reshape(self.grid_shape)

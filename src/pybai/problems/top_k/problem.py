@@ -11,8 +11,8 @@ import numpy as np
 
 from pybai._validation import check_positive_int, fail
 from pybai.models.families import Family
-from pybai.problems._top_k_kernels import alt_gradient_top_k, glr_top_k
-from pybai.problems._top_k_oracle import TopKOracleResult, top_bottom, top_k_oracle
+from pybai.problems.top_k._kernels import alt_gradient_top_k, glr_top_k
+from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
 
 __all__ = ["TopKProblem"]
@@ -189,7 +189,7 @@ class TopKProblem(Problem):
         return float(value), out
 
     def oracle(self, means, hint=None) -> tuple[float, np.ndarray]:
-        """T*(mu) and w*(mu) for top-k (see :mod:`pybai.problems._top_k_oracle`).
+        """T*(mu) and w*(mu) for top-k (see :mod:`pybai.problems.top_k._oracle`).
 
         Solved by an interior-point method with a duality certificate (relative gap < 1e-8
         on typical instances; :meth:`oracle_result` gives both bounds).  ``hint`` is accepted

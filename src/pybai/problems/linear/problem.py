@@ -36,8 +36,8 @@ from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
-from pybai.problems._linear_game import linear_best_response
-from pybai.problems._linear_math import alternative_terms, domination_statistics, inverse_or_spectrum
+from pybai.problems.linear._game import linear_best_response
+from pybai.problems.linear._math import alternative_terms, domination_statistics, inverse_or_spectrum
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
@@ -244,7 +244,7 @@ class LinearBestArmProblem(Problem):
         return value, out
 
     def best_response_kernel(self, means):
-        """``(linear_best_response, data)`` at fixed ``means`` (:mod:`pybai.problems._linear_game`)."""
+        """``(linear_best_response, data)`` at fixed ``means`` (:mod:`pybai.problems.linear._game`)."""
         means = np.asarray(means, dtype=float)
         best = self.answer(means)
         others = self._reps[self._rep_of[self._reps] != best]

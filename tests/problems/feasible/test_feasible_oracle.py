@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from pybai.problems.feasible_oracle import (
+from pybai.problems.feasible.oracle import (
     feasible_alt_value,
     feasible_answer,
     feasible_glr,
@@ -449,7 +449,7 @@ def test_project_simplex():
 
 
 def test_supergradient_inequality():
-    from pybai.problems._feasible_qp import alt_supergradient
+    from pybai.problems.feasible._qp import alt_supergradient
 
     rng = np.random.default_rng(6)
     for kind in ["any", "best_infeasible", "none_feasible"] * 3:

@@ -56,10 +56,10 @@ import math
 import numpy as np
 
 from pybai.exceptions import InvalidParameterError
-from pybai.problems._feasible_outer import solve_barrier
-from pybai.problems.arm_level import SAMPLING_MODELS
+from pybai.problems.feasible._outer import solve_barrier
+from pybai.problems.feasible.cells import SAMPLING_MODELS
 from pybai.models._feasible_pieces import answer_kernel
-from pybai.problems._feasible_qp import (
+from pybai.problems.feasible._qp import (
     alt_supergradient,
     check_inputs,
     glr_kernel,
