@@ -59,3 +59,16 @@ def test_public_api_is_re_exported_at_the_top():
                 if name[0].isupper() and name not in pybai.__all__]
     assert not missing, f"not re-exported in pybai/__init__.py: {missing}"
     assert all(hasattr(pybai, name) for name in pybai.__all__)
+
+
+def test_one_ask_tell_protocol():
+    """Strategy (ask/tell) is the only sampling protocol: no class elsewhere keeps a second cycle
+    of its own (a ``next_batch``/``observe`` engine with its own counts and sums)."""
+    second = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+                if {"next_batch", "observe"} <= methods:
+                    second.append(f"{path.relative_to(PACKAGE)}: {node.name}")
+    assert not second, second

@@ -257,7 +257,8 @@ def batch_sar(table, k, budget, b, r, priority, practical=True):
     def target(size):
         if size > n_t:
             if practical:
-                return math.ceil((b * budget - removed - g(size) - (b + n_t * r_t + size)) / ((n_t / 2 + h(size)) * size))
+                left = b * budget - removed - g(size) - (b + n_t * r_t + size)
+                return math.ceil(left / ((n_t / 2 + h(size)) * size))
             return math.ceil(x / (z * size))
         return math.inf if practical else math.ceil(x / (2 * z))
 
