@@ -1,9 +1,10 @@
-"""Twitter-scale run of each batch algorithm core (Jun et al. 2016, section 5.3 setting).
+"""Twitter-scale run of each batch top-k strategy (Jun et al. 2016, section 5.3 setting), ask/tell.
 
 n = 522,062 Bernoulli arms with power-law means (:func:`pybai.batch.instances.twitter_instance`,
-arms shuffled), b = 60,000, r = 12, k = 100, rewards drawn by
-:func:`pybai.batch.draws.draw_batch_sums` (one binomial draw per batch); a reward is the
-average of 24 hourly Bernoulli indicators as in section 5.3 (``--trials 1``: plain Bernoulli).  Fixed-budget cores
+arms shuffled), b = 60,000, r = 12, k = 100, one reward per sample (one binomial draw per
+batch); a reward is the average of 24 hourly Bernoulli indicators as in section 5.3
+(``--trials 1``: plain Bernoulli).  Each batch goes through ``ask``/``tell`` (the model's
+update included).  Fixed-budget rules
 (RoundRobin, Halving, BatchSAR) spend ``--budget`` batches; BatchRacing (fixed confidence,
 delta = 0.1) runs until it stops or ``--budget`` batches (on this instance it cannot stop:
 mu_100 - mu_101 = 2.5e-5), which measures its per-batch cost.
@@ -33,38 +34,49 @@ N, B, R, K = 522_062, 60_000, 12, 100
 def run_one(name: str, budget: int, seed: int, trials: int) -> dict:
     import numpy as np
 
-    from pybai.batch import BatchRacing, BatchSAR, Halving, UniformRoundRobin, draw_batch_sums, twitter_instance
+    from pybai import BatchSpec, FixedBudget, FixedConfidence, make_strategy
+    from pybai.batch import twitter_instance
+    from pybai.models.families import Bernoulli, Gaussian
+    from pybai.problems.top_k import TopKProblem
 
     rng = np.random.default_rng(seed)
     means = twitter_instance(shuffle=rng)
-    make = {
-        "round-robin": lambda: UniformRoundRobin(N, K, B, R, budget, rng=rng),
-        "halving": lambda: Halving(N, K, B, R, budget, rng=rng),
-        "batch-sar": lambda: BatchSAR(N, K, B, R, budget, rng=rng),
-        "batch-racing": lambda: BatchRacing(N, K, B, R, 0.1, rng=rng),
-    }[name]
+    # rewards averaging several trials are not 0/1: a Gaussian family accepts them (only the
+    # racing bounds read the family, and they get sigma = 1/2 explicitly)
+    family = Bernoulli(n_sources=N) if trials == 1 else Gaussian(0.5, n_sources=N)
+    params = {"sigma": 0.5} if name == "batch-racing" else {}
+
+    def start(n, k, b, r, rounds):
+        regime = FixedConfidence(0.1) if name == "batch-racing" else FixedBudget(rounds)
+        fam = family if n == N else Gaussian(0.5, n_sources=n)
+        return make_strategy(name, **params).start(TopKProblem(n, k, fam, regime, BatchSpec(b, r)), rng=rng)
+
+    def rewards(req, mu):
+        return rng.binomial(trials, mu[req]) / trials
+
     # warm-up on a tiny instance: numba compilation / cache loading is not part of the run
-    tiny = {"round-robin": UniformRoundRobin, "halving": Halving, "batch-sar": BatchSAR}.get(name)
-    if tiny is not None:
-        w = tiny(50, 3, 10, 2, 40)
-        while not w.done:
-            a = w.next_batch()
-            w.observe(a, a * 0.5)
-    start = time.perf_counter()
-    algo = make()
+    w = start(50, 3, 10, 2, 40)
+    tiny = np.linspace(0.1, 0.9, 50)
+    for _ in range(40):
+        if w.stopped:
+            break
+        req = w.ask()
+        w.tell(req, rewards(req, tiny))
+    start_time = time.perf_counter()
+    s = start(N, K, B, R, budget)
     batches = 0
-    while not algo.done and batches < budget:
-        pulls = algo.next_batch()
-        algo.observe(pulls, draw_batch_sums(rng, pulls, means, "binomial", trials=trials))
+    while not s.stopped and batches < budget:
+        req = s.ask()
+        s.tell(req, rewards(req, means))
         batches += 1
-    seconds = time.perf_counter() - start
-    answer = algo.answer()
+    seconds = time.perf_counter() - start_time
+    answer = s.recommendation()
     best = np.sort(means)[::-1][:K].sum()
     truth = set(np.argsort(-means, kind="stable")[:K].tolist())
     return {
         "algorithm": name,
         "batches": batches,
-        "done": bool(algo.done),
+        "done": bool(s.stopped),
         "seconds": round(seconds, 3),
         "ms_per_batch": round(1e3 * seconds / max(batches, 1), 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

@@ -256,3 +256,16 @@ def test_the_version_has_one_source():
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pybai._version.__version__"}
     assert pybai.__version__ == __version__ == importlib.metadata.version("pybai")
+
+
+def test_one_ask_tell_protocol():
+    """Strategy (ask/tell) is the only sampling protocol: no class elsewhere keeps a second cycle
+    of its own (a ``next_batch``/``observe`` engine with its own counts and sums)."""
+    second = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+                if {"next_batch", "observe"} <= methods:
+                    second.append(f"{path.relative_to(PACKAGE)}: {node.name}")
+    assert not second, second

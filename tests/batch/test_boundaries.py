@@ -1,4 +1,5 @@
-"""batch/ is strategy-agnostic math and logic: it never imports drivers, strategies or truths."""
+"""batch/ is strategy-agnostic math: it never imports drivers, strategies or truths; the batch rules
+are strategies whose own state holds decisions only (the model holds the counts and sums)."""
 
 import ast
 import pathlib
@@ -17,3 +18,11 @@ def test_batch_imports_no_strategy_environment_or_problem():
             bad += [f"{path.name} imports {m}" for m in names if m.startswith(FORBIDDEN)]
         assert len(path.read_text().splitlines()) <= 450, path.name
     assert not bad, bad
+
+
+def test_batch_rules_keep_no_statistics_of_their_own():
+    from pybai.strategies.registry import get_strategy_class
+
+    for name in ("batch-racing", "batch-sar", "halving", "round-robin"):
+        attrs = get_strategy_class(name)._state_attrs
+        assert not [a for a in attrs if "count" in a or "sum" in a or "mean" in a], (name, attrs)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from pybai import BatchSpec, BernoulliEnvironment, FixedConfidence, InvalidParameterError, make_strategy
-from pybai.batch import BatchRacing
 from pybai.batch import fast_racing
 from pybai.batch.fast_racing import simulate_batch_racing
+from pybai.batch.round_robin import kth_smallest
 from pybai.environments import GaussianEnvironment
 from pybai.models.families import Bernoulli, Gaussian
 from pybai.problems.top_k import TopKProblem
@@ -63,7 +63,7 @@ def test_fast_path_equals_ask_tell(case, seed):
     assert np.array_equal(a.recommendation, b.recommendation)
     assert np.array_equal(a.counts, b.counts) and np.array_equal(a.means, b.means, equal_nan=True)
     assert a.statistic == b.statistic
-    assert slow.get_state() == fast.get_state()  # engine arrays, model, pending cut batch, request ids
+    assert slow.get_state() == fast.get_state()  # rule arrays, model, pending cut batch, request ids
     assert noise_slow.random() == noise_fast.random()  # the same number of draws was taken
     if max_samples == 400:
         assert a.status == "censored" and a.samples == 400
@@ -99,11 +99,11 @@ def test_fast_path_refuses_a_started_run_and_bad_input():
     s.tell(*env.respond(s.ask(), noise))
     state = noise.bit_generator.state
     assert s.simulate_run(env.means, noise) is False and noise.bit_generator.state == state
-    alg = BatchRacing(4, 1, 2, 1, 0.1)
+    params = dict(k=1, size=2, max_repeats=1, omega=0.05, scale=0.5, priority=np.arange(4), max_samples=100)
     with pytest.raises(InvalidParameterError, match="means"):
-        simulate_batch_racing(alg, [0.1, 0.2], noise, max_samples=100)
+        simulate_batch_racing([0.1, 0.2], noise, **params)
     with pytest.raises(InvalidParameterError, match="rng"):
-        simulate_batch_racing(alg, [0.1, 0.2, 0.3, 0.4], 0, max_samples=100)
+        simulate_batch_racing([0.1, 0.2, 0.3, 0.4], 0, **params)
 
 
 def test_quickselect_is_the_order_statistic():
@@ -113,4 +113,4 @@ def test_quickselect_is_the_order_statistic():
         m = int(rng.integers(1, 40))
         values = rng.choice([-np.inf, np.inf, 0.5, 0.25, 0.0], size=40) if rng.random() < 0.3 else rng.normal(size=40)
         kth = int(rng.integers(0, m))
-        assert fast_racing._kth_smallest(values, m, kth, work) == np.sort(values[:m])[kth]
+        assert kth_smallest(values, m, kth, work) == np.sort(values[:m])[kth]

@@ -47,8 +47,9 @@ def test_matches_literal_algorithm_and_invariants(case):
     uncapped_raised = mask & (a > 0)
     if uncapped_raised.any():
         assert final[uncapped_raised].max() <= final[mask & (a < r)].min() + 1 if (mask & (a < r)).any() else True
-    # boolean masks and index lists agree
+    # boolean masks and index lists agree, and a model's float counts give the same batch
     np.testing.assert_array_equal(a, round_robin(counts, b, r, active=mask, priority=priority))
+    np.testing.assert_array_equal(a, round_robin(counts.astype(float), b, r, active=active, priority=priority))
 
 
 def test_equal_counts_cycle_in_index_order():
@@ -70,6 +71,10 @@ def test_bad_inputs_name_the_parameter():
         round_robin([0, -1], 2, 1)
     with pytest.raises(InvalidParameterError, match="'active'"):
         round_robin([0, 0], 2, 1, active=[0, 5])
+    with pytest.raises(InvalidParameterError, match="'counts'"):
+        round_robin([0.5, 1.0], 2, 1)
+    with pytest.raises(InvalidParameterError, match="'priority'"):
+        round_robin([0, 0], 2, 1, priority=[0.5, 1.5])
 
 
 def test_twitter_scale_in_milliseconds():

@@ -1,9 +1,11 @@
-"""The contract strategies batch-racing, batch-sar, halving and round-robin (Strategy wrappers).
+"""The contract strategies batch-racing, batch-sar, halving and round-robin.
 
 * at b = r = 1 (no [problem.batch]) they are sequential Racing and SAR, pull by pull, against
   the plain references of ``_reference.py``;
-* with batches, the wrapper's run is the stand-alone algorithm's run on the same rewards;
-* budgets count batches, runs are reproducible, bad inputs name their key.
+* with batches and either tie order, every batch and the answer are those of the plain
+  references (Algorithm 1 pull by pull, Algorithms 2-4 step by step), also when batches are
+  answered in parts;
+* budgets count batches, runs are reproducible, states restore mid-batch, bad inputs name their key.
 """
 
 import pathlib
@@ -13,43 +15,13 @@ import numpy as np
 import pytest
 
 from pybai import BatchSpec, BernoulliEnvironment, FixedBudget, FixedConfidence, InvalidParameterError, make_strategy
-from pybai.batch import BatchRacing, BatchSAR, Halving, UniformRoundRobin
 from pybai.models.families import Bernoulli
 from pybai.problems.top_k import TopKProblem
 from pybai.simulate.runner import run_replication
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from _reference import reward_table, sequential_racing, sequential_sar  # noqa: E402
-
-
-class TableEnvironment:
-    """Answers each request with the next unused reward of its arm in ``table``."""
-
-    def __init__(self, table):
-        self.table = table
-        self.used = np.zeros(table.shape[0], dtype=int)
-
-    def respond(self, requests, rng=None):
-        rewards = np.empty(requests.size)
-        for j, arm in enumerate(requests.tolist()):
-            rewards[j] = self.table[arm, self.used[arm]]
-            self.used[arm] += 1
-        return requests, rewards
-
-
-def play(strategy, env, partial=False):
-    """Run to the end; return the requests in order (one list per batch) and the recommendation."""
-    asked = []
-    while not strategy.stopped:
-        req = strategy.ask()
-        asked.append(req.tolist())
-        src, rew = env.respond(req)
-        if partial and req.size > 1:  # answer in two parts: the wrapper must wait for the whole batch
-            strategy.tell(src[:1], rew[:1])
-            strategy.tell(src[1:], rew[1:])
-        else:
-            strategy.tell(src, rew)
-    return asked, strategy.recommendation().tolist()
+import _reference as ref  # noqa: E402
+from _reference import TableEnvironment, play, reward_table, sequential_racing, sequential_sar  # noqa: E402
 
 
 def problem(n, k, regime, batch=None):
@@ -92,36 +64,38 @@ def test_batch_sar_practical_schedule_without_batches(seed, k):
         assert [a for (a,) in asked] == want_pulls and answer == want_answer
 
 
-def engine_run(engine, table):
-    """The stand-alone algorithm on the same per-arm reward sequences; the pulls per batch."""
-    used = np.zeros(table.shape[0], dtype=int)
-    batches = []
-    while not engine.done:
-        pulls = engine.next_batch()
-        sums = np.array([table[i, used[i]:used[i] + p].sum() for i, p in enumerate(pulls)])
-        used += pulls
-        batches.append(np.repeat(np.arange(pulls.size), pulls).tolist())
-        engine.observe(pulls, sums)
-    return batches, engine.answer().tolist()
+MEANS = np.array([0.9, 0.2, 0.75, 0.1, 0.8, 0.3, 0.05, 0.5, 0.35, 0.45, 0.15, 0.4])
 
 
-@pytest.mark.parametrize("name,regime,make", [
-    ("batch-racing", FixedConfidence(0.1), lambda n, k, b, r, rng: BatchRacing(n, k, b, r, 0.1, rng=rng)),
-    ("batch-sar", FixedBudget(40), lambda n, k, b, r, rng: BatchSAR(n, k, b, r, 40, rng=rng)),
-    ("halving", FixedBudget(40), lambda n, k, b, r, rng: Halving(n, k, b, r, 40, rng=rng)),
-    ("round-robin", FixedBudget(40), lambda n, k, b, r, rng: UniformRoundRobin(n, k, b, r, 40, rng=rng)),
-])
-def test_the_strategy_is_the_algorithm_in_batches(name, regime, make):
-    means = np.array([0.9, 0.2, 0.75, 0.1, 0.8, 0.3, 0.05, 0.5, 0.35, 0.45, 0.15, 0.4])
-    table = reward_table(means, 20_000, 4)
-    n, k, b, r = means.size, 3, 8, 3
-    s = make_strategy(name).start(problem(n, k, regime, BatchSpec(b, r)), rng=np.random.default_rng(9))
-    asked, answer = play(s, TableEnvironment(table), partial=True)
-    want, want_answer = engine_run(make(n, k, b, r, np.random.default_rng(9)), table)
-    assert asked == want and answer == want_answer
-    assert s.batches_ == len(want) and all(len(a) <= b for a in asked)
-    if isinstance(regime, FixedBudget) and name != "batch-sar":
-        assert s.status_ == "budget-spent" and s.batches_ == 40
+def _reference_run(name, table, k, b, r, ties, seed, budget):
+    """The plain reference's batches and answer, with the tie order (and Halving's spread) the strategy draws."""
+    rng = np.random.default_rng(seed)
+    n = table.shape[0]
+    priority = rng.permutation(n) if ties == "random" else np.arange(n)
+    if name == "batch-racing":
+        return ref.batch_racing(table, k, 0.1, b, r, priority)
+    if name == "batch-sar":
+        return ref.batch_sar(table, k, budget, b, r, priority)
+    if name == "halving":
+        return ref.halving(table, k, budget, b, r, priority, rng if ties == "random" else None)
+    return ref.round_robin_rule(table, k, budget, b, r, priority)
+
+
+@pytest.mark.parametrize("name", ["batch-racing", "batch-sar", "halving", "round-robin"])
+@pytest.mark.parametrize("ties", ["random", "index"])
+@pytest.mark.parametrize("b,r", [(8, 3), (5, 5), (3, 1)])
+def test_the_rules_are_the_plain_algorithms_in_batches(name, ties, b, r):
+    table = reward_table(MEANS, 20_000, 4)
+    n, k, budget = MEANS.size, 3, 40
+    regime = FixedConfidence(0.1) if name == "batch-racing" else FixedBudget(budget)
+    want, want_answer = _reference_run(name, table, k, b, r, ties, 9, budget)
+    for partial in (False, True):
+        s = make_strategy(name, ties=ties).start(problem(n, k, regime, BatchSpec(b, r)), rng=np.random.default_rng(9))
+        asked, answer = play(s, TableEnvironment(table), partial=partial)
+        assert asked == want and answer == want_answer
+        assert s.batches_ == len(want) and all(len(a) <= b for a in asked)
+        if isinstance(regime, FixedBudget) and name != "batch-sar":
+            assert s.status_ == "budget-spent" and s.batches_ == budget
 
 
 def test_state_round_trip_mid_batch():
@@ -142,7 +116,26 @@ def test_state_round_trip_mid_batch():
     copy.tell(src[2:], rew[2:])
     s.tell(src[2:], rew[2:])
     assert play(copy, env2) == play(s, env)
-    assert np.array_equal(copy.engine_.counts, s.engine_.counts)
+    assert np.array_equal(copy.counts_, s.counts_) and np.array_equal(copy.survivors_, s.survivors_)
+
+
+def test_censored_racing_answers_from_its_complete_batches():
+    # max_samples cuts the 4th batch of 5: the rule never decides on it, its answer is that of the
+    # three complete batches; the model holds the cut batch's samples
+    means = np.array([0.9, 0.1, 0.8, 0.2, 0.85, 0.3])
+    table = reward_table(means, 100, 2)
+    p = TopKProblem(6, 2, Bernoulli(n_sources=6), FixedConfidence(0.1, max_samples=17), BatchSpec(5, 2))
+    s = make_strategy("batch-racing").start(p, rng=0)
+    env = TableEnvironment(table)
+    for _ in range(3):
+        s.tell(*env.respond(s.ask()))
+    answer = s.recommendation()
+    req = s.ask()
+    assert req.size == 2 and s.censored_answer_ is not None
+    s.tell(*env.respond(req))
+    assert s.status_ == "censored" and s.t_ == 17 and s.counts_.sum() == 17
+    assert s.recommendation().tolist() == answer.tolist() == s.censored_answer_.tolist()
+    assert s.result().statistic == 0.0
 
 
 def test_budgets_count_batches_through_the_runner():

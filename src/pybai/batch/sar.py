@@ -33,7 +33,7 @@ the empirical top-k).
 
 Stages that need no further pull (the target is already met) follow each other without a
 batch in between: the survivors are then always a contiguous block of the arms sorted by
-empirical mean, so a compiled loop (:func:`_stage_ends`) processes them in O(1) each.  With
+empirical mean, so a compiled loop (:func:`stage_ends`) processes them in O(1) each.  With
 b = r = 1 and the theoretical targets, the trajectory is that of SAR (Bubeck, Wang &
 Viswanathan 2013) run with budget B - n - 1 (then :math:`Z = \overline{\log}(n)` and
 :math:`X = (B - n - 1) - n`); the test suite checks it pull by pull.
@@ -47,18 +47,18 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_positive_int, fail
-from pybai.batch._core import BatchAlgorithm, min_batches_to_cover, sorted_order
+from pybai.batch.round_robin import min_batches_to_cover
 
-__all__ = ["BatchSAR"]
+__all__ = ["SARSchedule", "stage_ends", "NEED_PULLS", "DONE_ALL_REMAINING", "DONE_K_ACCEPTED", "DONE_FINAL_STAGE"]
 
-_NEED_PULLS = 0
-_DONE_ALL_REMAINING = 1  # early exit 1: the survivors are exactly the arms still to accept
-_DONE_K_ACCEPTED = 2  # early exit 2
-_DONE_FINAL_STAGE = 3  # last stage reached its (theoretical) target
+NEED_PULLS = 0
+DONE_ALL_REMAINING = 1  # early exit 1: the survivors are exactly the arms still to accept
+DONE_K_ACCEPTED = 2  # early exit 2
+DONE_FINAL_STAGE = 3  # last stage reached its (theoretical) target
 
 
 @njit(cache=True)
-def _stage_ends(means, counts, lo, hi, kprime, removed, hist, t_min, practical, theory_x, theory_z,
+def stage_ends(means, counts, lo, hi, kprime, removed, hist, t_min, practical, theory_x, theory_z,
                 b, budget, n_tilde, r_tilde, g_cum, h_cum):
     """End every stage whose target is met, on the survivors ``means[lo:hi]`` (sorted, best first).
 
@@ -76,13 +76,13 @@ def _stage_ends(means, counts, lo, hi, kprime, removed, hist, t_min, practical, 
             else:
                 target = math.ceil(theory_x / (theory_z * size))
         elif practical:
-            return lo, hi, kprime, removed, t_min, _NEED_PULLS  # last stage: until the budget is spent
+            return lo, hi, kprime, removed, t_min, NEED_PULLS  # last stage: until the budget is spent
         else:
             target = math.ceil(theory_x / (2.0 * theory_z))
         if t_min < target:
-            return lo, hi, kprime, removed, t_min, _NEED_PULLS
+            return lo, hi, kprime, removed, t_min, NEED_PULLS
         if size <= n_tilde:
-            return lo, hi, kprime, removed, t_min, _DONE_FINAL_STAGE
+            return lo, hi, kprime, removed, t_min, DONE_FINAL_STAGE
         gap_best = means[lo] - means[lo + kprime]
         gap_worst = means[lo + kprime - 1] - means[hi - 1]
         # equal gaps: remove the arm whose decision is the likelier right one for an arm
@@ -100,109 +100,75 @@ def _stage_ends(means, counts, lo, hi, kprime, removed, hist, t_min, practical, 
             base += 1
             t_min += 1
         if hi - lo == kprime:
-            return lo, hi, kprime, removed, t_min, _DONE_ALL_REMAINING
+            return lo, hi, kprime, removed, t_min, DONE_ALL_REMAINING
         if kprime == 0:
-            return lo, hi, kprime, removed, t_min, _DONE_K_ACCEPTED
+            return lo, hi, kprime, removed, t_min, DONE_K_ACCEPTED
 
 
-class BatchSAR(BatchAlgorithm):
-    """BatchSAR, fixed budget (Algorithm 3; see the module docstring for the formulas).
+class SARSchedule:
+    """The constants and stage targets of BatchSAR (Algorithm 3) for n arms, (b, r) and budget B.
 
     Parameters
     ----------
-    n_arms, k, size, max_repeats, rng
-        See :class:`~pybai.batch._core.BatchAlgorithm`.
+    n_arms : int
+    size, max_repeats : int
+        b and r (1 and 1 without batches).
     budget : int
         B, batches.  Must make X = bB - G(n) - c_1 > 0, so that the theoretical schedule pulls
         every arm (the error names the smallest valid budget).
     schedule : {"practical", "theory"}, default "practical"
         Stage targets m'_s of Eq. (10) (spends the whole budget) or m_s of line 4.
+    owner : str
+        Named in the errors.
 
     Attributes
     ----------
     n_tilde, r_tilde, c1 : int
-    active, accepted : ndarray of bool (n,)
-    stage : int
-        Current stage s (1-based) = n - |S_s| + 1.
+    practical : bool
     """
 
-    _state_keys = BatchAlgorithm._state_keys + ("active", "accepted", "_idx", "_removed")
-
-    def __init__(self, n_arms, k, size, max_repeats, budget, *, schedule="practical", rng=None):
-        super().__init__(n_arms, k, size, max_repeats, rng=rng)
-        owner = type(self).__name__
+    def __init__(self, n_arms: int, size: int, max_repeats: int, budget, schedule="practical", owner: str = ""):
         self.schedule = check_choice(schedule, ("practical", "theory"), "schedule", owner)
-        n, b, r = self.n_arms, self.size, self.max_repeats
+        self.practical = self.schedule == "practical"
+        n, b, r = n_arms, size, max_repeats
+        self.n_arms, self.size = n, b
         self.r_tilde = min(r, -(-b // 2))
         self.n_tilde = min(max(-(-b // r), 2), n)
         self.c1 = b + self.n_tilde * self.r_tilde + n
         i = np.arange(n + 1)
         terms = np.where(i > self.n_tilde, -(-b // np.maximum(i, 1)), 0)
-        self._g = np.cumsum(terms).astype(np.float64)  # G(m) = sum_{i = n~+1}^m ceil(b / i)
-        self._h = np.cumsum(np.where(i > self.n_tilde, 1.0 / np.maximum(i, 1), 0.0))
-        self._z = 0.5 * self.n_tilde + self._h[n]
+        self.g = np.cumsum(terms).astype(np.float64)  # G(m) = sum_{i = n~+1}^m ceil(b / i)
+        self.h = np.cumsum(np.where(i > self.n_tilde, 1.0 / np.maximum(i, 1), 0.0))
+        self.z = 0.5 * self.n_tilde + self.h[n]
         budget = check_positive_int(budget, "budget", owner)
-        need = max(math.floor((self._g[n] + self.c1) / b) + 1, min_batches_to_cover(n, b, r))
+        need = max(math.floor((self.g[n] + self.c1) / b) + 1, min_batches_to_cover(n, b, r))
         if budget < need:
             raise fail("budget", owner, f"an int >= {need} (batches; Algorithm 3 needs b B > "
                        "sum_i ceil(b/i) + c_1 to pull every arm)", budget)
         self.budget = budget
-        self._x = b * budget - self._g[n] - self.c1
-        self.active = np.ones(n, dtype=bool)
-        self.accepted = np.zeros(n, dtype=bool)
-        self._idx = np.arange(n)
-        self._removed = 0
+        self.x = b * budget - self.g[n] - self.c1
 
-    @property
-    def stage(self) -> int:
-        return self.n_arms - self._idx.size + 1
-
-    def stage_target(self, stage: int | None = None) -> float:
-        """Per-arm pull target of a stage (the current one by default); inf for the practical last stage."""
-        size = self.n_arms - (self.stage if stage is None else stage) + 1
+    def target(self, n_survivors: int, removed: int) -> float:
+        """Per-arm pull target of the stage with ``n_survivors`` arms left, after ``removed`` pulls
+        of removed arms (R_s); inf for the practical last stage."""
         b = self.size
-        if size > self.n_tilde:
-            if self.schedule == "practical":
-                if stage is not None and stage != self.stage:
-                    raise fail("stage", "BatchSAR.stage_target", "the current stage for the practical schedule", stage)
-                num = b * self.budget - self._removed - self._g[size] - (b + self.n_tilde * self.r_tilde + size)
-                return float(math.ceil(num / ((0.5 * self.n_tilde + self._h[size]) * size)))
-            return float(math.ceil(self._x / (self._z * size)))
-        return math.inf if self.schedule == "practical" else float(math.ceil(self._x / (2.0 * self._z)))
+        if n_survivors > self.n_tilde:
+            if self.practical:
+                num = b * self.budget - removed - self.g[n_survivors] - (b + self.n_tilde * self.r_tilde + n_survivors)
+                return float(math.ceil(num / ((0.5 * self.n_tilde + self.h[n_survivors]) * n_survivors)))
+            return float(math.ceil(self.x / (self.z * n_survivors)))
+        return math.inf if self.practical else float(math.ceil(self.x / (2.0 * self.z)))
 
-    def _allocate(self):
-        return self._round_robin(self._idx)
+    def stage_ends(self, means, counts, kprime: int, removed: int):
+        """End every stage whose target is met (:func:`stage_ends` on the sorted survivors).
 
-    def _after_batch(self):
-        idx = self._idx
-        if self.n_batches < self.budget and self.counts[idx].min() < self.stage_target():
-            return  # mid-stage: no decision, no sort
-        means = self.means[idx]
-        order = sorted_order(means, self.priority[idx])
-        arms = idx[order]
-        c = self.counts[arms]
-        t_min = int(c.min())
-        hist = np.bincount(c - t_min).astype(np.int64)
-        kprime = self.k - int(self.accepted.sum())
-        lo, hi, kprime, removed, _, status = _stage_ends(
-            means[order], c, 0, arms.size, kprime, self._removed, hist, t_min,
-            self.schedule == "practical", self._x, self._z, self.size, self.budget,
-            self.n_tilde, self.r_tilde, self._g, self._h)
-        self._removed = int(removed)
-        self.accepted[arms[:lo]] = True
-        self.active[arms[:lo]] = False
-        self.active[arms[hi:]] = False
-        survivors = arms[lo:hi]
-        self._idx = np.sort(survivors)
-        if status == _DONE_ALL_REMAINING:
-            self._finish(np.r_[np.flatnonzero(self.accepted), survivors])
-        elif status == _DONE_K_ACCEPTED:
-            self._finish(np.flatnonzero(self.accepted))
-        elif status == _DONE_FINAL_STAGE or self.n_batches >= self.budget:
-            # final stage (line 26): A and the empirical top-k' of the survivors; also the
-            # fallback if the budget runs out before a stage ends
-            self._finish(np.r_[np.flatnonzero(self.accepted), survivors[:kprime]])
-
-    def _recommend(self):
-        kt = self.k - int(self.accepted.sum())
-        return np.concatenate([np.flatnonzero(self.accepted), self._top(self._idx, kt)])
+        ``means`` (best first, ties by the tie order) and ``counts`` (int64) are the survivors'.
+        Returns ``(lo, hi, kprime, removed, status)``: the first ``lo`` are accepted, those from
+        ``hi`` on rejected.
+        """
+        t_min = int(counts.min())
+        hist = np.bincount(counts - t_min).astype(np.int64)
+        lo, hi, kprime, removed, _, status = stage_ends(
+            means, counts, 0, counts.size, kprime, removed, hist, t_min, self.practical, self.x, self.z,
+            self.size, self.budget, self.n_tilde, self.r_tilde, self.g, self.h)
+        return int(lo), int(hi), int(kprime), int(removed), int(status)

@@ -1,38 +1,43 @@
-"""Shared base of the (b, r)-batch top-k rules of Jun, Jamieson, Nowak & Zhu (AISTATS 2016).
+"""What the (b, r)-batch top-k rules of Jun, Jamieson, Nowak & Zhu (AISTATS 2016) share.
 
-:class:`BatchTopKRule` wraps one of the stand-alone algorithms of :mod:`pybai.batch`
-(``next_batch()`` -> pulls per arm, ``observe(pulls, sums)``, ``done``, ``answer()``) as a
-:class:`~pybai.strategies.base.Strategy`: the base owns request ids, partial answers, the
-regime (budgets in batches with ``[problem.batch]``), the (b, r) checks and the state; the
-algorithm owns the decisions.  Without a :class:`~pybai.problems.base.BatchSpec` the rules run
-with b = r = 1 (one sample per batch, budgets in samples = batches).
+``batch-racing``, ``batch-sar``, ``halving`` and ``round-robin`` are ordinary strategies: the
+base :class:`~pybai.strategies.base.Strategy` owns request ids, partial answers (a batch told
+in parts is complete when its last part arrives), the regime (budgets in batches with
+``[problem.batch]``), the (b, r) checks, the state, and the model's counts and sums, summed
+from every tell.  After each complete batch a rule reads them (``counts_``, ``sums_``) and
+updates only its own decisions (survivors, accepted and rejected arms, stage), listed in its
+``_state_attrs``.  Without a :class:`~pybai.problems.base.BatchSpec` the rules run with
+b = r = 1 (one sample per batch, budgets in samples = batches).
 
-Conventions shared by the four rules:
+Conventions shared by the four rules (:class:`BatchTopKRule`):
 
-* no separate initial phase: RoundRobin (Algorithm 1) pulls every arm once before any arm
-  twice, which is the initial phase; ``n_init`` is accepted for the common interface and
-  unused;
+* every batch is RoundRobin (Algorithm 1, :func:`pybai.batch.round_robin.round_robin`) over
+  the rule's surviving arms: it pulls every arm once before any arm twice, which is the
+  initial phase, so there is no separate one (``n_init`` is accepted for the common
+  interface and unused);
 * ``ties = "random"`` (default) draws one random tie order from the strategy's generator at
   the start, as the paper does ("randomness in breaking ties"); ``"index"`` breaks ties by
   the lowest arm index (and Halving then gives the remainder of the budget to the first
   stages instead of random ones);
-* the state saves the algorithm's mutable arrays (``BatchAlgorithm.get_state``), and the
-  samples of a partly answered batch, so a restored run continues exactly.
+* empirical ranks use the means sums / counts (-inf for an arm never pulled), ties by the
+  tie order (:mod:`pybai.batch.ranking`);
+* once a rule has decided its answer (``answer_``) the run stops, status ``"stopped"``
+  (fixed budget: unless the budget is spent with that batch, then ``"budget-spent"``).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 import numpy as np
 
 from pybai._validation import check_choice
+from pybai.batch.ranking import ranking_means, top_positions
+from pybai.batch.round_robin import round_robin
 from pybai.strategies.base import Strategy
 
 __all__ = ["BatchTopKRule", "batch_shape"]
 
 _NO_SOURCES = np.empty(0, dtype=np.intp)
-_NO_REWARDS = np.empty(0)
 
 
 def batch_shape(problem) -> tuple[int, int]:
@@ -52,33 +57,63 @@ class BatchTopKRule(Strategy):
         Unused (the rules have their own decision rules); accepted for the common interface.
     n_init : int, default 1
         Unused (RoundRobin pulls every arm once first).
+
+    Attributes
+    ----------
+    priority_ : ndarray of int (n,)
+        The tie order: lower first.
+    answer_ : ndarray of int or None
+        The k arms the rule decided (sorted), None before.
     """
 
     goals = ("top-k",)
     batched = True
-    _state_attrs = ("engine_state_", "_part_src", "_part_rew")
-    #: whether the rule may end a fixed-budget run before its budget (status "stopped")
-    may_stop_early: ClassVar[bool] = False
+    _state_attrs = ("priority_", "answer_")
 
     def __init__(self, *, ties: str = "random", threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.ties = ties
 
     # --- hooks for subclasses ---------------------------------------------------
-    def _make_engine(self, problem, rng):  # pragma: no cover - abstract
-        """The :mod:`pybai.batch` algorithm for ``problem`` (raises on bad parameters)."""
-        raise NotImplementedError
+    def _check_rule(self, problem) -> None:
+        """Validate the rule's parameters against ``problem`` (e.g. the budget); raise naming the key."""
 
-    def _engine_statistic(self) -> float:
-        """The run's statistic once the algorithm is done (default 0)."""
+    def _start_rule(self) -> None:
+        """Create the rule's own state (after the tie order is drawn)."""
+
+    def _survivors(self) -> np.ndarray | None:
+        """The arms the next batch pulls (sorted indices; None: every arm)."""
+        return None
+
+    def _after_batch(self) -> None:
+        """Update the decisions after a complete batch (the model holds its rewards)."""
+
+    def _current_answer(self) -> np.ndarray:
+        """The anytime answer before a decision (default: the empirical top-k)."""
+        return self._top(self._arms, self.problem_.k)
+
+    def _final_statistic(self) -> float:
+        """The run's statistic once the answer is decided (default 0)."""
         return 0.0
+
+    # --- helpers ----------------------------------------------------------------------
+    def _means(self) -> np.ndarray:
+        """Empirical means of every arm, -inf for an arm never pulled."""
+        return ranking_means(self.counts_, self.sums_)
+
+    def _top(self, arms: np.ndarray, kk: int) -> np.ndarray:
+        """The kk arms of ``arms`` with the largest empirical means (ties by the tie order)."""
+        return arms[top_positions(self._means()[arms], self.priority_[arms], kk)]
+
+    def _decide(self, arms) -> None:
+        self.answer_ = np.sort(np.asarray(arms, dtype=np.int64))
 
     # --- Strategy hooks -----------------------------------------------------------
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.ties, ("random", "index"), "ties", type(self).__name__)
         if problem is not None:
-            self._make_engine(problem, None)  # validates k, budget, (b, r) against the problem
+            self._check_rule(problem)
 
     def _initial_plan(self, problem):
         return _NO_SOURCES
@@ -87,37 +122,28 @@ class BatchTopKRule(Strategy):
         return self.n_init  # a lower bound (the engine pulls every arm first)
 
     def _initialize(self):
-        problem = self.problem_
-        self.engine_ = self._make_engine(problem, self.rng_ if self.ties == "random" else None)
-        self._arms = np.arange(problem.n_sources)
-        self._part_src = _NO_SOURCES
-        self._part_rew = _NO_REWARDS
+        n = self.problem_.n_sources
+        self.size_, self.max_repeats_ = batch_shape(self.problem_)
+        self._arms = np.arange(n)
+        self.priority_ = self.rng_.permutation(n) if self.ties == "random" else np.arange(n)
+        self.answer_ = None
         # RoundRobin reaches every arm before any decision: the rule is in charge from the start
         self._ready = True
+        self._start_rule()
 
     def _select(self):
-        return np.repeat(self._arms, self.engine_.next_batch())
+        pulls = round_robin(self.counts_, self.size_, self.max_repeats_, active=self._survivors(),
+                            priority=self.priority_)
+        return np.repeat(self._arms, pulls)
 
     def _observe(self, sources, rewards):
-        if self._pending is not None:  # part of a batch: keep it until the batch is complete
-            self._part_src = np.concatenate([self._part_src, sources])
-            self._part_rew = np.concatenate([self._part_rew, rewards])
-            return
-        if self._part_src.size:
-            sources = np.concatenate([self._part_src, sources])
-            rewards = np.concatenate([self._part_rew, rewards])
-            self._part_src, self._part_rew = _NO_SOURCES, _NO_REWARDS
-        pulls = self.engine_.pending
-        if sources.shape[0] != int(pulls.sum()):
-            return  # the base cut the batch at max_samples: the run ends censored now
-        sums = np.bincount(sources, weights=rewards, minlength=self._arms.size)
-        self.engine_.observe(pulls, sums)
+        if self._pending is None and self.answer_ is None:  # a complete batch (parts wait for the rest)
+            self._after_batch()
 
     def _should_stop(self):
-        engine = self.engine_
-        if not engine.done:
+        if self.answer_ is None:
             return False
-        self.statistic_ = self._engine_statistic()
+        self.statistic_ = self._final_statistic()
         if self.threshold_ is not None:
             return True
         return self.batches_ < self.problem_.regime.budget  # else the base ends it "budget-spent"
@@ -125,14 +151,6 @@ class BatchTopKRule(Strategy):
     def _recommend(self):
         if self.t_ == 0:
             return None
-        return self.engine_.answer()
-
-    # --- state ----------------------------------------------------------------------
-    @property
-    def engine_state_(self) -> dict:
-        """The algorithm's mutable state (saved by :meth:`get_state`)."""
-        return self.engine_.get_state()
-
-    @engine_state_.setter
-    def engine_state_(self, state: dict) -> None:
-        self.engine_.set_state(state)
+        if self.answer_ is not None:
+            return self.answer_.copy()
+        return np.sort(self._current_answer())

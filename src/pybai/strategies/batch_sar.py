@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pybai.batch.sar import BatchSAR as SARAlgorithm
+import numpy as np
+
+from pybai.batch.ranking import sorted_order
+from pybai.batch.sar import DONE_ALL_REMAINING, DONE_FINAL_STAGE, DONE_K_ACCEPTED, SARSchedule
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies.registry import register
 
@@ -16,7 +19,7 @@ class BatchSARStrategy(BatchTopKRule):
     Stage s pulls its surviving arms until each has its target number of samples, then accepts
     the empirical best or rejects the empirical worst (whichever has the larger empirical gap);
     the last stage (:math:`\tilde n` arms left) adds the empirical top-k' of the survivors
-    (:class:`pybai.batch.BatchSAR`, formulas in :mod:`pybai.batch.sar`).  The run ends early
+    (formulas and the stage schedule in :mod:`pybai.batch.sar`).  The run ends early
     when the answer is forced (lines 23-24: status ``"stopped"`` before the budget is spent),
     else when the budget is spent.  With b = r = 1 (no ``[problem.batch]``) and the
     theoretical schedule it is SAR (Bubeck, Wang & Viswanathan 2013) run on B - n - 1 samples.
@@ -30,18 +33,67 @@ class BatchSARStrategy(BatchTopKRule):
     ties : {"random", "index"}, default "random"
     threshold, n_init
         Unused (see :class:`~pybai.strategies._batch_top_k.BatchTopKRule`).
+
+    Attributes
+    ----------
+    survivors_ : ndarray of int
+        S_s, increasing; the stage is s = n - |S_s| + 1.
+    accepted_ : ndarray of bool (n,)
+    removed_ : int
+        R_s, the pulls of the arms removed so far.
     """
 
     name = "batch-sar"
     regimes = ("fixed-budget",)
     may_stop_early = True
+    _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "removed_")
 
     def __init__(self, *, schedule: str = "practical", ties: str = "random", threshold: str = "heuristic",
                  n_init: int = 1):
         super().__init__(ties=ties, threshold=threshold, n_init=n_init)
         self.schedule = schedule
 
-    def _make_engine(self, problem, rng):
+    def _make_schedule(self, problem) -> SARSchedule:
         b, r = batch_shape(problem)
-        return SARAlgorithm(problem.n_sources, problem.k, b, r, problem.regime.budget, schedule=self.schedule,
-                            rng=rng)
+        return SARSchedule(problem.n_sources, b, r, problem.regime.budget, self.schedule, type(self).__name__)
+
+    def _check_rule(self, problem):
+        self._make_schedule(problem)
+
+    def _start_rule(self):
+        n = self.problem_.n_sources
+        self._schedule = self._make_schedule(self.problem_)
+        self.survivors_ = np.arange(n)
+        self.accepted_ = np.zeros(n, dtype=bool)
+        self.removed_ = 0
+
+    def _survivors(self):
+        return self.survivors_
+
+    def _after_batch(self):
+        idx = self.survivors_
+        budget = self._schedule.budget
+        if self.batches_ < budget and self.counts_[idx].min() < self._schedule.target(idx.size, self.removed_):
+            return  # mid-stage: no decision, no sort
+        means = self._means()[idx]
+        order = sorted_order(means, self.priority_[idx])
+        arms = idx[order]
+        kprime = self.problem_.k - int(self.accepted_.sum())
+        lo, hi, kprime, self.removed_, status = self._schedule.stage_ends(
+            means[order], self.counts_[arms].astype(np.int64), kprime, self.removed_)
+        self.accepted_[arms[:lo]] = True
+        survivors = arms[lo:hi]
+        self.survivors_ = np.sort(survivors)
+        accepted = np.flatnonzero(self.accepted_)
+        if status == DONE_ALL_REMAINING:
+            self._decide(np.r_[accepted, survivors])
+        elif status == DONE_K_ACCEPTED:
+            self._decide(accepted)
+        elif status == DONE_FINAL_STAGE or self.batches_ >= budget:
+            # final stage (line 26): A and the empirical top-k' of the survivors; also the
+            # fallback if the budget runs out before a stage ends
+            self._decide(np.r_[accepted, survivors[:kprime]])
+
+    def _current_answer(self):
+        kt = self.problem_.k - int(self.accepted_.sum())
+        return np.concatenate([np.flatnonzero(self.accepted_), self._top(self.survivors_, kt)])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pybai.batch.algorithms import UniformRoundRobin
+from pybai.batch.round_robin import check_cover_budget
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies.registry import register
 
@@ -13,9 +13,14 @@ __all__ = ["RoundRobinStrategy"]
 class RoundRobinStrategy(BatchTopKRule):
     """RoundRobin over every arm (Algorithm 1 at each batch, no elimination) for the whole budget.
 
-    The answer is the empirical top-k (ties by the tie order).  Unlike ``uniform``, which
-    serves every goal and breaks ties by index, this is the paper's baseline with its random
-    tie order, on top-k problems only.
+    The answer is the empirical top-k, ties by the tie order.  It samples as ``uniform`` does
+    in batches (the same water filling) but is not ``uniform`` with another option: with the
+    default random tie order every tie is broken by one random permutation, the first batches
+    included (``uniform`` first asks its initial phase in index order, cut into batches, whose
+    last batch is short when b does not divide n), and ties of the answer too (``uniform``
+    takes the problem's answer: lowest indices).  Even with ``ties = "index"`` the first
+    batches differ from ``uniform``'s when b does not divide n (RoundRobin fills every batch).
+    Top-k problems, fixed budget only.
 
     Parameters
     ----------
@@ -27,6 +32,6 @@ class RoundRobinStrategy(BatchTopKRule):
     name = "round-robin"
     regimes = ("fixed-budget",)
 
-    def _make_engine(self, problem, rng):
+    def _check_rule(self, problem):
         b, r = batch_shape(problem)
-        return UniformRoundRobin(problem.n_sources, problem.k, b, r, problem.regime.budget, rng=rng)
+        check_cover_budget(problem.regime.budget, problem.n_sources, b, r, type(self).__name__)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_choice
+from pybai.batch.round_robin import round_robin
 from pybai.strategies.base import Strategy
-from pybai.strategies.batching import even_batch
 from pybai.strategies.registry import register
 
 __all__ = ["Uniform", "SUBPOPULATION_MODES"]
@@ -22,8 +22,9 @@ class Uniform(Strategy):
     The reference of every regime: in fixed confidence it stops with the same GLR rule and
     threshold as the adaptive strategies; in fixed budget it spends the budget and recommends
     the empirical answer; with (b, r) batches each batch raises the least-sampled requests
-    as evenly as possible (water filling, at most r pulls of one request,
-    :func:`~pybai.strategies.batching.even_batch`).
+    as evenly as possible (water filling, at most r pulls of one request, lowest index first
+    at the last level: :func:`~pybai.batch.round_robin.round_robin`, the RoundRobin of the
+    batch top-k rules).
 
     On problems with an arm-level view (goal ``"best-feasible-arm"`` in the ``"pair"``
     sampling model), ``subpopulation`` chooses how the cell is picked within the least-sampled
@@ -64,7 +65,7 @@ class Uniform(Strategy):
             arm = int(np.argmin(view.arm_counts(self.counts_)))
             return view.random_cell(arm, self.rng_) if self._random else view.proportional_cell(arm, self.counts_)
         if self._random:
-            pulls = even_batch(view.arm_counts(self.counts_), batch.size, batch.max_repeats)
+            pulls = round_robin(view.arm_counts(self.counts_), batch.size, batch.max_repeats)
             return view.random_cells(np.repeat(np.arange(pulls.size), pulls), self.rng_)
-        pulls = even_batch(self.requests_.counts(self.counts_), batch.size, batch.max_repeats)
+        pulls = round_robin(self.requests_.counts(self.counts_), batch.size, batch.max_repeats)
         return np.repeat(np.arange(pulls.size), pulls)
