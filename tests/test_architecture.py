@@ -10,7 +10,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "src" / "pybai"
 FORBIDDEN = {
     "strategies": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.config", "pybai.session"),
     "problems": ("pybai.strategies", "pybai.environments", "pybai.simulate"),
-    "models": ("pybai.strategies", "pybai.problems", "pybai.environments", "pybai.simulate"),
+    "models": ("pybai.strategies", "pybai.problems", "pybai.environments", "pybai.simulate", "pybai.session",
+               "pybai.datasets"),
     "report": ("pybai.simulate",),
     # thresholds are math below the problems: a problem hands its threshold what it needs, never the reverse
     "stopping": ("pybai.problems", "pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config",
@@ -19,7 +20,10 @@ FORBIDDEN = {
     # the families' math: pure, driven by strategies, never the other way round
     "batch": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
     "design": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
-    "bayesgap": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session"),
+    "fixed_budget": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.config", "pybai.session",
+                     "pybai.datasets"),
+    # data loaders feed environments; they never drive a run
+    "datasets": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.session"),
     # sessions drive strategies against the real world: no hidden truth, no simulation runner
     "session": ("pybai.environments", "pybai.simulate", "pybai.cli"),
 }
@@ -37,6 +41,7 @@ def imported_modules(path: pathlib.Path):
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))
 def test_import_boundaries(folder):
+    assert (PACKAGE / folder).is_dir(), f"no package {folder}: update FORBIDDEN"
     bad = []
     for path in (PACKAGE / folder).rglob("*.py"):
         for module in imported_modules(path):

@@ -47,3 +47,15 @@ def test_family_validation():
     with pytest.raises(InvalidParameterError, match="sigma"):
         Gaussian([1.0, 2.0], n_sources=3)
     assert Bernoulli(n_sources=2).to_dict() == {"name": "bernoulli"}
+
+
+def test_sub_gaussian_scale_is_the_familys_noise_level():
+    from pybai.strategies._fixed_budget import noise_scale, noise_std
+
+    wide = Gaussian([0.5, 2.0, 1.0], n_sources=3)
+    assert wide.sub_gaussian_scale == 2.0  # the largest sigma
+    assert Gaussian(0.5, n_sources=4).sub_gaussian_scale == 0.5
+    assert Bernoulli(n_sources=5).sub_gaussian_scale == 0.5  # rewards in [0, 1]: Hoeffding's lemma
+    # the fixed-budget rules read it: std s, widths 2 s (Hoeffding's range 1 for Bernoulli)
+    assert noise_std(wide) == 2.0 and noise_scale(wide) == 4.0
+    assert noise_std(Bernoulli(n_sources=2)) == 0.5 and noise_scale(Bernoulli(n_sources=2)) == 1.0

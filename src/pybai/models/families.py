@@ -1,7 +1,8 @@
 """Reward families: what the learner knows about the law of each source.
 
 A family names the KL divergence that the numba kernels of :mod:`pybai.models._kl` compute
-(by its integer ``code``), the known variances, and the support of the rewards.  Gaussian
+(by its integer ``code``), the known variances, the sub-Gaussian scale of the rewards (the
+noise level of the fixed-budget confidence widths) and the support of the rewards.  Gaussian
 sources have a known variance (one per source); Bernoulli sources have means in [0, 1] and
 rewards in {0, 1}.
 """
@@ -42,6 +43,16 @@ class Family:
 
     @property
     def variances(self) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def sub_gaussian_scale(self) -> float:  # pragma: no cover - overridden
+        """Scale s such that every source's reward X satisfies ``E exp(l (X - mu)) <= exp(l^2 s^2 / 2)``.
+
+        The noise level of the rules on independent arms that need one (UCB-E and UGapEb widths,
+        BatchRacing's bounds): the largest noise standard deviation for Gaussian rewards, 1/2
+        for rewards in [0, 1] (Hoeffding's lemma).
+        """
         raise NotImplementedError
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
@@ -92,6 +103,11 @@ class Gaussian(Family):
     def variances(self) -> np.ndarray:
         return self._var
 
+    @property
+    def sub_gaussian_scale(self) -> float:
+        """The largest noise standard deviation, ``max_k sigma_k``."""
+        return float(np.sqrt(np.max(self._var)))
+
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         """Finite and within :data:`REWARD_SCALE_LIMIT` noise standard deviations of 0.
 
@@ -125,6 +141,11 @@ class Bernoulli(Family):
     @property
     def variances(self) -> np.ndarray:
         return self._var
+
+    @property
+    def sub_gaussian_scale(self) -> float:
+        """1/2: rewards in [0, 1] are 1/2-sub-Gaussian (Hoeffding's lemma)."""
+        return 0.5
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         if rewards.shape[0] == 1:

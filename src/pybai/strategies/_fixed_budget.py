@@ -1,11 +1,14 @@
 """Shared helpers of the fixed-budget rules of the correlated-arms family (Hoffman et al. 2014).
 
 :class:`PosteriorRule` is the base of rules that read a Gaussian posterior over the arm means
-(``self.model_.std``, ``.root``, ``.kappa()``): they refuse a problem whose model has none, and
-they skip the initial phase (the prior defines every estimate from the start, as in
-Algorithm 1; ``n_init`` is then unused).  :func:`empirical_means` and :func:`noise_scale` serve
-the rules on independent arms (UCBE, UGapEb, successive rejects, sequential halving), which work
-on any best-arm problem from the per-arm counts and sums.
+(``self.model_.std``, ``.root``, ``.kappa()``): they require ``"posterior"`` (the base refuses
+a problem whose :attr:`~pybai.problems.base.Problem.provides` lacks it), and they skip the
+initial phase (the prior defines every estimate from the start, as in Algorithm 1; ``n_init``
+is then unused).
+:func:`empirical_means`, :func:`noise_std` and :func:`noise_scale` serve the rules on
+independent arms (UCBE, UGapEb, successive rejects, sequential halving), which work on any
+best-arm problem from the per-arm counts and sums; the noise level is the family's own
+(:attr:`pybai.models.families.Family.sub_gaussian_scale`).
 """
 
 from __future__ import annotations
@@ -51,9 +54,6 @@ class PosteriorRule(Strategy):
     #: a posterior over the arm means (correlated problems)
     requires = frozenset({"independent-arms", "posterior"})
 
-    def _check_params(self, problem):
-        super()._check_params(problem)
-
     def _initial_plan(self, problem):
         return np.empty(0, dtype=np.intp)
 
@@ -90,10 +90,14 @@ def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
 
 
 def noise_std(family) -> float:
-    """Largest reward standard deviation: sigma for Gaussian rewards, 1/2 for Bernoulli."""
-    return float(np.sqrt(np.max(family.variances))) if family.name == "gaussian" else 0.5
+    """The family's sub-Gaussian scale: the largest sigma for Gaussian rewards, 1/2 for Bernoulli."""
+    return family.sub_gaussian_scale
 
 
 def noise_scale(family) -> float:
-    """Width factor of UCBE/UGapEb bounds: ``2 sigma`` for Gaussian rewards, 1 for rewards in [0, 1]."""
-    return 2.0 * noise_std(family) if family.name == "gaussian" else 1.0
+    """Width factor of UCBE/UGapEb bounds, twice the sub-Gaussian scale.
+
+    ``2 sigma`` for Gaussian rewards; 1 for Bernoulli, Hoeffding's range b of rewards in [0, 1]
+    (both give the deviation probability ``2 exp(-2a)`` at width ``b sqrt(a / N)``).
+    """
+    return 2.0 * family.sub_gaussian_scale

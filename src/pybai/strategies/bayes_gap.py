@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from pybai.bayesgap.gap import bayes_gap_step, update_recommendation
+from pybai.fixed_budget.gaps import bayes_gap_step, update_recommendation
 from pybai.strategies._fixed_budget import GapEpsilon, PosteriorRule
 from pybai.strategies.registry import register
 
@@ -18,7 +18,7 @@ class BayesGap(GapEpsilon, PosteriorRule):
     """BayesGap: pull the more uncertain of J(t), j(t) under posterior bounds ``mu_hat +- beta sigma_hat``.
 
     Each round computes beta from Eq. (9) with the adaptive hardness estimate (the paper's
-    experiments; :func:`pybai.bayesgap.gap.bayes_gap_step`), the gap indices of Eq. (6) and the
+    experiments; :func:`pybai.fixed_budget.gaps.bayes_gap_step`), the gap indices of Eq. (6) and the
     choice of Eq. (7).  The recommendation is Omega_T of Eq. (8): ``J(t)`` at the round with the
     smallest ``B_{J(t)}(t)`` so far (the running minimum, saved in the state).  Before any round
     it is the best prior mean.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_array
-from pybai.bayesgap.indices import bayes_ucb_index
+from pybai.fixed_budget.indices import bayes_ucb_index
 from pybai.strategies._fixed_budget import PosteriorRule
 from pybai.strategies.registry import register
 

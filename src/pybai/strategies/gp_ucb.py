@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_positive_float, check_probability
-from pybai.bayesgap.indices import gp_ucb_beta, gp_ucb_index
+from pybai.fixed_budget.indices import gp_ucb_beta, gp_ucb_index
 from pybai.strategies._fixed_budget import PosteriorRule
 from pybai.strategies.registry import register
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pybai.bayesgap.indices import probability_of_improvement
+from pybai.fixed_budget.indices import probability_of_improvement
 from pybai.strategies._fixed_budget import ImprovementRule
 from pybai.strategies.registry import register
 

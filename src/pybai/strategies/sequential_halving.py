@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai.bayesgap.schedules import keep_top_half, sequential_halving_schedule
+from pybai.fixed_budget.schedules import keep_top_half, sequential_halving_schedule
 from pybai.strategies._fixed_budget import empirical_means
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -18,7 +18,7 @@ class SequentialHalving(Strategy):
 
     In round r every one of the ``|S_r|`` surviving arms is pulled
     ``t_r = floor(T / (|S_r| ceil(log2 K)))`` times
-    (:func:`pybai.bayesgap.schedules.sequential_halving_schedule`), the least-pulled one first
+    (:func:`pybai.fixed_budget.schedules.sequential_halving_schedule`), the least-pulled one first
     (lowest index on ties); then the ``ceil(|S_r| / 2)`` arms with the highest means of the
     round's own samples survive (Algorithm 1 of Karnin et al.: ``p_hat_i^r`` is the average
     reward of round r).  The initial phase (``n_init`` pulls per arm) counts towards round 1.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai.bayesgap.schedules import reject_worst, successive_rejects_lengths
+from pybai.fixed_budget.schedules import reject_worst, successive_rejects_lengths
 from pybai.strategies._fixed_budget import empirical_means
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -18,7 +18,7 @@ class SuccessiveRejects(Strategy):
 
     By the end of phase k every surviving arm has been pulled
     ``n_k = ceil((T - K) / (log_bar(K) (K + 1 - k)))`` times
-    (:func:`pybai.bayesgap.schedules.successive_rejects_lengths`); within a phase the rule
+    (:func:`pybai.fixed_budget.schedules.successive_rejects_lengths`); within a phase the rule
     pulls the least-pulled surviving arm (lowest index on ties), so the initial phase
     (``n_init`` pulls per arm) counts towards phase 1.  Elimination uses all the samples of an
     arm (its empirical mean); among equal means the later arm index is rejected.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai.bayesgap.indices import thompson_draw
+from pybai.fixed_budget.indices import thompson_draw
 from pybai.strategies._fixed_budget import PosteriorRule
 from pybai.strategies.registry import register
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_positive_float
-from pybai.bayesgap.gap import adaptive_gaps
-from pybai.bayesgap.indices import UCBE_C, independent_hardness, ucbe_exploration, ucbe_index
+from pybai.fixed_budget.gaps import adaptive_gaps
+from pybai.fixed_budget.indices import UCBE_C, independent_hardness, ucbe_exploration, ucbe_index
 from pybai.strategies._fixed_budget import empirical_means, noise_scale, noise_std
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -19,7 +19,7 @@ class UCBE(Strategy):
     """UCBE: pull ``argmax_k mu_hat_k + b sqrt(a / N_k)``; recommend the best empirical mean.
 
     ``a = c (T - K) / H_1`` with ``H_1`` estimated adaptively from the standard errors
-    (:mod:`pybai.bayesgap.indices`); ``b = 2 sigma`` (Gaussian) or 1 (Bernoulli).  Works on any
+    (:mod:`pybai.fixed_budget.indices`); ``b = 2 sigma`` (Gaussian) or 1 (Bernoulli).  Works on any
     best-arm problem from per-arm counts and sums (a correlated prior is ignored).
 
     Parameters

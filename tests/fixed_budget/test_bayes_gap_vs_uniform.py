@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from pybai.bayesgap import bayes_gap_step, error_probability_epsilon, simple_regret, update_recommendation
+from pybai import BestArmProblem, FixedBudget, Gaussian
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.fixed_budget import bayes_gap_step, update_recommendation
 from pybai.models.kernels import rbf_covariance
 from pybai.models.posterior import GaussianPosterior
 
@@ -32,9 +33,11 @@ def test_bayes_gap_error_probability_below_uniform_on_gp_draws():
         rewards = truth.sample(arms, rng)
         uni = prior.prior_copy().set_statistics(np.bincount(arms, minlength=K), np.bincount(arms, rewards, minlength=K))
         rec_uniform.append(int(np.argmax(uni.estimate)))
-    truths = np.array(truths)
-    gap_err = error_probability_epsilon(truths, np.array(rec_gap), eps)
-    uni_err = error_probability_epsilon(truths, np.array(rec_uniform), eps)
+    problem = BestArmProblem(K, Gaussian(sigma, n_sources=K), FixedBudget(T), epsilon=eps)
+    gap_regret = [problem.simple_regret(a, mu) for a, mu in zip(rec_gap, truths)]
+    uni_regret = [problem.simple_regret(a, mu) for a, mu in zip(rec_uniform, truths)]
+    gap_err = problem.error_probability_epsilon(gap_regret)
+    uni_err = problem.error_probability_epsilon(uni_regret)
     # measured with this seed: 0.13 against 0.33 (0.95 with the argmin typo of line 3 of Algorithm 1)
     assert gap_err < uni_err - 0.05, (gap_err, uni_err)
-    assert simple_regret(truths, np.array(rec_gap)).mean() < simple_regret(truths, np.array(rec_uniform)).mean()
+    assert np.mean(gap_regret) < np.mean(uni_regret)

@@ -26,7 +26,7 @@ def _constant(means):
 
 
 def test_successive_rejects_phases_by_hand():
-    # K = 5, T = 100: n_k = 11, 14, 18, 27 (test_schedules_metrics); rejected in order 4, 3, 2;
+    # K = 5, T = 100: n_k = 11, 14, 18, 27 (tests/fixed_budget/test_schedules.py); rejected in order 4, 3, 2;
     # arms 0 and 1 share the last phase and its 3 leftover samples: 100 - 11 - 14 - 18 = 57 -> 29, 28.
     order, s = _play("successive-rejects", _constant([0.5, 0.4, 0.3, 0.2, 0.1]), 5, 100)
     assert len(order) == 100 and s.status_ == "budget-spent"

@@ -1,12 +1,23 @@
-"""Decision rules of the fixed-budget correlated-arms family (Hoffman, Shahriari and de Freitas 2014).
+"""Fixed-budget decision rules as pure, vectorised functions of the current estimates.
 
-Pure, vectorised functions of the current estimates (no state, no environment): BayesGap and
-UGapEb (:mod:`.gap`), the index and acquisition baselines (:mod:`.indices`), the elimination
-schedules (:mod:`.schedules`) and the performance measures (:mod:`.metrics`).  Strategies wrap
-them; this package imports neither environments nor simulation code.
+No state and no environment: strategies (:mod:`pybai.strategies`) wrap them, and this package
+imports neither environments nor simulation code.
+
+* :mod:`.schedules`: the elimination schedules of successive rejects (Audibert, Bubeck and
+  Munos 2010) and sequential halving (Karnin, Koren and Somekh 2013), and their elimination
+  steps;
+* :mod:`.indices`: index and acquisition rules, one value per arm (UCB-E, BayesUCB, GP-UCB,
+  Thompson sampling, PI, EI);
+* :mod:`.gaps`: the gap rules BayesGap (Hoffman, Shahriari and de Freitas 2014) and UGapEb
+  (Gabillon, Ghavamzadeh and Lazaric 2012): gap indices, bounds, hardness and exploration
+  constants.
+
+The performance measures of a fixed-budget recommendation (simple regret, probability of error
+at tolerance epsilon) belong to the problem: :meth:`pybai.problems.base.Problem.simple_regret`
+and :meth:`pybai.problems.base.Problem.error_probability_epsilon`.
 """
 
-from pybai.bayesgap.gap import (
+from pybai.fixed_budget.gaps import (
     GapChoice,
     adaptive_gaps,
     adaptive_hardness,
@@ -23,7 +34,7 @@ from pybai.bayesgap.gap import (
     ugap_exploration,
     update_recommendation,
 )
-from pybai.bayesgap.indices import (
+from pybai.fixed_budget.indices import (
     UCBE_C,
     bayes_ucb_index,
     bayes_ucb_level,
@@ -36,8 +47,7 @@ from pybai.bayesgap.indices import (
     ucbe_exploration,
     ucbe_index,
 )
-from pybai.bayesgap.metrics import error_probability_epsilon, simple_regret
-from pybai.bayesgap.schedules import (
+from pybai.fixed_budget.schedules import (
     keep_top_half,
     log_bar,
     phase_requests,
@@ -74,8 +84,6 @@ __all__ = [
     "thompson_draw",
     "ucbe_exploration",
     "ucbe_index",
-    "error_probability_epsilon",
-    "simple_regret",
     "keep_top_half",
     "log_bar",
     "phase_requests",

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pybai.bayesgap import (
+from pybai.fixed_budget import (
     GapChoice,
     adaptive_gaps,
     adaptive_hardness,

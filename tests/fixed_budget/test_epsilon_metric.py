@@ -25,6 +25,26 @@ def test_problem_method_counts_regrets_above_epsilon():
     assert p.to_dict()["epsilon"] == 0.1
 
 
+def test_simple_regret_and_error_probability_over_runs():
+    """Per run ``max(mu) - mu[recommendation]`` (Eq. 1 of Hoffman et al. 2014), then ``mean(R > epsilon)``."""
+    p = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedBudget(10))
+    assert p.simple_regret(0, [1.0, 2.0, 3.0]) == 2.0
+    assert [p.simple_regret(a, [1.0, 2.0, 3.0]) for a in (0, 2)] == [2.0, 0.0]
+    truths = np.array([[1.0, 2.0, 3.0], [3.0, 2.9, 1.0], [0.0, 0.0, -1.0]])
+    recs = [2, 1, 1]
+    regrets = [p.simple_regret(a, mu) for a, mu in zip(recs, truths)]
+    np.testing.assert_allclose(regrets, [0.0, 0.1, 0.0])
+    strict = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedBudget(10), epsilon=0.0)
+    assert strict.error_probability_epsilon(regrets) == pytest.approx(1 / 3)  # a tie with the best is correct
+    loose = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedBudget(10), epsilon=0.2)
+    assert loose.error_probability_epsilon(regrets) == 0.0
+    for bad in (3, -1, np.array([0, 1]), 1.0, True):
+        with pytest.raises(InvalidParameterError, match="'answer'"):
+            p.simple_regret(bad, truths[0])
+    with pytest.raises(InvalidParameterError, match="'epsilon'"):
+        BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedBudget(10), epsilon=-0.1)
+
+
 def test_result_document_reports_it_only_when_epsilon_is_given():
     experiment = pybai.parse_experiment(_doc(epsilon=0.1))
     out = pybai.run_experiment(experiment)

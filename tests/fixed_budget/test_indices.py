@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from pybai.bayesgap import (
+from pybai.fixed_budget import (
     UCBE_C,
     bayes_ucb_index,
     bayes_ucb_level,

@@ -1,18 +1,16 @@
-"""Elimination schedules (successive rejects, sequential halving) and regret / error measures."""
+"""Elimination schedules (successive rejects, sequential halving) and their elimination steps."""
 
 import math
 
 import numpy as np
 import pytest
 
-from pybai.bayesgap import (
-    error_probability_epsilon,
+from pybai.fixed_budget import (
     keep_top_half,
     log_bar,
     phase_requests,
     reject_worst,
     sequential_halving_schedule,
-    simple_regret,
     successive_rejects_lengths,
     successive_rejects_schedule,
 )
@@ -56,18 +54,3 @@ def test_elimination_steps_and_phase_requests():
     np.testing.assert_array_equal(keep_top_half([1.0, 1.0, 1.0], [0, 1, 2]), [0, 1])
     np.testing.assert_array_equal(phase_requests([2, 5], 3), [2, 5, 2, 5, 2, 5])
 
-
-def test_simple_regret_and_error_probability():
-    assert simple_regret([1.0, 2.0, 3.0], 0) == 2.0
-    np.testing.assert_array_equal(simple_regret([1.0, 2.0, 3.0], np.array([0, 2])), [2.0, 0.0])
-    truths = np.array([[1.0, 2.0, 3.0], [3.0, 2.9, 1.0], [0.0, 0.0, -1.0]])
-    recs = np.array([2, 1, 1])
-    np.testing.assert_allclose(simple_regret(truths, recs), [0.0, 0.1, 0.0])
-    assert error_probability_epsilon(truths, recs, 0.0) == pytest.approx(1 / 3)
-    assert error_probability_epsilon(truths, recs, 0.2) == 0.0
-    with pytest.raises(InvalidParameterError, match="'recommendations'"):
-        simple_regret(truths, np.array([0, 3, 1]))
-    with pytest.raises(InvalidParameterError, match="'recommendations'"):
-        simple_regret(truths, np.array([0, 1]))
-    with pytest.raises(InvalidParameterError, match="'epsilon'"):
-        error_probability_epsilon(truths, recs, -0.1)
