@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, _same, measured
+from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, measured, same_value
 from pybai.report.html import HtmlReport
 from pybai.report.spec import FigureSpec, PaperTable, ReproduceSpec
 
@@ -102,7 +102,7 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
         row = dict(zip(paper.columns, values))
         strategy = row.get("strategy")
         point = next((p for p in data.points
-                      if all(_same(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
+                      if all(same_value(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
         cells = [row[c] for c, _ in keys]
         for m in metrics:
             value = None if point is None or strategy is None else measured(data, point, strategy, m)
