@@ -198,3 +198,112 @@ def test_shipped_reproduce_tables_are_valid_and_quick_versions_parse():
 
             quick = Sweep.from_document(apply_quick(read_document(path), spec), path.stem)
             assert all(e.replications <= 100 for e in quick.experiments), path
+
+
+def test_variants_and_derived_metrics_are_validated():
+    from pybai.report.spec import apply_variant
+
+    bad = [
+        ({"name": "x", "variant": [{"name": "a b"}]}, "variant[0].name: expected letters"),
+        ({"name": "x", "variant": [{"name": "a", "sett": {}}]}, 'variant[0].sett: unknown key (did you mean "set"?)'),
+        ({"name": "x", "variant": [{"name": "a"}, {"name": "a"}]}, "two variants share a name"),
+        ({"name": "x", "variant": [{"name": "a", "set": {"replications": 0}}]}, "variant[0].set.replications"),
+        ({"name": "x", "as_variant": "b"}, 'no variant named "b"'),
+        ({"name": "x", "metric": {"m": {"of": "mean_samples", "source": 0}}}, "metric.m: give exactly one of"),
+        ({"name": "x", "metric": {"m": {"source": -1}}}, "metric.m.source"),
+        ({"name": "x", "metric": {"m": {"source": 0}, "r": {"of": "m"}}}, "metric.r.of: 'm' is itself derived"),
+        ({"name": "x", "metric": {"m": {"of": "mean_samples", "scale": 0}}}, "metric.m.scale"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            parse_reproduce(table)
+    spec = parse_reproduce({"name": "x", "quick": {"replications": 6},
+                            "variant": [{"name": "v", "set": {"environment.sigma": 2.0}, "quick": {"replications": 3}}]})
+    doc = {"name": "f", "replications": 12, "environment": {"sigma": 1.0}, "reproduce": {"name": "x"}}
+    varied = apply_variant(doc, spec, "v")
+    assert varied["environment"]["sigma"] == 2.0 and doc["environment"]["sigma"] == 1.0
+    assert apply_quick(varied, spec)["replications"] == 3 and apply_quick(doc, spec)["replications"] == 6
+    with pytest.raises(ConfigError, match="a list on the way"):
+        apply_variant({"strategy": [1, 2]}, parse_reproduce({"name": "x", "variant": [
+            {"name": "v", "set": {"strategy.threshold": "x"}}]}), "v")
+
+
+def test_derived_metrics_by_hand(store):
+    from pybai.reproductions import store_part
+
+    part = store_part(store)
+    data = part.data
+    data.metrics = parse_reproduce({"name": "x", "metric": {
+        "speedup": {"of": "mean_samples", "at": {"sigma": 2.0}, "invert": True},
+        "vs_uniform": {"of": "mean_samples", "at": {"strategy": "uniform"}},
+        "bound_multiple": {"of": "mean_samples", "over": "lower_bound"},
+        "us_per_sample": {"of": "mean_cpu_seconds", "over": "mean_samples", "scale": 1e6},
+        "x1": {"source": 0}}}).metrics
+
+    def mean(point, strategy, field):
+        rows = data.rows_of(point, strategy)
+        return sum(r[field] for r in rows) / len(rows)
+
+    point = data.points[0]  # sigma = 0.5
+    table = FIGURES["table"].function(data, {"columns": ["speedup", "vs_uniform", "bound_multiple", "us_per_sample", "x1"],
+                                             "at": {"sigma": 0.5}})
+    assert table.header == ["sigma", "strategy", "speedup", "vs_uniform", "bound_multiple", "us_per_sample", "x1"]
+    speedup, vs_uniform, multiple, cost, x1 = table.rows[0][2:]
+    assert speedup.value == pytest.approx(mean(2, "tas", "samples") / mean(0, "tas", "samples"))
+    assert vs_uniform.value == pytest.approx(mean(0, "tas", "samples") / mean(0, "uniform", "samples"))
+    assert speedup.low < speedup.value < speedup.high
+    lower_bound = data.complexity(point)["lower_bound"]
+    assert multiple.value == pytest.approx(mean(0, "tas", "samples") / lower_bound)
+    assert cost.value == pytest.approx(1e6 * mean(0, "tas", "cpu_seconds") / mean(0, "tas", "samples"))
+    assert x1.value == pytest.approx(sum(r["counts"][0] for r in data.rows_of(0, "tas")) / 12)
+    assert [r[:2] for r in table.rows] == [[0.5, "tas"], [0.5, "uniform"]]
+    assert table.rows[1][3].value == pytest.approx(1.0)
+    complexity = FIGURES["complexity"].function(data, {})
+    assert complexity.header[:1] == ["sigma"] and "lower_bound" in complexity.header and len(complexity.rows) == 3
+    bars = FIGURES["bars"].function(data, {"y": "speedup", "at": {"sigma": 1.0}})
+    assert len(bars.axes[0].patches) == 2
+
+
+VARIANT = SWEEP.replace('''[[reproduce.figure]]
+kind = "metric-vs-grid"''', '''[[reproduce.variant]]
+name = "proven"
+title = "with the proven threshold"
+set = { "strategy.threshold" = "delta-correct" }
+quick = { replications = 3 }
+compare = ["mean_samples", "correct_rate"]
+[[reproduce.variant.figure]]
+kind = "boxplot"
+y = "samples"
+[[reproduce.figure]]
+kind = "metric-vs-grid"''', 1)
+
+
+def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, monkeypatch):
+    import json
+
+    import pybai.reproductions as rep
+
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "small.toml").write_text(textwrap.dedent(VARIANT))
+    monkeypatch.setattr(rep, "experiment_names", lambda: ["small"])
+    monkeypatch.setattr(rep, "experiment_path", lambda name: shipped / f"{name}.toml")
+    out = tmp_path / "out"
+    assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 0
+    manifest = json.loads((out / "small--proven" / "manifest.json").read_text())
+    document = manifest["document"]
+    assert document["replications"] == 3 and document["name"] == "small--proven" and document["seed"] == 1
+    assert {s["threshold"] for s in document["strategy"]} == {"delta-correct"}
+    html = (out / "report.html").read_text()
+    assert "with the proven threshold" in html and "Beside small" in html
+    versus = (out / "tables" / "small--proven-versus.csv").read_text().splitlines()
+    assert versus[0].startswith("sigma,strategy,mean_samples (small),")
+    assert len(versus) == 1 + 2 * 2  # two quick grid points x two strategies
+    assert sorted(p.name for p in (out / "figures").glob("small--proven-*")) == ["small--proven-1-boxplot.png"]
+    # the variant's replications are the file's first ones: same truths and noise, other threshold
+    rows = [json.loads(line) for line in (out / "small" / "outcomes.jsonl").read_text().splitlines()]
+    mine = [json.loads(line) for line in (out / "small--proven" / "outcomes.jsonl").read_text().splitlines()]
+    first = {(r["point"], r["strategy"], r["replication"]): r for r in rows}
+    assert all((r["point"], r["strategy"], r["replication"]) in first for r in mine)
+    assert all(r["samples"] >= first[(r["point"], r["strategy"], r["replication"])]["samples"]
+               for r in mine if r["strategy"] == "uniform")
