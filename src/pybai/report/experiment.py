@@ -6,7 +6,7 @@
 
     report.html                 self-contained (figures embedded)
     figures/<file>-<n>-<kind>.png
-    tables/<file>-summary.csv, tables/<file>-paper.csv, tables/<file>-<n>-table.csv
+    tables/<file>-summary.csv, tables/<file>-paper.csv, tables/<file>-<n>-<kind>.csv, tables/<file>--<variant>-versus.csv
 
 It never runs a simulation (``pybai report DIR`` reads a store; ``pybai reproduce`` runs, then calls this).
 """
@@ -124,11 +124,19 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
                       " from the stored replications.")
 
 
+def _is_mean(value) -> bool:
+    """A mean or a plain number (a ratio of rates is not shown: compare them side by side)."""
+    if isinstance(value, Estimate):
+        return value.kind == "mean"
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def variant_comparison(data: FigureData, baseline: FigureData, metrics: list[str], label: str) -> TableBlock:
     """A variant's metrics beside the file's own run, per (grid point, strategy) they share, with their ratio.
 
     Both ran the same seeded replications, so the ratio compares the two settings on the same
-    truths and noise (its interval treats them as independent: conservative).
+    truths and noise (its interval treats them as independent: conservative); rates are shown
+    side by side without a ratio.
     """
     header = [short_key(k) for k in data.grid_keys] + ["strategy"]
     header += [f"{m} {who}" for m in metrics for who in (f"({baseline.name})", f"({label})", "ratio")]
@@ -144,8 +152,7 @@ def variant_comparison(data: FigureData, baseline: FigureData, metrics: list[str
             cells = [point["grid"].get(k) for k in data.grid_keys] + [strategy]
             for metric in metrics:
                 mine, theirs = measured(data, point, strategy, metric), measured(baseline, other, strategy, metric)
-                numbers = all(isinstance(v, (Estimate, int, float)) and not isinstance(v, bool) for v in (mine, theirs))
-                cells += [theirs, mine, ratio(mine, theirs) if numbers else None]
+                cells += [theirs, mine, ratio(mine, theirs) if _is_mean(mine) and _is_mean(theirs) else None]
             rows.append(cells)
     return TableBlock(header, rows, f"{label} beside {baseline.name} (same seeded replications; ratio = "
                       f"{label} / {baseline.name}, 95% interval by the delta method).")
@@ -211,7 +218,7 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
                 continue
             caption = figure.options.get("caption", "")
             if isinstance(made, TableBlock):
-                tables.append(_write_csv(out / "tables" / f"{slug}-{n}-table.csv", made.header, made.rows))
+                tables.append(_write_csv(out / "tables" / f"{slug}-{n}-{figure.kind}.csv", made.header, made.rows))
                 if made.caption:
                     page.heading(made.caption, 3)
                 page.table(made.header, _cells(made.rows))
