@@ -20,10 +20,14 @@ from pybai.simulate import run_outcomes
 
 
 class SampleClock:
-    """Process time spent inside ``CallableEnvironment.sample`` (the reward function) while active."""
+    """Process time spent inside ``CallableEnvironment._sample`` (the reward function calls) while active.
+
+    ``_sample`` is what ``respond`` calls (the former script timed the public ``sample``, which
+    the simulation no longer goes through, and so measured nothing).
+    """
 
     def __init__(self):
-        self.seconds, self._orig = 0.0, CallableEnvironment.sample
+        self.seconds, self._orig = 0.0, CallableEnvironment._sample
 
     def __enter__(self):
         clock, orig = self, self._orig
@@ -35,11 +39,11 @@ class SampleClock:
             finally:
                 clock.seconds += time.process_time() - start
 
-        CallableEnvironment.sample = timed
+        CallableEnvironment._sample = timed
         return self
 
     def __exit__(self, *exc):
-        CallableEnvironment.sample = self._orig
+        CallableEnvironment._sample = self._orig
 
 
 def main(argv=None) -> None:
@@ -48,6 +52,8 @@ def main(argv=None) -> None:
                         help="replications per budget, comma-separated (the last repeats); at most the file's")
     args = parser.parse_args(argv)
     caps = [int(x) for x in args.replications.split(",")]
+    if min(caps) < 1:
+        parser.error("--replications: positive counts, e.g. 8,3")
     for i, experiment in enumerate(load_sweep(files("pybai") / "experiments" / "bayesgap-automl.toml")):
         experiment.replications = min(caps[min(i, len(caps) - 1)], experiment.replications)
         start = time.process_time()
