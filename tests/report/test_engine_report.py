@@ -192,12 +192,22 @@ def test_shipped_reproduce_tables_are_valid_and_quick_versions_parse():
     known = shipped_reproductions()
     assert {"gk16-table2", "baics-table1", "baics-star"} <= set(known)
     assert [p.stem for p, _ in known["baics-table1"].files] == ["baics-example-1", "baics-example-2"]
+    from pybai.config import read_document
+    from pybai.report.spec import apply_variant
+
+    variants = 0
     for reproduction in known.values():
         for path, spec in reproduction.files:
-            from pybai.config import read_document
-
-            quick = Sweep.from_document(apply_quick(read_document(path), spec), path.stem)
+            document = read_document(path)
+            quick = Sweep.from_document(apply_quick(document, spec), path.stem)
             assert all(e.replications <= 100 for e in quick.experiments), path
+            for variant in spec.variants:  # every variant parses, quick and full, and keeps the file's seed
+                full = apply_variant(document, spec, variant.name, path.stem)
+                small = Sweep.from_document(apply_quick(full, spec), full["name"])
+                assert all(e.replications <= 100 and e.seed == document["seed"] for e in small.experiments), full["name"]
+                assert Sweep.from_document(full, full["name"]).experiments[0].strategies
+                variants += 1
+    assert variants >= 6
 
 
 def test_variants_and_derived_metrics_are_validated():
@@ -307,3 +317,19 @@ def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, m
     assert all((r["point"], r["strategy"], r["replication"]) in first for r in mine)
     assert all(r["samples"] >= first[(r["point"], r["strategy"], r["replication"])]["samples"]
                for r in mine if r["strategy"] == "uniform")
+
+
+def test_paper_rows_without_a_strategy_and_with_findings_in_words(store):
+    from pybai.report.experiment import paper_comparison
+    from pybai.report.spec import PaperTable
+    from pybai.reproductions import store_part
+
+    data = store_part(store).data
+    findings = PaperTable("s", ["strategy", "finding"], [["tas", "fast"], ["uniform", "slow"]])
+    table = paper_comparison(data, findings)
+    assert table.header == ["strategy", "finding"] and table.rows == [["tas", "fast"], ["uniform", "slow"]]
+    only = FigureData(data.name, {"results": [r for r in data.points[0]["results"] if r["strategy"] == "tas"]},
+                      data.rows)
+    table = paper_comparison(only, PaperTable("s", ["mean_samples"], [[10.0]]))
+    assert table.rows[0][0] == 10.0 and table.rows[0][1].value == pytest.approx(
+        sum(r["samples"] for r in data.rows_of(0, "tas")) / 12)

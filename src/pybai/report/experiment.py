@@ -94,7 +94,8 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
     """The paper's rows with the measured value beside each published one.
 
     Columns named ``strategy`` or after a grid key (dotted or its last segment) select the
-    measured row; a column of words (a published finding) is shown as it is; every other column
+    measured row (without a ``strategy`` column, the file's only strategy); a column of words (a
+    published finding) is shown as it is; every other column
     is a metric (of the results, derived, or of the complexity report): ``<metric> (paper)`` and
     ``<metric> (pybai)``.
     """
@@ -108,10 +109,12 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
         except KeyError:
             metrics.append(column)
     header = [c for c, _ in keys] + [f"{m} {who}" for m in metrics for who in ("(paper)", "(pybai)")]
+    labels = data.strategies()
+    only = labels[0] if len(labels) == 1 and "strategy" not in paper.columns else None
     rows = []
     for values in paper.rows:
         row = dict(zip(paper.columns, values))
-        strategy = row.get("strategy")
+        strategy = row.get("strategy", only)
         point = next((p for p in data.points
                       if all(same_value(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
         cells = [row[c] for c, _ in keys]
