@@ -11,6 +11,7 @@ tables and figures and, with ``compare``, a table beside the file's own run.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,8 @@ from pybai.simulate.engine import run_sweep, stored_document
 from pybai.simulate.store import ResultStore, is_store, read_store
 from pybai.simulate.tasks import Sweep
 
-__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title"]
+__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title",
+           "heuristic_stop"]
 
 
 @dataclass
@@ -64,12 +66,32 @@ def shipped_reproductions() -> dict[str, Reproduction]:
     return dict(sorted(found.items()))
 
 
+def heuristic_stop(t_star: float, threshold) -> float:
+    """The ``t`` with ``t = T* beta(t)``: when an ideal strategy (the w* allocation, a GLR of ``t / T*``) stops.
+
+    >>> round(heuristic_stop(100.0, lambda t: 2.0))
+    200
+    """
+    t = max(5.0 * t_star, 1.0)
+    for _ in range(200):  # beta grows like ln ln t: a contraction from any start above 1
+        t = max(t_star * threshold(t), 1.0)
+    return t
+
+
 def _complexity(experiment: Experiment) -> dict:
-    """The problem's complexity report on the experiment's truth; ``{}`` when there is none to give."""
+    """The problem's complexity report on the experiment's truth, with ``heuristic_stop`` in fixed confidence.
+
+    ``heuristic_stop`` is :func:`heuristic_stop` for the problem's heuristic threshold (the
+    prediction T* beta(t) of the stopping time); ``{}`` when the problem has no report to give.
+    """
     try:
-        return complexity_report(experiment)
+        report = dict(complexity_report(experiment))
     except Exception:  # noqa: BLE001 - a truth drawn per replication, no oracle, too large: the report goes without
         return {}
+    t_star, delta = report.get("characteristic_time"), report.get("delta")
+    if isinstance(t_star, (int, float)) and math.isfinite(t_star) and t_star > 0 and delta:
+        report["heuristic_stop"] = heuristic_stop(float(t_star), experiment.problem.threshold("heuristic", delta))
+    return report
 
 
 def store_part(folder: str | Path) -> ReportPart:

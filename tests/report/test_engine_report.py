@@ -1,6 +1,7 @@
 """[reproduce] tables, intervals, figure kinds and `pybai report` / `pybai reproduce` on small stores."""
 
 import copy
+import math
 import re
 import struct
 import textwrap
@@ -263,6 +264,9 @@ def test_derived_metrics_by_hand(store):
     assert vs_uniform.value == pytest.approx(mean(0, "tas", "samples") / mean(0, "uniform", "samples"))
     assert speedup.low < speedup.value < speedup.high
     lower_bound = data.complexity(point)["lower_bound"]
+    report = data.complexity(point)  # with t = T* beta(t), beta the heuristic threshold ln((1 + ln t)/delta)
+    t = report["heuristic_stop"]
+    assert t == pytest.approx(report["characteristic_time"] * math.log((1 + math.log(t)) / 0.1), rel=1e-9)
     assert multiple.value == pytest.approx(mean(0, "tas", "samples") / lower_bound)
     assert cost.value == pytest.approx(1e6 * mean(0, "tas", "cpu_seconds") / mean(0, "tas", "samples"))
     assert x1.value == pytest.approx(sum(r["counts"][0] for r in data.rows_of(0, "tas")) / 12)
