@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from pybai.complexity import complexity_report
 from pybai.config.experiment import Experiment, read_document
 from pybai.exceptions import ConfigError
@@ -78,19 +80,37 @@ def heuristic_stop(t_star: float, threshold) -> float:
     return t
 
 
-def _complexity(experiment: Experiment) -> dict:
-    """The problem's complexity report on the experiment's truth, with ``heuristic_stop`` in fixed confidence.
+def _uniform_time(experiment: Experiment) -> float | None:
+    """The characteristic time of the uniform allocation, ``1 / value`` of nature's best response to it."""
+    problem = experiment.problem
+    try:
+        value, _ = problem.alt_gradient(experiment.environment.source_means, np.full(problem.n_sources, 1.0 / problem.n_sources))
+    except NotImplementedError:  # a problem without the best response of game-based rules
+        return None
+    return 1.0 / value if value > 0 else None
 
-    ``heuristic_stop`` is :func:`heuristic_stop` for the problem's heuristic threshold (the
-    prediction T* beta(t) of the stopping time); ``{}`` when the problem has no report to give.
+
+def _complexity(experiment: Experiment) -> dict:
+    """The problem's complexity report on the experiment's truth, and in fixed confidence two predictions.
+
+    ``heuristic_stop`` is :func:`heuristic_stop` of T*(mu) for the problem's heuristic threshold
+    (the stopping time of an ideal strategy); ``characteristic_time_uniform`` and
+    ``heuristic_stop_uniform`` are the same for the uniform allocation (what sampling every source
+    equally would cost, computed rather than run).  ``{}`` when the problem has no report to give.
     """
     try:
         report = dict(complexity_report(experiment))
     except Exception:  # noqa: BLE001 - a truth drawn per replication, no oracle, too large: the report goes without
         return {}
     t_star, delta = report.get("characteristic_time"), report.get("delta")
-    if isinstance(t_star, (int, float)) and math.isfinite(t_star) and t_star > 0 and delta:
-        report["heuristic_stop"] = heuristic_stop(float(t_star), experiment.problem.threshold("heuristic", delta))
+    if not (isinstance(t_star, (int, float)) and math.isfinite(t_star) and t_star > 0 and delta):
+        return report
+    threshold = experiment.problem.threshold("heuristic", delta)
+    report["heuristic_stop"] = heuristic_stop(float(t_star), threshold)
+    uniform = _uniform_time(experiment)
+    if uniform is not None and math.isfinite(uniform):
+        report["characteristic_time_uniform"] = uniform
+        report["heuristic_stop_uniform"] = heuristic_stop(uniform, threshold)
     return report
 
 
