@@ -292,7 +292,7 @@ y = "samples"
 kind = "metric-vs-grid"''', 1)
 
 
-def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, monkeypatch):
+def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, monkeypatch, capsys):
     import json
 
     import pybai.reproductions as rep
@@ -303,6 +303,8 @@ def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, m
     monkeypatch.setattr(rep, "experiment_names", lambda: ["small"])
     monkeypatch.setattr(rep, "experiment_path", lambda name: shipped / f"{name}.toml")
     out = tmp_path / "out"
+    assert main(["reproduce", "--list"]) == 0
+    assert "files: small +proven" in capsys.readouterr().out
     assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 0
     manifest = json.loads((out / "small--proven" / "manifest.json").read_text())
     document = manifest["document"]
