@@ -470,14 +470,19 @@ def test_figures_label_arms_from_one():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pybai.report.plots import plot_allocation, plot_allocation_heatmap
+    from pybai.report.figures import FIGURES, FigureData
 
-    doc = {"results": [{"strategy": "s", "mean_allocation": [[0.1, 0.2], [0.3, 0.4]]}]}
-    fig, (a, b) = plt.subplots(1, 2)
-    labels = [t.get_text() for t in plot_allocation(doc, a).get_xticklabels()]
-    assert labels[0] == "arm 1/sub 1" and labels[-1] == "arm 2/sub 2"
-    assert [t.get_text() for t in plot_allocation_heatmap(doc, b, "s").get_yticklabels()] == ["arm 1", "arm 2"]
-    fig2, c = plt.subplots()
-    one = {"results": [{"strategy": "s", "mean_allocation": [0.5, 0.5]}]}
-    assert [t.get_text() for t in plot_allocation(one, c).get_xticklabels()] == ["arm 1", "arm 2"]
+    def draw(alloc, kind="allocation", options=None):
+        doc = {"results": [{"strategy": "s", "mean_allocation": alloc}]}
+        return FIGURES[kind].function(FigureData("d", doc, []), options or {})
+
+    (heat,) = [ax for ax in draw([[0.1, 0.2], [0.3, 0.4]]).axes if ax.images]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["arm 1", "arm 2"]
+    assert [t.get_text() for t in heat.get_xticklabels()] == ["subpop 1", "subpop 2"]
+    (bars,) = draw([0.5, 0.5]).axes
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["arm 1", "arm 2"]
+    rows = [{"point": 0, "strategy": "s", "recommendation": r} for r in (0, 1, 1)]
+    doc = {"results": [{"strategy": "s", "mean_allocation": [0.5, 0.5]}]}
+    (hist,) = FIGURES["histogram"].function(FigureData("d", doc, rows), {"y": "recommendation"}).axes
+    assert [t.get_text() for t in hist.get_xticklabels()] == ["arm 1", "arm 2"]
     plt.close("all")

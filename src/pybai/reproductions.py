@@ -2,30 +2,37 @@
 
 A reproduction is every shipped experiment file whose ``[reproduce]`` table has the same
 ``name``, in file-name order (see :mod:`pybai.report.spec`).  ``run_reproduction`` runs each
-file into its own store ``OUT/<file>/`` with the engine (``--quick`` applies the file's quick
+file into its own store ``OUT/<file>/`` with the engine, and each of its variants
+(``[[reproduce.variant]]``) into ``OUT/<file>--<variant>/`` (``--quick`` applies the quick
 overrides first), then writes the report from the stores alone: ``OUT/report.html``,
-``OUT/figures/*.png``, ``OUT/tables/*.csv``.
+``OUT/figures/*.png``, ``OUT/tables/*.csv``.  A variant's part of the report has its own
+tables and figures and, with ``compare``, a table beside the file's own run.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pybai.config.experiment import read_document
+import numpy as np
+
+from pybai.complexity import complexity_report
+from pybai.config.experiment import Experiment, read_document
 from pybai.exceptions import ConfigError
 from pybai.experiments import experiment_names, experiment_path
 from pybai.problems.base import FixedBudget
 from pybai.report.experiment import ReportFiles, ReportPart, write_report
 from pybai.report.figures import FigureData
-from pybai.report.spec import ReproduceSpec, apply_quick, parse_reproduce
+from pybai.report.spec import VARIANT_SEPARATOR, ReproduceSpec, apply_quick, apply_variant, parse_reproduce
 from pybai.simulate.engine import run_sweep, stored_document
 from pybai.simulate.store import ResultStore, is_store, read_store
 from pybai.simulate.tasks import Sweep
 
-__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title"]
+__all__ = ["Reproduction", "shipped_reproductions", "run_reproduction", "report_folder", "store_part", "common_title",
+           "heuristic_stop"]
 
 
 @dataclass
@@ -61,28 +68,85 @@ def shipped_reproductions() -> dict[str, Reproduction]:
     return dict(sorted(found.items()))
 
 
+def heuristic_stop(t_star: float, threshold) -> float:
+    """The ``t`` with ``t = T* beta(t)``: when an ideal strategy (the w* allocation, a GLR of ``t / T*``) stops.
+
+    >>> round(heuristic_stop(100.0, lambda t: 2.0))
+    200
+    """
+    t = max(5.0 * t_star, 1.0)
+    for _ in range(200):  # beta grows like ln ln t: a contraction from any start above 1
+        t = max(t_star * threshold(t), 1.0)
+    return t
+
+
+def _uniform_time(experiment: Experiment) -> float | None:
+    """The characteristic time of the uniform allocation, ``1 / value`` of nature's best response to it."""
+    problem = experiment.problem
+    try:
+        value, _ = problem.alt_gradient(experiment.environment.source_means, np.full(problem.n_sources, 1.0 / problem.n_sources))
+    except NotImplementedError:  # a problem without the best response of game-based rules
+        return None
+    return 1.0 / value if value > 0 else None
+
+
+def _complexity(experiment: Experiment) -> dict:
+    """The problem's complexity report on the experiment's truth, and in fixed confidence two predictions.
+
+    ``heuristic_stop`` is :func:`heuristic_stop` of T*(mu) for the problem's heuristic threshold
+    (the stopping time of an ideal strategy); ``characteristic_time_uniform`` and
+    ``heuristic_stop_uniform`` are the same for the uniform allocation (what sampling every source
+    equally would cost, computed rather than run).  ``{}`` when the problem has no report to give.
+    """
+    try:
+        report = dict(complexity_report(experiment))
+    except Exception:  # noqa: BLE001 - a truth drawn per replication, no oracle, too large: the report goes without
+        return {}
+    t_star, delta = report.get("characteristic_time"), report.get("delta")
+    if not (isinstance(t_star, (int, float)) and math.isfinite(t_star) and t_star > 0 and delta):
+        return report
+    threshold = experiment.problem.threshold("heuristic", delta)
+    report["heuristic_stop"] = heuristic_stop(float(t_star), threshold)
+    uniform = _uniform_time(experiment)
+    if uniform is not None and math.isfinite(uniform):
+        report["characteristic_time_uniform"] = uniform
+        report["heuristic_stop_uniform"] = heuristic_stop(uniform, threshold)
+    return report
+
+
 def store_part(folder: str | Path) -> ReportPart:
     """A report part from a store alone: its result document rebuilt from the stored outcomes."""
     stored = read_store(folder)
     document = stored_document(stored)
     spec = parse_reproduce(stored.sweep.document.get("reproduce"), where=f"{folder}: reproduce")
-    first = stored.sweep.experiments[0]
-    data = FigureData(stored.sweep.name, document, stored.rows, isinstance(first.problem.regime, FixedBudget))
+    experiments = stored.sweep.experiments
+    first = experiments[0]
+    data = FigureData(stored.sweep.name, document, stored.rows, isinstance(first.problem.regime, FixedBudget),
+                      metrics=spec.metrics if spec is not None else {},
+                      complexity_of=lambda point: _complexity(experiments[point]))
     done, total = len(stored.outcomes), stored.tasks_total
-    reps = sorted({e.replications for e in stored.sweep.experiments})
+    reps = sorted({e.replications for e in experiments})
     facts = [
         f"Store {stored.folder}: {done} of {total} tasks"
         + ("" if done == total else " (incomplete: continue the run with --resume)")
         + f"; {'/'.join(map(str, reps))} replications per strategy"
-        + (f" at each of {len(stored.sweep.experiments)} grid points" if stored.sweep.gridded else "")
+        + (f" at each of {len(experiments)} grid points" if stored.sweep.gridded else "")
         + f"; master seed {first.seed}; pybai {stored.manifest.get('pybai_version')};"
         + f" experiment digest {str(stored.manifest.get('digest'))[:12]}.",
     ]
     if spec is not None and spec.quick and apply_quick(stored.sweep.document, spec) == stored.sweep.document:
         facts.append("Quick run (--quick): fewer replications or grid points than the full reproduction, "
                      "so intervals are wider than the paper's.")
-    heading = spec.title if spec is not None and spec.title else stored.sweep.name
-    return ReportPart(data, spec, heading, facts)
+    part = ReportPart(data, None, stored.sweep.name, facts)
+    if spec is not None:
+        part.spec = spec.presentation()
+        part.heading = part.spec.title or stored.sweep.name
+        if spec.as_variant is not None:
+            part.variant_of = stored.sweep.name.removesuffix(VARIANT_SEPARATOR + spec.as_variant)
+            part.compare = spec.variant(spec.as_variant).compare
+            facts.append(f"Variant {spec.as_variant} of {part.variant_of}: the same seeded replications "
+                         "with the changes of its [[reproduce.variant]] table.")
+    return part
 
 
 def report_folder(folder: str | Path, out: str | Path | None = None, title: str | None = None) -> ReportFiles:
@@ -94,6 +158,10 @@ def report_folder(folder: str | Path, out: str | Path | None = None, title: str 
     if not stores:
         raise ConfigError(f"{folder}: no results store here (a folder written by pybai run --out or pybai reproduce).")
     parts = [store_part(store) for store in stores]
+    own = {part.data.name: part.data for part in parts if part.variant_of is None}
+    for part in parts:
+        if part.variant_of is not None:
+            part.baseline = own.get(part.variant_of)
     if title is None:
         specs = [p.spec for p in parts if p.spec is not None]
         fallback = specs[0].name if specs else parts[0].data.name
@@ -120,17 +188,20 @@ def run_reproduction(
     out = Path(out) if out is not None else Path("out") / "reproduce" / (name + ("-quick" if quick else ""))
     plans = []
     for path, spec in reproduction.files:
-        document = read_document(path)
-        if quick:
-            document = apply_quick(document, spec)
-        sweep = Sweep.from_document(document, default_name=path.stem)
-        folder = out / path.stem
-        ResultStore.check_folder(folder, sweep, resume)  # refuse before running anything
-        plans.append((path, sweep, folder))
+        file_document = read_document(path)
+        documents = [(path.stem, file_document)] + [
+            (f"{path.stem}{VARIANT_SEPARATOR}{v.name}", apply_variant(file_document, spec, v.name, path.stem))
+            for v in spec.variants]
+        for stem, document in documents:
+            if quick:
+                document = apply_quick(document, spec)
+            sweep = Sweep.from_document(document, default_name=stem)
+            folder = out / stem
+            ResultStore.check_folder(folder, sweep, resume)  # refuse before running anything
+            plans.append((path, sweep, folder))
     for path, sweep, folder in plans:
         if note:
-            note(f"{path.stem}: {len(sweep.experiments)} point(s), store {folder}")
+            note(f"{folder.name}: {len(sweep.experiments)} point(s), store {folder}")
         run_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, out=folder, resume=resume,
                   progress=progress, note=note, source=str(path))
     return report_folder(out, title=reproduction.title + (" (quick)" if quick else ""))
-

@@ -1,6 +1,7 @@
 """[reproduce] tables, intervals, figure kinds and `pybai report` / `pybai reproduce` on small stores."""
 
 import copy
+import math
 import re
 import struct
 import textwrap
@@ -192,9 +193,149 @@ def test_shipped_reproduce_tables_are_valid_and_quick_versions_parse():
     known = shipped_reproductions()
     assert {"gk16-table2", "baics-table1", "baics-star"} <= set(known)
     assert [p.stem for p, _ in known["baics-table1"].files] == ["baics-example-1", "baics-example-2"]
+    from pybai.config import read_document
+    from pybai.report.spec import apply_variant
+
+    variants = 0
     for reproduction in known.values():
         for path, spec in reproduction.files:
-            from pybai.config import read_document
-
-            quick = Sweep.from_document(apply_quick(read_document(path), spec), path.stem)
+            document = read_document(path)
+            quick = Sweep.from_document(apply_quick(document, spec), path.stem)
             assert all(e.replications <= 100 for e in quick.experiments), path
+            for variant in spec.variants:  # every variant parses, quick and full, and keeps the file's seed
+                full = apply_variant(document, spec, variant.name, path.stem)
+                small = Sweep.from_document(apply_quick(full, spec), full["name"])
+                assert all(e.replications <= 100 and e.seed == document["seed"] for e in small.experiments), full["name"]
+                assert Sweep.from_document(full, full["name"]).experiments[0].strategies
+                variants += 1
+    assert variants >= 6
+
+
+def test_variants_and_derived_metrics_are_validated():
+    from pybai.report.spec import apply_variant
+
+    bad = [
+        ({"name": "x", "variant": [{"name": "a b"}]}, "variant[0].name: expected letters"),
+        ({"name": "x", "variant": [{"name": "a", "sett": {}}]}, 'variant[0].sett: unknown key (did you mean "set"?)'),
+        ({"name": "x", "variant": [{"name": "a"}, {"name": "a"}]}, "two variants share a name"),
+        ({"name": "x", "variant": [{"name": "a", "set": {"replications": 0}}]}, "variant[0].set.replications"),
+        ({"name": "x", "as_variant": "b"}, 'no variant named "b"'),
+        ({"name": "x", "metric": {"m": {"of": "mean_samples", "source": 0}}}, "metric.m: give exactly one of"),
+        ({"name": "x", "metric": {"m": {"source": -1}}}, "metric.m.source"),
+        ({"name": "x", "metric": {"m": {"source": 0}, "r": {"of": "m"}}}, "metric.r.of: 'm' is itself derived"),
+        ({"name": "x", "metric": {"m": {"of": "mean_samples", "scale": 0}}}, "metric.m.scale"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            parse_reproduce(table)
+    spec = parse_reproduce({"name": "x", "quick": {"replications": 6},
+                            "variant": [{"name": "v", "set": {"environment.sigma": 2.0}, "quick": {"replications": 3}}]})
+    doc = {"name": "f", "replications": 12, "environment": {"sigma": 1.0}, "reproduce": {"name": "x"}}
+    varied = apply_variant(doc, spec, "v")
+    assert varied["environment"]["sigma"] == 2.0 and doc["environment"]["sigma"] == 1.0
+    assert apply_quick(varied, spec)["replications"] == 3 and apply_quick(doc, spec)["replications"] == 6
+    with pytest.raises(ConfigError, match="a list on the way"):
+        apply_variant({"strategy": [1, 2]}, parse_reproduce({"name": "x", "variant": [
+            {"name": "v", "set": {"strategy.threshold": "x"}}]}), "v")
+
+
+def test_derived_metrics_by_hand(store):
+    from pybai.reproductions import store_part
+
+    part = store_part(store)
+    data = part.data
+    data.metrics = parse_reproduce({"name": "x", "metric": {
+        "speedup": {"of": "mean_samples", "at": {"sigma": 2.0}, "invert": True},
+        "vs_uniform": {"of": "mean_samples", "at": {"strategy": "uniform"}},
+        "bound_multiple": {"of": "mean_samples", "over": "lower_bound"},
+        "us_per_sample": {"of": "mean_cpu_seconds", "over": "mean_samples", "scale": 1e6},
+        "x1": {"source": 0}}}).metrics
+
+    def mean(point, strategy, field):
+        rows = data.rows_of(point, strategy)
+        return sum(r[field] for r in rows) / len(rows)
+
+    point = data.points[0]  # sigma = 0.5
+    table = FIGURES["table"].function(data, {"columns": ["speedup", "vs_uniform", "bound_multiple", "us_per_sample", "x1"],
+                                             "at": {"sigma": 0.5}})
+    assert table.header == ["sigma", "strategy", "speedup", "vs_uniform", "bound_multiple", "us_per_sample", "x1"]
+    speedup, vs_uniform, multiple, cost, x1 = table.rows[0][2:]
+    assert speedup.value == pytest.approx(mean(2, "tas", "samples") / mean(0, "tas", "samples"))
+    assert vs_uniform.value == pytest.approx(mean(0, "tas", "samples") / mean(0, "uniform", "samples"))
+    assert speedup.low < speedup.value < speedup.high
+    lower_bound = data.complexity(point)["lower_bound"]
+    report = data.complexity(point)  # with t = T* beta(t), beta the heuristic threshold ln((1 + ln t)/delta)
+    t = report["heuristic_stop"]
+    assert t == pytest.approx(report["characteristic_time"] * math.log((1 + math.log(t)) / 0.1), rel=1e-9)
+    assert multiple.value == pytest.approx(mean(0, "tas", "samples") / lower_bound)
+    assert cost.value == pytest.approx(1e6 * mean(0, "tas", "cpu_seconds") / mean(0, "tas", "samples"))
+    assert x1.value == pytest.approx(sum(r["counts"][0] for r in data.rows_of(0, "tas")) / 12)
+    assert [r[:2] for r in table.rows] == [[0.5, "tas"], [0.5, "uniform"]]
+    assert table.rows[1][3].value == pytest.approx(1.0)
+    complexity = FIGURES["complexity"].function(data, {})
+    assert complexity.header[:1] == ["sigma"] and "lower_bound" in complexity.header and len(complexity.rows) == 3
+    bars = FIGURES["bars"].function(data, {"y": "speedup", "at": {"sigma": 1.0}})
+    assert len(bars.axes[0].patches) == 2
+
+
+VARIANT = SWEEP.replace('''[[reproduce.figure]]
+kind = "metric-vs-grid"''', '''[[reproduce.variant]]
+name = "proven"
+title = "with the proven threshold"
+set = { "strategy.threshold" = "delta-correct" }
+quick = { replications = 3 }
+compare = ["mean_samples", "correct_rate"]
+[[reproduce.variant.figure]]
+kind = "boxplot"
+y = "samples"
+[[reproduce.figure]]
+kind = "metric-vs-grid"''', 1)
+
+
+def test_reproduce_runs_variants_in_their_own_stores_beside_the_file(tmp_path, monkeypatch, capsys):
+    import json
+
+    import pybai.reproductions as rep
+
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "small.toml").write_text(textwrap.dedent(VARIANT))
+    monkeypatch.setattr(rep, "experiment_names", lambda: ["small"])
+    monkeypatch.setattr(rep, "experiment_path", lambda name: shipped / f"{name}.toml")
+    out = tmp_path / "out"
+    assert main(["reproduce", "--list"]) == 0
+    assert "files: small +proven" in capsys.readouterr().out
+    assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 0
+    manifest = json.loads((out / "small--proven" / "manifest.json").read_text())
+    document = manifest["document"]
+    assert document["replications"] == 3 and document["name"] == "small--proven" and document["seed"] == 1
+    assert {s["threshold"] for s in document["strategy"]} == {"delta-correct"}
+    html = (out / "report.html").read_text()
+    assert "with the proven threshold" in html and "Beside small" in html
+    versus = (out / "tables" / "small--proven-versus.csv").read_text().splitlines()
+    assert versus[0].startswith("sigma,strategy,mean_samples (small),")
+    assert len(versus) == 1 + 2 * 2  # two quick grid points x two strategies
+    assert sorted(p.name for p in (out / "figures").glob("small--proven-*")) == ["small--proven-1-boxplot.png"]
+    # the variant's replications are the file's first ones: same truths and noise, other threshold
+    rows = [json.loads(line) for line in (out / "small" / "outcomes.jsonl").read_text().splitlines()]
+    mine = [json.loads(line) for line in (out / "small--proven" / "outcomes.jsonl").read_text().splitlines()]
+    first = {(r["point"], r["strategy"], r["replication"]): r for r in rows}
+    assert all((r["point"], r["strategy"], r["replication"]) in first for r in mine)
+    assert all(r["samples"] >= first[(r["point"], r["strategy"], r["replication"])]["samples"]
+               for r in mine if r["strategy"] == "uniform")
+
+
+def test_paper_rows_without_a_strategy_and_with_findings_in_words(store):
+    from pybai.report.experiment import paper_comparison
+    from pybai.report.spec import PaperTable
+    from pybai.reproductions import store_part
+
+    data = store_part(store).data
+    findings = PaperTable("s", ["strategy", "finding"], [["tas", "fast"], ["uniform", "slow"]])
+    table = paper_comparison(data, findings)
+    assert table.header == ["strategy", "finding"] and table.rows == [["tas", "fast"], ["uniform", "slow"]]
+    only = FigureData(data.name, {"results": [r for r in data.points[0]["results"] if r["strategy"] == "tas"]},
+                      data.rows)
+    table = paper_comparison(only, PaperTable("s", ["mean_samples"], [[10.0]]))
+    assert table.rows[0][0] == 10.0 and table.rows[0][1].value == pytest.approx(
+        sum(r["samples"] for r in data.rows_of(0, "tas")) / 12)

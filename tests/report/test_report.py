@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from pybai.report import format_results  # noqa: E402
-from pybai.report.plots import plot_allocation, plot_allocation_heatmap, plot_mean_samples  # noqa: E402
+from pybai.report.figures import FIGURES, FigureData  # noqa: E402
 
 
 def document(alloc):
@@ -23,13 +23,20 @@ def test_table_drops_empty_columns():
     assert len(text.splitlines()) == 5
 
 
-def test_plots_return_axes():
-    fig, axes = plt.subplots(1, 3)
+def test_bars_and_allocation_kinds_draw_a_document():
+    """The figure registry draws what report/plots.py drew: bars with the lower bound, allocations beside w*."""
     doc = document([[0.2, 0.3], [0.4, 0.1]])
-    assert plot_mean_samples(doc, axes[0], lower_bound=50.0) is axes[0]
-    assert plot_allocation(doc, axes[1], optimal_weights=[[0.25, 0.25], [0.25, 0.25]]) is axes[1]
-    assert plot_allocation_heatmap(doc, axes[2], "t") is axes[2]
-    assert axes[2].images[-1].get_array().shape == (2, 2)
-    with pytest.raises(KeyError):
-        plot_allocation_heatmap(doc, axes[2], "missing")
+    complexity = {"lower_bound": 50.0, "optimal_weights": [[0.25, 0.25], [0.25, 0.25]]}
+    data = FigureData("d", doc, [], complexity_of=lambda point: complexity)
+    fig = FIGURES["bars"].function(data, {"hline": "lower_bound"})
+    (ax,) = fig.axes
+    assert [p.get_height() for p in ax.patches] == [100.0, 100.0]
+    assert [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"] == [50.0]
     plt.close(fig)
+    fig = FIGURES["allocation"].function(data, {"reference": "optimal_weights", "reference_label": "w*", "vmax": 0.45})
+    heat = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in heat] == ["s", "t", "w*"]
+    assert all(ax.images[-1].get_array().shape == (2, 2) and ax.images[-1].get_clim() == (0.0, 0.45) for ax in heat)
+    plt.close(fig)
+    with pytest.raises(KeyError, match="missing"):
+        FIGURES["allocation"].function(data, {"strategies": ["missing"]})

@@ -49,3 +49,30 @@ def test_child_does_not_mutate():
     b = np.random.default_rng(child(seq, 1)).random()
     assert a == b
     assert np.random.default_rng(child(seq, 0)).random() != a
+
+
+def test_run_outcomes_is_the_engine_on_one_point():
+    from pybai.simulate import run_outcomes, run_replication
+    from pybai.simulate.engine import execute_sweep
+    from pybai.simulate.seeding import replication_seed
+    from pybai.simulate.tasks import Sweep
+
+    experiment = parse_experiment(json.loads(json.dumps(DOC)))
+    engine = execute_sweep(Sweep.from_experiment(experiment)).per_strategy()
+    spans = {}
+    for jobs in (1, 2):
+        got = run_outcomes(experiment, jobs=jobs, spans=spans)
+        assert [[(o.samples, o.recommendation, o.counts.tolist()) for o in outs] for outs in got] == \
+            [[(o.samples, o.recommendation, o.counts.tolist()) for o in outs] for outs in engine]
+    assert sorted(spans) == [0, 1, 2] and all(lo <= hi for lo, hi in spans.values())
+    # a point of a sweep keeps the replication seeds of a file without a grid
+    doc = dict(json.loads(json.dumps(DOC)), replications=3, grid={"problem.delta": [0.1, 0.05]})
+    from pybai.config.experiment import parse_sweep
+
+    point = parse_sweep(doc)[1]
+    assert point.grid
+    label, strategy = point.strategies[0]
+    outs = run_outcomes(point)[0]
+    for r, o in enumerate(outs):
+        again = run_replication(strategy, point.environment, point.problem, replication_seed(point.seed, r), r)
+        assert (again.samples, again.recommendation) == (o.samples, o.recommendation)

@@ -11,7 +11,7 @@ from pybai.cli.run import add_backend_options
 def add_parser(sub) -> None:
     rep = sub.add_parser("reproduce", help="run a shipped reproduction of a seed paper: store, tables, figures, HTML")
     rep.add_argument("name", nargs="?", help="reproduction name (see --list)")
-    rep.add_argument("--list", action="store_true", help="list the shipped reproductions and their files")
+    rep.add_argument("--list", action="store_true", help="list the shipped reproductions, their files and variants (+NAME)")
     rep.add_argument("--quick", action="store_true", help="the file's quick settings (fewer replications or points)")
     rep.add_argument("--out", metavar="DIR", help="output folder (default out/reproduce/NAME, or NAME-quick)")
     rep.add_argument("--resume", action="store_true", help="continue the stores in DIR (only missing tasks run)")
@@ -27,7 +27,8 @@ def command(args) -> int:
 
     if args.list:
         for name, reproduction in shipped_reproductions().items():
-            files = ", ".join(path.stem for path, _ in reproduction.files)
+            files = ", ".join(path.stem + "".join(f" +{v.name}" for v in spec.variants)
+                              for path, spec in reproduction.files)
             print(f"{name:<18} {reproduction.title}\n{'':<18} files: {files}")
         return 0
     if not args.name:

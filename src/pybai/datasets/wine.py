@@ -214,8 +214,8 @@ def estimate_wine_rmse(pulls: int = 5, seed: int = 0, path=None) -> np.ndarray:
     """Estimated "ground truth" test RMSE of every model: the mean over ``pulls`` random splits.
 
     The paper's Figure 4 plots such an estimate; its number of splits is not given.  The shipped
-    ``wine-model-rmse.csv`` was made with the defaults (``benchmarks/reproduce_bayesgap.py
-    --wine-truth``): 5 splits per model, about 2 minutes of CPU (random forests of 1000 trees
+    ``wine-model-rmse.csv`` was made with the defaults (``benchmarks/wine_reference_rmse.py``):
+    5 splits per model, about 2 minutes of CPU (random forests of 1000 trees
     dominate).
     """
     reward = make_wine_reward(path)

@@ -6,7 +6,7 @@
 
     report.html                 self-contained (figures embedded)
     figures/<file>-<n>-<kind>.png
-    tables/<file>-summary.csv, tables/<file>-paper.csv, tables/<file>-<n>-table.csv
+    tables/<file>-summary.csv, tables/<file>-paper.csv, tables/<file>-<n>-<kind>.csv, tables/<file>--<variant>-versus.csv
 
 It never runs a simulation (``pybai report DIR`` reads a store; ``pybai reproduce`` runs, then calls this).
 """
@@ -19,21 +19,30 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, _same, measured
+from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, measured, same_value
 from pybai.report.html import HtmlReport
-from pybai.report.spec import FigureSpec, PaperTable, ReproduceSpec
+from pybai.report.intervals import ratio
+from pybai.report.registry import short_key
+from pybai.report.spec import VARIANT_SEPARATOR, FigureSpec, PaperTable, ReproduceSpec
 
-__all__ = ["ReportPart", "ReportFiles", "write_report", "default_figures", "paper_comparison"]
+__all__ = ["ReportPart", "ReportFiles", "write_report", "default_figures", "paper_comparison", "variant_comparison"]
 
 
 @dataclass
 class ReportPart:
-    """One experiment file in a report: its data, presentation and where it came from."""
+    """One experiment file (or one of its variants) in a report: its data, presentation and where it came from.
+
+    A variant's part names the file it varies (``variant_of``), the metrics to ``compare``
+    with it and, when that file's store is in the report too, its data (``baseline``).
+    """
 
     data: FigureData
     spec: ReproduceSpec | None = None
     heading: str = ""
     facts: list[str] = field(default_factory=list)
+    variant_of: str | None = None
+    compare: list[str] = field(default_factory=list)
+    baseline: FigureData | None = None
 
 
 @dataclass
@@ -85,24 +94,29 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
     """The paper's rows with the measured value beside each published one.
 
     Columns named ``strategy`` or after a grid key (dotted or its last segment) select the
-    measured row; every other column is a metric: ``<metric> (paper)`` and ``<metric> (pybai)``.
+    measured row (without a ``strategy`` column, the file's only strategy); a column of words (a
+    published finding) is shown as it is; every other column
+    is a metric (of the results, derived, or of the complexity report): ``<metric> (paper)`` and
+    ``<metric> (pybai)``.
     """
     keys, metrics = [], []
-    for column in paper.columns:
-        if column == "strategy":
-            keys.append((column, None))
+    for i, column in enumerate(paper.columns):
+        if column == "strategy" or all(isinstance(row[i], str) for row in paper.rows):
+            keys.append((column, None))  # a label, or a published finding in words: shown as it is
             continue
         try:
             keys.append((column, data.key(column)))
         except KeyError:
             metrics.append(column)
     header = [c for c, _ in keys] + [f"{m} {who}" for m in metrics for who in ("(paper)", "(pybai)")]
+    labels = data.strategies()
+    only = labels[0] if len(labels) == 1 and "strategy" not in paper.columns else None
     rows = []
     for values in paper.rows:
         row = dict(zip(paper.columns, values))
-        strategy = row.get("strategy")
+        strategy = row.get("strategy", only)
         point = next((p for p in data.points
-                      if all(_same(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
+                      if all(same_value(p["grid"].get(k), row[c]) for c, k in keys if k is not None)), None)
         cells = [row[c] for c, _ in keys]
         for m in metrics:
             value = None if point is None or strategy is None else measured(data, point, strategy, m)
@@ -111,6 +125,40 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
     caption = f"Published: {paper.source}." + (f" {paper.note}" if paper.note else "")
     return TableBlock(header, rows, caption + " pybai: mean ± 95% half-width, rates with their 95% Wilson interval,"
                       " from the stored replications.")
+
+
+def _is_mean(value) -> bool:
+    """A mean or a plain number (a ratio of rates is not shown: compare them side by side)."""
+    if isinstance(value, Estimate):
+        return value.kind == "mean"
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def variant_comparison(data: FigureData, baseline: FigureData, metrics: list[str], label: str) -> TableBlock:
+    """A variant's metrics beside the file's own run, per (grid point, strategy) they share, with their ratio.
+
+    Both ran the same seeded replications, so the ratio compares the two settings on the same
+    truths and noise (its interval treats them as independent: conservative); rates are shown
+    side by side without a ratio.
+    """
+    header = [short_key(k) for k in data.grid_keys] + ["strategy"]
+    header += [f"{m} {who}" for m in metrics for who in (f"({baseline.name})", f"({label})", "ratio")]
+    rows = []
+    for point in data.points:
+        other = next((p for p in baseline.points if p["grid"].keys() == point["grid"].keys()
+                      and all(same_value(p["grid"][k], v) for k, v in point["grid"].items())), None)
+        if other is None:
+            continue
+        for strategy in data.strategies():
+            if data.result(point, strategy) is None or baseline.result(other, strategy) is None:
+                continue
+            cells = [point["grid"].get(k) for k in data.grid_keys] + [strategy]
+            for metric in metrics:
+                mine, theirs = measured(data, point, strategy, metric), measured(baseline, other, strategy, metric)
+                cells += [theirs, mine, ratio(mine, theirs) if _is_mean(mine) and _is_mean(theirs) else None]
+            rows.append(cells)
+    return TableBlock(header, rows, f"{label} beside {baseline.name} (same seeded replications; ratio = "
+                      f"{label} / {baseline.name}, 95% interval by the delta method).")
 
 
 def _summary(data: FigureData) -> TableBlock:
@@ -157,6 +205,12 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
             tables.append(_write_csv(out / "tables" / f"{slug}-paper.csv", comparison.header, comparison.rows))
             page.heading("Beside the paper", 3).table(comparison.header, _cells(comparison.rows))
             page.paragraph(comparison.caption)
+        if part.baseline is not None and part.compare:
+            label = data.name.removeprefix(part.baseline.name + VARIANT_SEPARATOR)
+            versus = variant_comparison(data, part.baseline, part.compare, label)
+            tables.append(_write_csv(out / "tables" / f"{slug}-versus.csv", versus.header, versus.rows))
+            page.heading(f"Beside {part.baseline.name}", 3).table(versus.header, _cells(versus.rows))
+            page.paragraph(versus.caption)
         wanted = spec.figures if spec is not None and spec.figures else default_figures(data)
         for n, figure in enumerate(wanted, start=1):
             kind = FIGURES[figure.kind]
@@ -167,7 +221,7 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
                 continue
             caption = figure.options.get("caption", "")
             if isinstance(made, TableBlock):
-                tables.append(_write_csv(out / "tables" / f"{slug}-{n}-table.csv", made.header, made.rows))
+                tables.append(_write_csv(out / "tables" / f"{slug}-{n}-{figure.kind}.csv", made.header, made.rows))
                 if made.caption:
                     page.heading(made.caption, 3)
                 page.table(made.header, _cells(made.rows))

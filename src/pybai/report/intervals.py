@@ -14,6 +14,8 @@ Examples
 (0.95, 0.888, 0.978)
 >>> [round(v, 3) for v in metric_interval(rows, "error_rate")]
 [0.05, 0.022, 0.112]
+>>> str(ratio(Estimate(300.0, 270.0, 330.0), 100.0))
+'3 ± 0.3'
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MetricSpec", "METRICS", "register_metric", "metric_interval", "estimate", "Z95"]
+__all__ = ["MetricSpec", "METRICS", "register_metric", "metric_interval", "estimate", "Estimate", "ratio", "Z95"]
 
 #: two-sided 95% standard normal quantile
 Z95 = 1.959963984540054
@@ -56,6 +58,7 @@ register_metric("error_rate", "correct", "proportion", transform=lambda correct:
 register_metric("mean_simple_regret", "simple_regret")
 register_metric("false_negative_rate", "false_negative")
 register_metric("mean_seconds", "seconds")
+register_metric("mean_cpu_seconds", "cpu_seconds")
 register_metric("mean_gain", "gain")
 register_metric("oracle_gain", "oracle_gain")
 
@@ -87,3 +90,45 @@ def metric_interval(rows: list[dict], metric: str) -> tuple[float, float, float]
     if spec.transform is not None:
         values = [None if v is None else spec.transform(v) for v in values]
     return estimate(values, spec.kind)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measured metric with its 95% interval; prints as ``mean ± half-width`` (means) or ``p [low, high]``."""
+
+    value: float
+    low: float
+    high: float
+    kind: str = "mean"
+
+    def __str__(self) -> str:
+        if not math.isfinite(self.value):
+            return "-"
+        if self.kind == "proportion":
+            return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}]"
+        half = (self.high - self.low) / 2
+        if abs(self.value) >= 100:
+            return f"{self.value:,.0f} ± {half:,.0f}"
+        return f"{self.value:.4g} ± {half:.2g}"
+
+
+def ratio(numerator: Estimate | float, denominator: Estimate | float) -> Estimate | None:
+    """``numerator / denominator`` with a 95% interval by the delta method (None for a zero or missing denominator).
+
+    The relative half-widths of the two add in quadrature, as for independent estimates; a plain
+    number counts as exact.
+    """
+    def parts(x):
+        if isinstance(x, Estimate):
+            return x.value, (x.high - x.low) / 2
+        return float(x), 0.0
+
+    if numerator is None or denominator is None:
+        return None
+    (a, ha), (b, hb) = parts(numerator), parts(denominator)
+    if b == 0 or not (math.isfinite(a) and math.isfinite(b)):
+        return None
+    value = a / b
+    relative = math.hypot(ha / a if a else 0.0, hb / b)
+    half = abs(value) * relative
+    return Estimate(value, value - half, value + half)

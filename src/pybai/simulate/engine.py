@@ -7,7 +7,8 @@ appends each finished task to the store (:mod:`pybai.simulate.store`) and return
 document: the contract's document for a file without ``[grid]`` (unchanged), and for a sweep
 the same keys plus ``grid_keys`` and ``points`` (one entry per grid point with its own
 ``results``), with ``results`` listing every (point, strategy) row tagged by ``point`` and
-``grid``.
+``grid``.  :func:`execute_sweep` is its loop alone (tasks on a backend, outcomes and timings,
+no document): :func:`~pybai.simulate.montecarlo.run_outcomes` is that loop on a one-point sweep.
 """
 
 from __future__ import annotations
@@ -15,19 +16,20 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pybai._version import __version__
 from pybai.config.experiment import Experiment
 from pybai.exceptions import InvalidParameterError
-from pybai.simulate.backends import Backend, DaskBackend, ProcessBackend, cap_workers, make_backend
+from pybai.simulate.backends import Backend, DaskBackend, InlineBackend, ProcessBackend, cap_workers, make_backend
 from pybai.simulate.runner import Outcome
 from pybai.simulate.preflight import preflight
 from pybai.simulate.store import ResultStore, StoredResults
 from pybai.simulate.summary import summarize
 from pybai.simulate.tasks import Sweep, Task, make_tasks
 
-__all__ = ["run_sweep", "sweep_document", "stored_document", "RunInterrupted"]
+__all__ = ["run_sweep", "execute_sweep", "SweepRun", "sweep_document", "stored_document", "RunInterrupted"]
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -118,54 +120,44 @@ def stored_document(stored: StoredResults) -> dict:
     return sweep_document(stored.sweep, stored.outcomes)
 
 
-def run_sweep(
-    sweep: Sweep,
-    *,
-    jobs: int = 1,
-    cluster: str | None = None,
-    scheduler: str | None = None,
-    backend: Backend | None = None,
-    out: str | Path | None = None,
-    resume: bool = False,
-    progress: bool | Callable[[int], None] = False,
-    note: Callable[[str], None] | None = None,
-    source: str | None = None,
-    fsync: str = "background",
-) -> dict:
-    """Run every task of ``sweep`` and return its result document.
+@dataclass
+class SweepRun:
+    """What :func:`execute_sweep` produced: outcomes of every finished task and the timings.
 
-    Parameters
+    Attributes
     ----------
     sweep : Sweep
-    jobs, cluster, scheduler :
-        The backend, as the CLI's ``--jobs N``, ``--cluster local:N``, ``--scheduler ADDRESS``
-        (or pass ``backend``).  Local worker counts are capped at the tasks to run and the
-        CPU cores; ``note`` receives a one-line message when that happens.
-    out : path, optional
-        Store every finished task in this folder (see :mod:`pybai.simulate.store`) and the
-        result document and table at the end.
-    resume : bool
-        Continue the store in ``out``: only tasks not stored yet are run.
-    progress : bool or callable
-        ``True``: a tqdm bar over tasks on standard error (silent when it is not a terminal);
-        a callable receives the number of replications of each finished task.
-    fsync : {"background", "each", "none"}
-        When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
-
-    Raises
-    ------
-    RunInterrupted
-        On Ctrl-C: workers are ended within about a second; finished tasks stay in the store.
+    outcomes : dict
+        ``{task: outcomes in replication order}`` for every task stored or run.
+    spans : dict
+        ``{(point, strategy): [first start, last end]}`` (``time.time()``) of the tasks run now.
+    walls : dict
+        ``{(point, strategy): seconds}`` for the cells whose tasks all ran now (none from the store).
+    elapsed : float
+        Wall-clock seconds of the whole call.
     """
-    start = time.perf_counter()
-    tasks = make_tasks(sweep.experiments)
-    store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
-    outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
-    todo = [task for task in tasks if task not in outcomes]
+
+    sweep: Sweep
+    outcomes: dict[Task, list[Outcome]]
+    spans: dict[tuple[int, int], list[float]]
+    walls: dict[tuple[int, int], float]
+    elapsed: float
+
+    def per_strategy(self, point: int = 0) -> list[list[Outcome]]:
+        """Outcomes of each strategy at grid point ``point``, in replication order."""
+        experiment = self.sweep.experiments[point]
+        cells: list[list[Outcome]] = [[] for _ in experiment.strategies]
+        for task in sorted(t for t in self.outcomes if t.point == point):
+            cells[task.strategy].extend(self.outcomes[task])
+        return cells
+
+
+def _pick_backend(backend, jobs, cluster, scheduler, todo: int, note) -> Backend:
+    """The backend of the options, its local workers capped at the tasks to run and the cores."""
     if backend is None:
         backend = make_backend(jobs, cluster, scheduler)
     if isinstance(backend, (ProcessBackend, DaskBackend)) and getattr(backend, "n_workers", 0) is not None:
-        workers, message = cap_workers(backend.workers, len(todo))
+        workers, message = cap_workers(backend.workers, todo)
         if message:
             backend.workers = workers
             if isinstance(backend, DaskBackend):
@@ -173,9 +165,33 @@ def run_sweep(
             if note:
                 note(message)
     if isinstance(backend, ProcessBackend) and backend.workers <= 1:
-        from pybai.simulate.backends import InlineBackend
-
         backend = InlineBackend()
+    return backend
+
+
+def execute_sweep(
+    sweep: Sweep,
+    *,
+    jobs: int = 1,
+    cluster: str | None = None,
+    scheduler: str | None = None,
+    backend: Backend | None = None,
+    store: ResultStore | None = None,
+    progress: bool | Callable[[int], None] = False,
+    note: Callable[[str], None] | None = None,
+) -> SweepRun:
+    """Run the tasks of ``sweep`` that ``store`` does not hold yet: the one loop over a backend.
+
+    Parameters are those of :func:`run_sweep`, with an open ``store`` (or None) instead of
+    ``out``/``resume``; the store is appended to as tasks finish and closed at the end.
+    Every entry point (:func:`run_sweep`, :func:`~pybai.simulate.montecarlo.run_outcomes`)
+    runs through here, so they share seeds, backends, preflight checks and interrupts.
+    """
+    start = time.perf_counter()
+    tasks = make_tasks(sweep.experiments)
+    outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
+    todo = [task for task in tasks if task not in outcomes]
+    backend = _pick_backend(backend, jobs, cluster, scheduler, len(todo), note)
     for experiment in sweep.experiments:  # memory, a tied answer, a long run: before any replication
         preflight(experiment, jobs=jobs)
     bar, callback = None, progress if callable(progress) else None
@@ -218,7 +234,52 @@ def run_sweep(
     for task in tasks:
         totals[(task.point, task.strategy)] = totals.get((task.point, task.strategy), 0) + 1
     walls = {cell: hi - lo for cell, (lo, hi) in spans.items() if counts.get(cell) == totals[cell]}
-    document = sweep_document(sweep, outcomes, walls, time.perf_counter() - start)
+    return SweepRun(sweep, outcomes, spans, walls, time.perf_counter() - start)
+
+
+def run_sweep(
+    sweep: Sweep,
+    *,
+    jobs: int = 1,
+    cluster: str | None = None,
+    scheduler: str | None = None,
+    backend: Backend | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    progress: bool | Callable[[int], None] = False,
+    note: Callable[[str], None] | None = None,
+    source: str | None = None,
+    fsync: str = "background",
+) -> dict:
+    """Run every task of ``sweep`` and return its result document.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    jobs, cluster, scheduler :
+        The backend, as the CLI's ``--jobs N``, ``--cluster local:N``, ``--scheduler ADDRESS``
+        (or pass ``backend``).  Local worker counts are capped at the tasks to run and the
+        CPU cores; ``note`` receives a one-line message when that happens.
+    out : path, optional
+        Store every finished task in this folder (see :mod:`pybai.simulate.store`) and the
+        result document and table at the end.
+    resume : bool
+        Continue the store in ``out``: only tasks not stored yet are run.
+    progress : bool or callable
+        ``True``: a tqdm bar over tasks on standard error (silent when it is not a terminal);
+        a callable receives the number of replications of each finished task.
+    fsync : {"background", "each", "none"}
+        When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
+
+    Raises
+    ------
+    RunInterrupted
+        On Ctrl-C: workers are ended within about a second; finished tasks stay in the store.
+    """
+    store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
+    run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
+                        progress=progress, note=note)
+    document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
     if store is not None:
         from pybai.report.table import format_results
 

@@ -1,6 +1,7 @@
 """Monte Carlo over the replications of one experiment: the engine on a sweep of one point.
 
-Work is cut into tasks (strategy, block of :data:`BLOCK` replications); each replication is
+Both functions are thin wrappers of :mod:`pybai.simulate.engine` (no loop of their own).  Work
+is cut into tasks (strategy, block of :data:`BLOCK` replications); each replication is
 seeded directly from the master seed and its index
 (:func:`~pybai.simulate.seeding.replication_seed`) and runs on its own strategy object, so
 where, when and in which order a task runs does not change its outcomes.  Sweeps, backends
@@ -13,10 +14,9 @@ from collections.abc import Callable
 
 from pybai.config.experiment import Experiment
 from pybai._validation import fail
-from pybai.simulate.backends import make_backend
-from pybai.simulate.engine import run_sweep
+from pybai.simulate.engine import execute_sweep, run_sweep
 from pybai.simulate.runner import Outcome
-from pybai.simulate.tasks import BLOCK, Sweep, make_tasks
+from pybai.simulate.tasks import BLOCK, Sweep
 
 __all__ = ["BLOCK", "run_experiment", "run_outcomes"]
 
@@ -27,38 +27,30 @@ def run_outcomes(
     progress: Callable[[int], None] | None = None,
     spans: dict[int, list[float]] | None = None,
 ) -> list[list[Outcome]]:
-    """Outcomes per strategy, in replication order.
+    """Outcomes per strategy, in replication order: the engine (:func:`execute_sweep`) on one point.
 
     Parameters
     ----------
     experiment : Experiment
     jobs : int
-        Worker processes (1 runs in this process).
+        Worker processes (1 runs in this process); outcomes are identical for any value.
     progress : callable, optional
         Called with the number of replications just finished.
     spans : dict, optional
         Filled with ``{strategy index: [first start, last end]}`` (wall-clock times).
+
+    Replication ``r`` is seeded by :func:`~pybai.simulate.seeding.replication_seed` even when
+    ``experiment`` is a point of a sweep (as a file without a grid), so these are the outcomes
+    of ``pybai run`` on the point's own file.
     """
-    tasks = make_tasks([experiment])
-    backend = make_backend(jobs)
-    backend.start([experiment], False)
-    results = {}
-    spans = {} if spans is None else spans
-    abort = True
-    try:
-        for result in backend.results(tasks):
-            results[result.task] = result.outcomes
-            span = spans.setdefault(result.task.strategy, [result.began, result.ended])
-            span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
-            if progress:
-                progress(result.task.size)
-        abort = False
-    finally:
-        backend.stop(abort=abort)
-    per_strategy: list[list[Outcome]] = [[] for _ in experiment.strategies]
-    for task in tasks:
-        per_strategy[task.strategy].extend(results[task])
-    return per_strategy
+    if not isinstance(experiment, Experiment):
+        raise fail("experiment", "run_outcomes", "an Experiment (from load_experiment or parse_experiment)",
+                   experiment)
+    run = execute_sweep(Sweep.from_experiment(experiment, replication_seeds=True), jobs=jobs,
+                        progress=progress or False)
+    if spans is not None:
+        spans.update({strategy: span for (_, strategy), span in run.spans.items()})
+    return run.per_strategy()
 
 
 def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Callable[[int], None] = False) -> dict:

@@ -17,6 +17,7 @@ numbers, as in a file without a grid), which makes comparisons between strategie
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -75,8 +76,14 @@ class Sweep:
         return cls.from_document(read_document(path), default_name=Path(path).stem)
 
     @classmethod
-    def from_experiment(cls, experiment: Experiment) -> "Sweep":
-        """A sweep of one experiment built in Python (its ``source`` stands for the document)."""
+    def from_experiment(cls, experiment: Experiment, replication_seeds: bool = False) -> "Sweep":
+        """A sweep of one experiment built in Python (its ``source`` stands for the document).
+
+        A point of a sweep (``experiment.grid`` set) keeps its grid seeds, unless
+        ``replication_seeds``: then it is seeded as a file without a grid (and has no document).
+        """
+        if replication_seeds:
+            return cls(experiment.name, {"name": experiment.name}, [dataclasses.replace(experiment, grid={})])
         document = dict(experiment.source) if experiment.source else {"name": experiment.name}
         return cls(experiment.name, document, [experiment])
 

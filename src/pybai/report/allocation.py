@@ -1,0 +1,96 @@
+"""Figure kind ``allocation``: the mean fraction of samples per source and strategy (bars, or heat maps).
+
+Arms and subpopulations are labelled from 1 ("arm 1" .. "arm K", "subpop 1" .. "subpop L"), as a
+reader counts them; result documents keep 0-based indices (docs/reference.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
+
+__all__ = ["allocation", "arm_labels"]
+
+#: above this many arms the bars are not labelled one by one
+_LABELLED = 30
+
+
+def arm_labels(k: int) -> list[str]:
+    """1-based labels of ``k`` arms.
+
+    >>> arm_labels(3)
+    ['arm 1', 'arm 2', 'arm 3']
+    """
+    return [f"arm {a + 1}" for a in range(k)]
+
+
+def _heatmap(ax, alloc: np.ndarray, title: str, vmax: float, row_labels: bool = True):
+    image = ax.imshow(alloc, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
+    for (k, l), value in np.ndenumerate(alloc):
+        ax.text(l, k, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                color="white" if value < 0.6 * vmax else "black")
+    ax.set_xticks(range(alloc.shape[1]))
+    ax.set_yticks(range(alloc.shape[0]))
+    ax.set_xticklabels([f"subpop {l + 1}" for l in range(alloc.shape[1])], fontsize=8)
+    ax.set_yticklabels([f"arm {k + 1}" for k in range(alloc.shape[0])] if row_labels else [], fontsize=8)
+    ax.set_xlabel("subpopulation", fontsize=8)
+    if row_labels:
+        ax.set_ylabel("arm", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    return image
+
+
+def _reference(data: FigureData, point: dict, options: dict) -> np.ndarray | None:
+    """The ``reference`` weights: a list of numbers, or a complexity key such as ``optimal_weights``."""
+    reference = options.get("reference")
+    if isinstance(reference, str):
+        reference = data.complexity(point).get(reference)
+    return None if reference is None else np.asarray(reference, dtype=float)
+
+
+@register_figure("allocation", keys=("at", "reference", "reference_label", "vmax"))
+def allocation(data: FigureData, options: dict):
+    """Mean fraction of samples per source and strategy: bars, or heat maps for arms x subpopulations.
+
+    ``reference``: weights drawn beside the strategies' (e.g. the optimal w*, as numbers or as the
+    complexity key ``"optimal_weights"``), labelled ``reference_label`` (default "reference").
+    ``vmax``: the top of the heat maps' colour scale (default: the largest fraction shown).
+    """
+    point = data.select(options.get("at"))
+    labels = [s for s in data.strategies(options.get("strategies")) if data.result(point, s)]
+    series = [(s, np.asarray(data.result(point, s)["mean_allocation"], dtype=float)) for s in labels]
+    reference = _reference(data, point, options)
+    if reference is not None:
+        series.append((options.get("reference_label", "reference"), reference))
+    where = at_text(point)
+    title = f"{data.name}: mean allocation" + (f" ({where})" if where else "")
+    if series and series[0][1].ndim == 2:
+        vmax = float(options.get("vmax") or max(float(a.max()) for _, a in series) or 1.0)
+        fig, axes = new_figure(width=3.4 * len(series) + 0.8, height=3.4, ncols=len(series))
+        for j, (ax, (label, alloc)) in enumerate(zip(axes, series)):
+            image = _heatmap(ax, alloc.reshape(series[0][1].shape), label, vmax, row_labels=j == 0)
+        fig.colorbar(image, ax=axes, shrink=0.85, label="fraction of samples")
+        fig.suptitle(options.get("title", title), fontsize=10)
+        return fig
+    size = series[0][1].size if series else 1
+    fig, (ax,) = new_figure(width=min(max(6.4, 0.25 * size * len(series) + 2), 16))
+    width = 0.8 / max(len(series), 1)
+    for j, (label, alloc) in enumerate(series):
+        x = np.arange(alloc.size)
+        is_reference = j == len(labels)
+        ax.bar(x + (j - (len(series) - 1) / 2) * width, alloc.ravel(), width, label=label,
+               hatch="//" if is_reference else None, edgecolor="black" if is_reference else None)
+    if size <= _LABELLED:
+        ax.set_xticks(np.arange(size))
+        ax.set_xticklabels(arm_labels(size), fontsize=8, rotation=0 if size <= 12 else 90)
+        ax.set_xlabel("arm")
+    else:  # too many arms to name each: numbered ticks, counted from 1
+        from matplotlib.ticker import FuncFormatter
+
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v + 1:g}" if float(v).is_integer() else ""))
+        ax.set_xlabel(f"arm (1 to {size})")
+    ax.set_ylabel("mean fraction of samples")
+    set_title(ax, options, title)
+    ax.legend(fontsize=8)
+    return fig
