@@ -337,13 +337,13 @@ class Problem(ABC):
         """Quality of the true answer minus quality of ``answer`` (0 when correct)."""
         return 0.0 if self.is_correct(answer, means) else float("nan")
 
-    def gain(self, answer: Any, means: np.ndarray) -> float | None:
-        """Goals whose answer is a set of sources: sum of the means over ``answer`` (else None)."""
-        return None
+    def answer_metrics(self, answer: Any, means: np.ndarray) -> dict:
+        """The goal's own per-run measures of ``answer`` beyond correctness and simple regret.
 
-    def false_negative_rate(self, answer: Any, means: np.ndarray) -> float | None:
-        """Top-k only: fraction of the true answer missing from ``answer``."""
-        return None
+        Keys among ``"false_negative"``, ``"gain"`` and ``"oracle_gain"`` (the fields of a
+        replication's outcome); the default has none.  Top-k reports all three.
+        """
+        return {}
 
     def error_probability_epsilon(self, simple_regrets) -> float | None:
         """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.

@@ -31,7 +31,7 @@ class Outcome:
     counts: np.ndarray
     seconds: float
     cpu_seconds: float = 0.0
-    gain: float | None = None  # top-k: sum of the means over the answer (Problem.gain)
+    gain: float | None = None  # top-k: sum of the means over the answer (Problem.answer_metrics)
     oracle_gain: float | None = None  # ... and over the true answer
 
 
@@ -79,6 +79,7 @@ def run_replication(
     res = strategy.result()
     means = truth.source_means
     rec = res.recommendation
+    metrics = problem.answer_metrics(rec, means)
     return Outcome(
         samples=res.samples,
         batches=res.batches,
@@ -86,10 +87,10 @@ def run_replication(
         recommendation=rec,
         correct=problem.is_correct(rec, means),
         simple_regret=problem.simple_regret(rec, means),
-        false_negative=problem.false_negative_rate(rec, means),
+        false_negative=metrics.get("false_negative"),
         counts=res.counts,
         seconds=time.perf_counter() - start,
         cpu_seconds=time.thread_time() - cpu_start,
-        gain=problem.gain(rec, means),
-        oracle_gain=problem.gain(problem.answer(means), means),
+        gain=metrics.get("gain"),
+        oracle_gain=metrics.get("oracle_gain"),
     )

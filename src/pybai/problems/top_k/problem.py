@@ -140,6 +140,11 @@ class TopKProblem(Problem):
         missing = np.setdiff1d(self.answer(means), np.asarray(answer, dtype=np.int64))
         return missing.size / self.k
 
+    def answer_metrics(self, answer, means) -> dict:
+        """False-negative rate (section 5.2 of Jun et al. 2016), gain of ``answer`` and of the true top-k (5.3)."""
+        return {"false_negative": self.false_negative_rate(answer, means), "gain": self.gain(answer, means),
+                "oracle_gain": self.gain(self.answer(means), means)}
+
     def gain(self, answer, means) -> float:
         """sum_{i in answer} mu_i: the "gain" of section 5.3 of Jun et al. (2016)."""
         return float(self._means(means)[np.asarray(answer, dtype=np.int64)].sum())
