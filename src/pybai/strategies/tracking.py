@@ -1,4 +1,5 @@
-"""Turning target weights into samples: C-tracking and D-tracking (Garivier & Kaufmann 2016)."""
+"""Turning target weights into requests: C- and D-tracking kernels (Garivier & Kaufmann 2016) and the
+:class:`Tracker` component that applies them on a problem's request space."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import math
 
 import numpy as np
 from numba import njit
+
+from pybai._validation import fail
+from pybai.strategies.design_exploration import DesignExploration
 
 __all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step", "tracking_chunk", "geometric_chunk", "Tracker",
            "resolve_exploration"]
@@ -159,8 +163,6 @@ class Tracker:
         self._oracle_growth = oracle_growth
         self._design = None
         if exploration != "arms":
-            from pybai.strategies.design_exploration import DesignExploration
-
             features, spanning = space.design()
             self._design = DesignExploration(features, spanning, forced=exploration == "design")
         n = space.n_requests if self._cells is None else self._cells.n_arms
@@ -225,8 +227,6 @@ class Tracker:
 
 def resolve_exploration(exploration: str, space, owner: str) -> str:
     """``exploration`` checked against the space's forced explorations, ``"auto"`` resolved."""
-    from pybai._validation import fail
-
     if exploration == "auto":
         return space.default_exploration
     if exploration not in space.explorations:
