@@ -55,11 +55,23 @@ def add_parser(sub) -> None:
     report.add_argument("--out", required=True, metavar="DIR", help="directory for session.html and the PNGs")
 
 
-def _stopped_line(status) -> str:
+def _print_stopped(status) -> None:
     from pybai.session import stop_reason
 
-    return (f"The session has stopped after {status['samples']} samples ({status['status']}: "
-            f"{stop_reason(status['message'])}).")
+    print(f"The session has stopped after {status['samples']} samples ({status['status']}: "
+          f"{stop_reason(status['message'])}).")
+    print(f"Recommendation: {status['answer']}")
+
+
+def _write_rows(columns, rows, path, summary=None) -> None:
+    """CSV rows to ``path`` with the line ``summary(text) -> path``, or to standard output when no path."""
+    from pybai.session.rows import write_csv
+
+    text = write_csv(columns, rows, path)
+    if not path:
+        sys.stdout.write(text)
+    elif summary is not None:
+        print(f"{summary(text)} -> {path}")
 
 
 def _open(path):
@@ -101,23 +113,16 @@ def _new(args) -> int:
 
 
 def _ask(args) -> int:
-    from pybai.session.rows import write_csv
-
     with _open(args.db) as session:
         columns = session.layout.ask_columns
         if session.stopped:
             status = session.status()
             if args.csv:
-                write_csv(columns, [], args.csv)  # an empty plate: never mistaken for an old request
-            print(_stopped_line(status))
-            print(f"Recommendation: {status['answer']}")
+                _write_rows(columns, [], args.csv)  # an empty plate: never mistaken for an old request
+            _print_stopped(status)
             return 0
         request = session.ask()
-        text = write_csv(columns, request.rows, args.csv)
-        if args.csv:
-            print(f"request {request.id}: {len(request)} samples -> {args.csv}")
-        else:
-            sys.stdout.write(text)
+        _write_rows(columns, request.rows, args.csv, lambda text: f"request {request.id}: {len(request)} samples")
     return 0
 
 
@@ -130,9 +135,7 @@ def _tell(args) -> int:
                      "(pybai session ask gives them again, same request number)")
         print(line)
         if receipt.stopped:
-            status = session.status()
-            print(_stopped_line(status))
-            print(f"Recommendation: {status['answer']}")
+            _print_stopped(session.status())
     return 0
 
 
@@ -178,14 +181,9 @@ def _status_lines(session, status) -> list[str]:
 
 
 def _export(args) -> int:
-    from pybai.session.rows import write_csv
-
     with _open(args.db) as session:
-        text = write_csv(session.layout.export_columns, session.observations(), args.csv)
-        if args.csv:
-            print(f"{text.count(chr(10)) - 1} observations -> {args.csv}")
-        else:
-            sys.stdout.write(text)
+        _write_rows(session.layout.export_columns, session.observations(), args.csv,
+                    lambda text: f"{text.count(chr(10)) - 1} observations")
     return 0
 
 
