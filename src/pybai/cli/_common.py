@@ -9,18 +9,47 @@ from pathlib import Path
 
 from pybai.exceptions import ConfigError
 
-__all__ = ["positive_int", "write_json", "check_output_file", "note"]
+__all__ = ["positive_int", "non_negative_int", "integer_argument", "write_json", "check_output_file", "note"]
+
+
+def integer_argument(text: str, expected: str, minimum: int | None = None) -> int:
+    """``text`` as an integer (at least ``minimum`` when given), else ``expected ..., got ...``.
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+    expected : str
+        What the error line says was expected (``"a positive integer"``).
+    minimum : int, optional
+        Smallest value accepted; none by default.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not an integer or is below ``minimum``.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if minimum is not None and value < minimum:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
 
 
 def positive_int(text: str) -> int:
     """``argparse`` type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return integer_argument(text, "a positive integer", minimum=1)
+
+
+def non_negative_int(text: str) -> int:
+    """``argparse`` type: an integer >= 0."""
+    return integer_argument(text, "an integer >= 0", minimum=0)
 
 
 def note(message: str) -> None:

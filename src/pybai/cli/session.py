@@ -10,30 +10,21 @@ import sys
 
 import numpy as np
 
-from pybai.cli._common import write_json
+from pybai.cli._common import integer_argument, non_negative_int, write_json
 
 _DB_HELP = "the session database (SQLite file)"
 
 
-def _non_negative_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
-
-
 def _request_number(text: str) -> int:
-    import argparse
+    return integer_argument(text, "a request number")
 
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a request number, got {text!r}") from None
+
+def _verb(verbs, name: str, summary: str, func):
+    """The sub-command ``name`` of an existing session: the required ``--db`` first, then runs ``func``."""
+    parser = verbs.add_parser(name, help=summary)
+    parser.add_argument("--db", required=True, help=_DB_HELP)
+    parser.set_defaults(func=func)
+    return parser
 
 
 def add_parser(sub) -> None:
@@ -43,42 +34,44 @@ def add_parser(sub) -> None:
     new = verbs.add_parser("new", help="create a session database from a session file")
     new.add_argument("file", help="session file (TOML; [environment] without the truth, e.g. arms = K)")
     new.add_argument("--db", required=True, help=_DB_HELP + " to create (must not exist)")
-    new.add_argument("--seed", type=_non_negative_int, help="master seed (default: the file's seed, else 0)")
+    new.add_argument("--seed", type=non_negative_int, help="master seed (default: the file's seed, else 0)")
     new.set_defaults(func=_new)
 
-    ask = verbs.add_parser("ask", help="the next request (CSV: request, source[, arm, subpopulation])")
-    ask.add_argument("--db", required=True, help=_DB_HELP)
+    ask = _verb(verbs, "ask", "the next request (CSV: request, source[, arm, subpopulation])", _ask)
     ask.add_argument("--csv", metavar="OUT", help="write the request to OUT instead of standard output")
-    ask.set_defaults(func=_ask)
 
-    tell = verbs.add_parser("tell", help="record the answers to a request (CSV: source, reward)")
-    tell.add_argument("--db", required=True, help=_DB_HELP)
+    tell = _verb(verbs, "tell", "record the answers to a request (CSV: source, reward)", _tell)
     tell.add_argument("--request", required=True, type=_request_number, metavar="N", help="the request answered")
     tell.add_argument("--csv", required=True, metavar="IN", help="the answers: columns source, reward "
                       "(subpopulation problems: or arm, subpopulation); a 'request' column is allowed")
-    tell.set_defaults(func=_tell)
 
-    status = verbs.add_parser("status", help="recommendation, stopping rule, counts and means")
-    status.add_argument("--db", required=True, help=_DB_HELP)
+    status = _verb(verbs, "status", "recommendation, stopping rule, counts and means", _status)
     status.add_argument("--json", action="store_true", help="print the status as JSON")
-    status.set_defaults(func=_status)
 
-    export = verbs.add_parser("export", help="every observation as CSV")
-    export.add_argument("--db", required=True, help=_DB_HELP)
+    export = _verb(verbs, "export", "every observation as CSV", _export)
     export.add_argument("--csv", metavar="OUT", help="write to OUT instead of standard output")
-    export.set_defaults(func=_export)
 
-    report = verbs.add_parser("report", help="a self-contained HTML page with the session's figures")
-    report.add_argument("--db", required=True, help=_DB_HELP)
+    report = _verb(verbs, "report", "a self-contained HTML page with the session's figures", _report)
     report.add_argument("--out", required=True, metavar="DIR", help="directory for session.html and the PNGs")
-    report.set_defaults(func=_report)
 
 
-def _stopped_line(status) -> str:
+def _print_stopped(status) -> None:
     from pybai.session import stop_reason
 
-    return (f"The session has stopped after {status['samples']} samples ({status['status']}: "
-            f"{stop_reason(status['message'])}).")
+    print(f"The session has stopped after {status['samples']} samples ({status['status']}: "
+          f"{stop_reason(status['message'])}).")
+    print(f"Recommendation: {status['answer']}")
+
+
+def _write_rows(columns, rows, path, summary=None) -> None:
+    """CSV rows to ``path`` with the line ``summary(text) -> path``, or to standard output when no path."""
+    from pybai.session.rows import write_csv
+
+    text = write_csv(columns, rows, path)
+    if not path:
+        sys.stdout.write(text)
+    elif summary is not None:
+        print(f"{summary(text)} -> {path}")
 
 
 def _open(path):
@@ -120,23 +113,16 @@ def _new(args) -> int:
 
 
 def _ask(args) -> int:
-    from pybai.session.rows import write_csv
-
     with _open(args.db) as session:
         columns = session.layout.ask_columns
         if session.stopped:
             status = session.status()
             if args.csv:
-                write_csv(columns, [], args.csv)  # an empty plate: never mistaken for an old request
-            print(_stopped_line(status))
-            print(f"Recommendation: {status['answer']}")
+                _write_rows(columns, [], args.csv)  # an empty plate: never mistaken for an old request
+            _print_stopped(status)
             return 0
         request = session.ask()
-        text = write_csv(columns, request.rows, args.csv)
-        if args.csv:
-            print(f"request {request.id}: {len(request)} samples -> {args.csv}")
-        else:
-            sys.stdout.write(text)
+        _write_rows(columns, request.rows, args.csv, lambda text: f"request {request.id}: {len(request)} samples")
     return 0
 
 
@@ -149,9 +135,7 @@ def _tell(args) -> int:
                      "(pybai session ask gives them again, same request number)")
         print(line)
         if receipt.stopped:
-            status = session.status()
-            print(_stopped_line(status))
-            print(f"Recommendation: {status['answer']}")
+            _print_stopped(session.status())
     return 0
 
 
@@ -197,14 +181,9 @@ def _status_lines(session, status) -> list[str]:
 
 
 def _export(args) -> int:
-    from pybai.session.rows import write_csv
-
     with _open(args.db) as session:
-        text = write_csv(session.layout.export_columns, session.observations(), args.csv)
-        if args.csv:
-            print(f"{text.count(chr(10)) - 1} observations -> {args.csv}")
-        else:
-            sys.stdout.write(text)
+        _write_rows(session.layout.export_columns, session.observations(), args.csv,
+                    lambda text: f"{text.count(chr(10)) - 1} observations")
     return 0
 
 

@@ -58,23 +58,30 @@ def pair_cost(code, n1, x1, v1, n2, x2, v2):
 
 
 @njit(cache=True)
+def _bisect_bound(code, x, n, var, level, edge):
+    """Bernoulli bound between ``x`` (clipped to [0, 1]) and ``edge`` (1 or 0): the point nearest
+    ``edge`` with n d(x, q) <= level, ``edge`` itself when it qualifies, else 60 bisection steps."""
+    inside = min(max(x, 0.0), 1.0)
+    outside = edge
+    if n * kl(code, x, outside, var) <= level:
+        return edge
+    for _ in range(60):
+        mid = 0.5 * (inside + outside)
+        if n * kl(code, x, mid, var) > level:
+            outside = mid
+        else:
+            inside = mid
+    return inside
+
+
+@njit(cache=True)
 def upper_bound(code, x, n, var, level):
     """max{q >= x : n d(x, q) <= level} (KL upper confidence bound)."""
     if n <= 0.0:
         return math.inf if code == GAUSSIAN else 1.0
     if code == GAUSSIAN:
         return x + math.sqrt(2.0 * var * level / n)
-    lo = min(max(x, 0.0), 1.0)
-    hi = 1.0
-    if n * kl(code, x, hi, var) <= level:
-        return 1.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if n * kl(code, x, mid, var) > level:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return _bisect_bound(code, x, n, var, level, 1.0)
 
 
 @njit(cache=True)
@@ -84,14 +91,4 @@ def lower_bound(code, x, n, var, level):
         return -math.inf if code == GAUSSIAN else 0.0
     if code == GAUSSIAN:
         return x - math.sqrt(2.0 * var * level / n)
-    lo = 0.0
-    hi = min(max(x, 0.0), 1.0)
-    if n * kl(code, x, lo, var) <= level:
-        return 0.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if n * kl(code, x, mid, var) > level:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return _bisect_bound(code, x, n, var, level, 0.0)

@@ -1,4 +1,4 @@
-r"""Base class of the stopping thresholds, and the log-log shape shared by the t-only ones.
+r"""Base class of the stopping thresholds, the union-bound parameters and the log-log shape of the t-only ones.
 
 A GLR stopping rule stops at the first time its statistic exceeds the threshold.  Every
 threshold answers :meth:`Threshold.at` (its value after ``t`` samples on the data of a model:
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import check_probability, fail
+from pybai._validation import check_positive_int, check_probability, fail
 
-__all__ = ["Threshold", "LogLogThreshold", "check_delta_share"]
+__all__ = ["Threshold", "UnionBoundThreshold", "LogLogThreshold", "check_delta_share"]
 
 
 class Threshold(abc.ABC):
@@ -99,6 +99,30 @@ def check_delta_share(delta_share: Any, owner: str) -> float:
             0.0 < delta_share <= 1.0):
         raise fail("delta_share", owner, "a number in (0, 1]", delta_share)
     return float(delta_share)
+
+
+class UnionBoundThreshold(Threshold):
+    """A threshold from a union bound over ``n_alternatives`` pieces of the alternative, each
+    involving at most ``n_terms`` sources: checks and keeps both counts.
+
+    Parameters
+    ----------
+    delta : float
+        Risk level in ``(0, 1)``.
+    n_alternatives : int
+        Number ``m >= 1`` of pieces in the union bound.
+    n_terms : int, default 2
+        Number ``n >= 1`` of sources in a piece.
+    """
+
+    def __init__(self, delta: float, n_alternatives: int, n_terms: int = 2):
+        super().__init__(delta)
+        owner = type(self).__name__
+        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
+        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}
 
 
 class LogLogThreshold(Threshold):

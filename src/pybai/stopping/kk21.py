@@ -24,22 +24,18 @@ from __future__ import annotations
 
 import math
 
-from pybai._validation import check_positive_int
-from pybai.stopping.base import LogLogThreshold
+from pybai.stopping.base import LogLogThreshold, UnionBoundThreshold
 from pybai.stopping.calibration import c_exp, c_gauss
 
 __all__ = ["ExponentialFamilyThreshold", "GaussianThreshold"]
 
 
-class _UnionBoundThreshold(LogLogThreshold):
+class _UnionBoundThreshold(UnionBoundThreshold, LogLogThreshold):
     """Shared parts of the proven thresholds: a union bound over ``n_alternatives`` pieces of
     the alternative, each involving ``n_terms`` sources; subclasses give the calibration."""
 
     def __init__(self, delta: float, n_alternatives: int, n_terms: int = 2):
-        super().__init__(delta)
-        owner = type(self).__name__
-        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
-        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
+        super().__init__(delta, n_alternatives, n_terms)
         n = self.n_terms
         const, coef, shift = self._calibrate(math.log(self.n_alternatives / self.delta), n)
         self._finish(const=const, coef=coef, shift=shift, scale=n)
@@ -47,9 +43,6 @@ class _UnionBoundThreshold(LogLogThreshold):
     def _calibrate(self, x: float, n: int) -> tuple[float, float, float]:
         """(constant, coefficient, shift) of beta = constant + coefficient ln(shift + ln(t/n))."""
         raise NotImplementedError
-
-    def _params(self) -> dict:
-        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}
 
 
 class ExponentialFamilyThreshold(_UnionBoundThreshold):

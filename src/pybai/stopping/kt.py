@@ -74,15 +74,15 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import check_positive_int, fail
-from pybai.stopping.base import Threshold
+from pybai._validation import fail
+from pybai.stopping.base import UnionBoundThreshold
 
 __all__ = ["BernoulliKTThreshold"]
 
 _LN2 = math.log(2.0)
 
 
-class BernoulliKTThreshold(Threshold):
+class BernoulliKTThreshold(UnionBoundThreshold):
     r"""Proven threshold for Bernoulli sources: product of per-source KT mixtures.
 
     :math:`\beta(t, \delta) = \ln(m/\delta) + n\ln 2 + \tfrac n2 \ln\max(t/n, 1)`; see the
@@ -103,10 +103,7 @@ class BernoulliKTThreshold(Threshold):
     proven = True
 
     def __init__(self, delta: float, n_alternatives: int, n_terms: int = 2):
-        super().__init__(delta)
-        owner = type(self).__name__
-        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", owner)
-        self.n_terms = check_positive_int(n_terms, "n_terms", owner)
+        super().__init__(delta, n_alternatives, n_terms)
         n = self.n_terms
         self._const = math.log(self.n_alternatives / self.delta) + n * _LN2
         self._half_n = 0.5 * n
@@ -126,6 +123,3 @@ class BernoulliKTThreshold(Threshold):
         if not np.all(arr >= 1.0):
             raise fail("t", type(self).__name__, "sample counts >= 1", t)
         return self._const + self._half_n * np.log(np.maximum(arr / self.n_terms, 1.0))
-
-    def _params(self) -> dict:
-        return {"delta": self.delta, "n_alternatives": self.n_alternatives, "n_terms": self.n_terms}

@@ -67,36 +67,49 @@ def is_degenerate(mu, q, floors, cmask, a):
 
 
 @njit(cache=True)
-def no_feasible_value(mu, s2, floors, cmask, w):
-    """inf over Alt when no arm is feasible: cheapest way to make one arm feasible."""
-    K = mu.shape[0]
-    L = mu.shape[1]
+def _cheapest_feasible(mu, s2, floors, cmask, w):
+    """(value, arm) of the cheapest way to make one arm feasible (first arm on ties)."""
     best = math.inf
-    for k in range(K):
+    kbest = 0
+    for k in range(mu.shape[0]):
         v = 0.0
-        for l in range(L):
+        for l in range(mu.shape[1]):
             if cmask[l] and mu[k, l] < floors[l]:
                 dl = floors[l] - mu[k, l]
                 v += w[k, l] * dl * dl / (2.0 * s2[k, l])
         if v < best:
             best = v
-    return best
+            kbest = k
+    return best, kbest
 
 
 @njit(cache=True)
-def alt_value(mu, s2, q, floors, cmask, w, a):
-    """inf_{lambda in Alt(mu)} sum w d(mu, lambda) for the answer ``a`` of ``mu``."""
-    if a < 0:
-        return no_feasible_value(mu, s2, floors, cmask, w)
+def no_feasible_value(mu, s2, floors, cmask, w):
+    """inf over Alt when no arm is feasible: cheapest way to make one arm feasible."""
+    return _cheapest_feasible(mu, s2, floors, cmask, w)[0]
+
+
+@njit(cache=True)
+def _best_piece(mu, s2, q, floors, cmask, w, a):
+    """(value, kind, which) of the minimising piece of Alt for a feasible answer ``a``.
+
+    ``kind`` 0: the feasibility piece of constrained subpopulation ``which``; 1: the challenger
+    piece of arm ``which``; -1: no piece (value inf).  First piece on ties: feasibility pieces
+    in subpopulation order, then challengers in arm order.
+    """
     K = mu.shape[0]
     L = mu.shape[1]
     val = math.inf
+    kind = -1
+    which = -1
     for l in range(L):
         if cmask[l]:
             dl = mu[a, l] - floors[l]
             v = w[a, l] * dl * dl / (2.0 * s2[a, l])
             if v < val:
                 val = v
+                kind = 0
+                which = l
     grad = np.empty(0)
     hess = np.empty((0, 0))
     brk = np.empty(L)
@@ -107,7 +120,17 @@ def alt_value(mu, s2, q, floors, cmask, w, a):
         v = challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, 0, brk, state)
         if v < val:
             val = v
-    return val
+            kind = 1
+            which = b
+    return val, kind, which
+
+
+@njit(cache=True)
+def alt_value(mu, s2, q, floors, cmask, w, a):
+    """inf_{lambda in Alt(mu)} sum w d(mu, lambda) for the answer ``a`` of ``mu``."""
+    if a < 0:
+        return no_feasible_value(mu, s2, floors, cmask, w)
+    return _best_piece(mu, s2, q, floors, cmask, w, a)[0]
 
 
 @njit(cache=True)
@@ -131,50 +154,20 @@ def alt_supergradient(mu, s2, q, floors, cmask, w, a, out):
         for l in range(L):
             out[k, l] = 0.0
     if a < 0:
-        best = math.inf
-        kbest = 0
-        for k in range(K):
-            v = 0.0
-            for l in range(L):
-                if cmask[l] and mu[k, l] < floors[l]:
-                    dl = floors[l] - mu[k, l]
-                    v += w[k, l] * dl * dl / (2.0 * s2[k, l])
-            if v < best:
-                best = v
-                kbest = k
+        best, kbest = _cheapest_feasible(mu, s2, floors, cmask, w)
         for l in range(L):
             if cmask[l] and mu[kbest, l] < floors[l]:
                 dl = floors[l] - mu[kbest, l]
                 out[kbest, l] = dl * dl / (2.0 * s2[kbest, l])
         return best
-    val = math.inf
-    kind = -1
-    which = -1
-    for l in range(L):
-        if cmask[l]:
-            dl = mu[a, l] - floors[l]
-            v = w[a, l] * dl * dl / (2.0 * s2[a, l])
-            if v < val:
-                val = v
-                kind = 0
-                which = l
-    grad = np.empty(2 * L)
-    hess = np.empty((0, 0))
-    brk = np.empty(L)
-    state = np.empty(L, dtype=np.int64)
-    for b in range(K):
-        if b == a:
-            continue
-        v = challenger_piece(mu, s2, q, floors, cmask, a, b, w, grad, hess, 0, brk, state)
-        if v < val:
-            val = v
-            kind = 1
-            which = b
+    val, kind, which = _best_piece(mu, s2, q, floors, cmask, w, a)
     if kind == 0:
         dl = mu[a, which] - floors[which]
         out[a, which] = dl * dl / (2.0 * s2[a, which])
     elif kind == 1:
-        challenger_piece(mu, s2, q, floors, cmask, a, which, w, grad, hess, 1, brk, state)
+        grad = np.empty(2 * L)
+        challenger_piece(mu, s2, q, floors, cmask, a, which, w, grad, np.empty((0, 0)), 1, np.empty(L),
+                         np.empty(L, dtype=np.int64))
         for l in range(L):
             out[a, l] = grad[l]
             out[which, l] = grad[L + l]
