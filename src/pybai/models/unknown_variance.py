@@ -1,0 +1,162 @@
+"""Gaussian sources whose variances are unknown (and may differ): means and variances per source.
+
+:class:`GaussianUnknownVariance` keeps, per source, the count N, the sum of the rewards (so
+that ``estimate`` is ``sums / counts`` exactly as :class:`~pybai.models.EmpiricalMeans`
+computes it) and the sum of squared deviations S = sum_i (X_i - mean)^2, updated in a
+numerically stable way:
+
+* one reward: Welford's recurrence (Welford 1962) on a running centre c,
+  ``c' = c + (x - c) / n``, ``S' = S + (x - c) (x - c')``;
+* a batch: per source, the batch's own count, mean (two-pass, with one correction step) and
+  squared deviations about that mean, merged by the pairwise update of Chan, Golub & LeVeque
+  (1983), ``S = S_a + S_b + delta^2 n_a n_b / n``, ``c = c_a + delta n_b / n``.
+
+Neither ever forms a sum of squares of raw rewards, so rewards of 1e8 + noise keep their
+variance to about machine precision (a sum-of-squares formula loses it all).
+
+The variance reported is the maximum-likelihood estimate sigma_hat^2 = S / N (divide by N,
+not N - 1): it is the one the generalized likelihood ratio of the unknown-variance Gaussian
+produces (maximising the likelihood of N(mu, s^2) over s^2 at fixed mu gives
+s^2 = S/N + (mu_hat - mu)^2, whence the GLR term (N/2) ln(1 + (mu_hat - mu)^2 / sigma_hat^2)),
+and it is the empirical variance of Jourdan, Degenne & Kaufmann, "Dealing with unknown
+variances in best-arm identification" (ALT 2023, arXiv 2210.00974) in both of their
+stopping statistics (see :mod:`pybai.problems.best_arm._unknown_variance`).  A variance
+needs two samples: below that it is NaN, never a silent 0.
+
+Examples
+--------
+>>> import numpy as np
+>>> m = GaussianUnknownVariance(3)
+>>> m.update(np.array([0, 0, 2]), np.array([1.0, 3.0, -1.0]))
+>>> m.estimate.tolist()
+[2.0, nan, -1.0]
+>>> m.variances.tolist()      # source 2 has one sample: no variance yet
+[1.0, nan, nan]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pybai.exceptions import InvalidParameterError
+from pybai.models.base import Model
+
+__all__ = ["GaussianUnknownVariance"]
+
+
+class GaussianUnknownVariance(Model):
+    """Independent Gaussian sources with unknown variances: per-source means and MLE variances.
+
+    Attributes
+    ----------
+    counts, sums, estimate : ndarray of shape (n_sources,)
+        As in :class:`~pybai.models.base.Model` (``estimate`` is NaN with no sample).
+    sq_devs : ndarray of shape (n_sources,)
+        Sum of squared deviations of each source's rewards about their mean (0 below 2 samples).
+    centres : ndarray of shape (n_sources,)
+        The running mean of the stable recurrences, equal to ``sums / counts`` up to rounding
+        (closer to the exact mean at large offsets: it accumulates no sum); saved in the state
+        so that a restored run continues bit-identically.  ``estimate`` stays ``sums / counts``,
+        bit-identical to :class:`~pybai.models.EmpiricalMeans` on the same rewards.
+    """
+
+    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres")
+
+    def __init__(self, n_sources: int):
+        super().__init__(n_sources)
+        self.sq_devs = np.zeros(n_sources)
+        self.centres = np.zeros(n_sources)
+
+    # ------------------------------------------------------------------ statistics
+    @property
+    def variances(self) -> np.ndarray:
+        """sigma_hat^2 = S / N per source (maximum likelihood); NaN below two samples."""
+        out = np.full(self.counts.shape[0], np.nan)
+        two = self.counts >= 2.0
+        out[two] = self.sq_devs[two] / self.counts[two]
+        return out
+
+    def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
+        sources = np.asarray(sources)
+        rewards = np.asarray(rewards, dtype=float)
+        if sources.shape[0] == 1:
+            s = sources[0]
+            x = rewards[0]
+            n = self.counts[s] + 1.0
+            total = self.sums[s] + x
+            delta = x - self.centres[s]
+            centre = self.centres[s] + delta / n
+            self.sq_devs[s] += delta * (x - centre)
+            self.centres[s] = centre
+            self.counts[s] = n
+            self.sums[s] = total
+            self.estimate[s] = total / n
+            return
+        if sources.shape[0] == 0:
+            return
+        size = self.counts.shape[0]
+        n_b = np.bincount(sources, minlength=size).astype(float)
+        touched = np.flatnonzero(n_b)
+        nb = n_b[touched]
+        # the batch's own mean: a first pass, then one correction (two-pass accuracy)
+        mean_b = np.bincount(sources, weights=rewards, minlength=size)[touched] / nb
+        full = np.zeros(size)
+        full[touched] = mean_b
+        dev = rewards - full[sources]
+        mean_b = mean_b + np.bincount(sources, weights=dev, minlength=size)[touched] / nb
+        full[touched] = mean_b
+        dev = rewards - full[sources]
+        s_b = np.bincount(sources, weights=dev * dev, minlength=size)[touched]
+        # pairwise merge (Chan, Golub & LeVeque) with the running statistics
+        na = self.counts[touched]
+        n = na + nb
+        delta = mean_b - self.centres[touched]
+        self.centres[touched] = self.centres[touched] + delta * (nb / n)
+        self.sq_devs[touched] = self.sq_devs[touched] + s_b + delta * delta * (na * (nb / n))
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, rewards)
+        self.estimate[touched] = self.sums[touched] / self.counts[touched]
+
+    def _refresh(self) -> None:
+        seen = self.counts > 0
+        self.estimate[:] = np.nan
+        self.estimate[seen] = self.sums[seen] / self.counts[seen]
+
+    def set_statistics(self, counts, sums, sq_devs=None) -> "GaussianUnknownVariance":
+        """Replace the statistics in place (counts, sums and the sums of squared deviations).
+
+        Counts and sums alone do not determine a variance, so ``sq_devs`` is required: a
+        caller that only knows counts and sums is refused rather than given variances of 0.
+        """
+        if sq_devs is None:
+            raise InvalidParameterError(
+                "The 'sq_devs' parameter of GaussianUnknownVariance.set_statistics is required "
+                "(counts and sums do not determine the variances).")
+        self.counts[:] = counts
+        self.sums[:] = sums
+        self.sq_devs[:] = sq_devs
+        seen = self.counts > 0
+        self.centres[:] = 0.0
+        self.centres[seen] = self.sums[seen] / self.counts[seen]
+        self._refresh()
+        return self
+
+    @classmethod
+    def from_statistics(cls, counts, sums, sq_devs) -> "GaussianUnknownVariance":
+        """A model holding these statistics (see :meth:`set_statistics`)."""
+        counts = np.asarray(counts, dtype=float)
+        return cls(counts.shape[0]).set_statistics(counts, sums, sq_devs)
+
+    def check_state(self) -> str | None:
+        problem = super().check_state()
+        if problem is not None:
+            return problem
+        if not (np.isfinite(self.sq_devs).all() and np.isfinite(self.centres).all()):
+            return "sq_devs and centres: expected finite numbers"
+        if (self.counts < 0).any() or (self.counts != np.floor(self.counts)).any():
+            return "counts: expected non-negative whole numbers"
+        if (self.sq_devs < 0).any():
+            return "sq_devs: expected non-negative numbers"
+        if (self.sq_devs[self.counts < 2] != 0).any():
+            return "sq_devs: expected 0 for a source with fewer than two samples"
+        return None
