@@ -21,6 +21,7 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 #: command modules under ``pybai.cli``, in help order
 COMMANDS = (
     "run",
+    "experiments",  # the command `pybai list`
     "reproduce",
     "report",
     "complexity",

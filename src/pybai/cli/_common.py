@@ -3,13 +3,53 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from pathlib import Path
 
 from pybai.exceptions import ConfigError
+from pybai.experiments import experiment_names, experiment_path
 
-__all__ = ["positive_int", "non_negative_int", "integer_argument", "write_json", "check_output_file", "note"]
+__all__ = ["positive_int", "non_negative_int", "integer_argument", "write_json", "check_output_file", "note",
+           "experiment_file"]
+
+
+def experiment_file(text: str, argument: str = "FILE") -> str:
+    """The file a command's ``FILE`` argument names: an existing path, else a shipped experiment's file.
+
+    An existing path wins (its own errors, a folder or bad TOML, are left to the reader of the
+    file); else ``text`` may be the name of a shipped experiment (``pybai list``); else one
+    :class:`ConfigError` line naming the argument, saying the file does not exist and giving the
+    closest shipped names.
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+    argument : str
+        The argument's name in the error line (``"FILE"``).
+
+    Returns
+    -------
+    str
+        ``text`` itself, or the path of the shipped experiment ``text``.
+
+    Raises
+    ------
+    ConfigError
+        When ``text`` is neither an existing path nor a shipped name.
+    """
+    if Path(text).exists():
+        return text
+    names = experiment_names()
+    if text in names:
+        return str(experiment_path(text))
+    stem = Path(text).name.removesuffix(".toml")
+    close = difflib.get_close_matches(stem, names, n=3, cutoff=0.6)
+    hint = f"closest: {', '.join(close)}; " if close else ""
+    raise ConfigError(f"{argument} {text}: no such file, nor a shipped experiment name "
+                      f"({hint}pybai list shows them all).")
 
 
 def integer_argument(text: str, expected: str, minimum: int | None = None) -> int:
@@ -82,7 +122,7 @@ def check_output_file(path: str | None, option: str = "--json") -> None:
             pass
 
 
-def write_json(document: dict, path: str, option: str = "--json") -> None:
+def write_json(document: dict | list, path: str, option: str = "--json") -> None:
     """Write ``document`` to ``path`` ('-' = standard output) atomically: never half-written.
 
     A path that cannot be written gives one :class:`ConfigError` line (commands check it with

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pybai.cli._common import check_output_file, write_json
+from pybai.cli._common import check_output_file, experiment_file, write_json
 
 
 def add_parser(sub) -> None:
     cx = sub.add_parser("complexity", help="T*(mu), optimal weights and the lower bound of a file's problem")
-    cx.add_argument("file", help="experiment file (TOML)")
+    cx.add_argument("file", metavar="FILE", help="experiment file (TOML), or the name of a shipped one (pybai list)")
     cx.add_argument("--json", metavar="OUT", help="write the JSON to OUT ('-' for stdout only)")
     cx.set_defaults(func=command)
 
@@ -17,7 +17,8 @@ def command(args) -> int:
     from pybai.config import load_experiment
 
     check_output_file(args.json, "--json")
-    report = complexity_report(load_experiment(args.file))
+    path = experiment_file(args.file)
+    report = complexity_report(load_experiment(path))
     if args.json:
         write_json(report, args.json)
     if args.json != "-":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from pybai.cli._common import check_output_file, note, positive_int, write_json
+from pybai.cli._common import check_output_file, experiment_file, note, positive_int, write_json
 
 
 def add_backend_options(parser) -> None:
@@ -19,7 +19,7 @@ def add_backend_options(parser) -> None:
 
 def add_parser(sub) -> None:
     run = sub.add_parser("run", help="run an experiment file (or a sweep over its [grid]) and print the table")
-    run.add_argument("file", help="experiment file (TOML)")
+    run.add_argument("file", metavar="FILE", help="experiment file (TOML), or the name of a shipped one (pybai list)")
     add_backend_options(run)
     run.add_argument("--json", metavar="OUT", help="write the result document to OUT ('-' for stdout)")
     run.add_argument("--out", metavar="DIR",
@@ -36,6 +36,7 @@ def command(args) -> int:
     from pybai.simulate.backends import make_backend
     from pybai.simulate.store import ResultStore
 
+    args.file = experiment_file(args.file)
     sweep = Sweep.from_file(args.file)
     if args.resume and args.out is None:
         raise ConfigError("--resume: needs --out DIR (the store to continue).")

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from pybai.cli._common import integer_argument, non_negative_int, write_json
+from pybai.cli._common import experiment_file, integer_argument, non_negative_int, write_json
 
 _DB_HELP = "the session database (SQLite file)"
 
@@ -32,7 +32,7 @@ def add_parser(sub) -> None:
     verbs = session.add_subparsers(dest="verb", required=True, parser_class=type(session))
 
     new = verbs.add_parser("new", help="create a session database from a session file")
-    new.add_argument("file", help="session file (TOML; [environment] without the truth, e.g. arms = K)")
+    new.add_argument("file", metavar="FILE", help="session file (TOML; [environment] without the truth, e.g. arms = K)")
     new.add_argument("--db", required=True, help=_DB_HELP + " to create (must not exist)")
     new.add_argument("--seed", type=non_negative_int, help="master seed (default: the file's seed, else 0)")
     new.set_defaults(func=_new)
@@ -104,7 +104,7 @@ def _describe(session) -> list[str]:
 def _new(args) -> int:
     from pybai.session import Session
 
-    with Session.create(args.db, args.file, seed=args.seed) as session:
+    with Session.create(args.db, experiment_file(args.file), seed=args.seed) as session:
         print(f'created session "{session.spec.name}" in {args.db}')
         for line in _describe(session):
             print(line)

@@ -1,0 +1,61 @@
+"""``pybai list [--json]``: the shipped experiments, by the names every command taking a FILE accepts.
+
+The module is named ``experiments`` (the command ``list``) so that ``pybai.cli.list`` never
+shadows the builtin inside the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pybai.cli._common import write_json
+
+
+def add_parser(sub) -> None:
+    ls = sub.add_parser("list", help="list the shipped experiments (names that run and complexity accept as FILE), "
+                        "their goals and titles")
+    ls.add_argument("--json", action="store_true", help="print a JSON list of {name, goal, title, path}")
+    ls.set_defaults(func=command)
+
+
+def _leading_comment(path: Path) -> str:
+    """The file's first comment line (without ``#``), else ``""``."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            return stripped.lstrip("#").strip()
+        if stripped:
+            return ""
+    return ""
+
+
+def shipped_experiments() -> list[dict]:
+    """``{name, goal, title, path}`` of every shipped experiment, by name.
+
+    The title is the ``[reproduce]`` title when the file has one, else its first comment line,
+    else its ``name``.
+    """
+    from pybai.config.experiment import read_document
+    from pybai.experiments import experiment_names, experiment_path
+
+    rows = []
+    for name in experiment_names():
+        path = experiment_path(name)
+        doc = read_document(path)
+        reproduce = doc.get("reproduce") if isinstance(doc.get("reproduce"), dict) else {}
+        problem = doc.get("problem") if isinstance(doc.get("problem"), dict) else {}
+        title = reproduce.get("title") or _leading_comment(path) or str(doc.get("name", name))
+        rows.append({"name": name, "goal": str(problem.get("goal", "")), "title": str(title), "path": str(path)})
+    return rows
+
+
+def command(args) -> int:
+    rows = shipped_experiments()
+    if args.json:
+        write_json(rows, "-")
+        return 0
+    name_width = max(len(r["name"]) for r in rows)
+    goal_width = max(len(r["goal"]) for r in rows)
+    for r in rows:
+        print(f"{r['name']:<{name_width}}  {r['goal']:<{goal_width}}  {r['title']}")
+    return 0
