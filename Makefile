@@ -23,4 +23,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_track_and_stop.py
 
 clean:
-	rm -rf $(VENV) out build src/*.egg-info
+	rm -rf $(VENV) out build .build dist src/*.egg-info
