@@ -7,7 +7,12 @@ Every row of ``CASES`` is (where, input, expected fragment):
 * ``toml(id, text, fragment)``: raw file content (bytes or text) read by ``load_experiment``;
 * ``api(id, call, fragment)``: a Python call; an :class:`InvalidParameterError` is expected;
 * ``run(id, edits, fragment)``: a document that parses but is refused by ``run_experiment``
-  before any replication (memory).
+  before any replication (memory);
+* ``path(id, make, fragment)``: ``load_experiment`` of the path ``make(tmp_path)`` returns (special
+  files such as ``/dev/zero`` or a FIFO), bounded in time;
+* ``user(id, source, fragment)``: a ``callable`` environment naming ``f`` in a module of that
+  source (written to a temporary folder); the message comes from parsing (failures at import)
+  or from ``run_experiment`` (failures of the reward function).
 
 Each message must be one line and contain the fragment, which names the parameter (the key of
 the file, or the parameter of the Python call).  A new feature adds rows here.  The CLI runs a
@@ -18,8 +23,10 @@ few file cases in-process (exit status 2, one ``pybai: error:`` line) and a few 
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 import sys
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -43,7 +50,7 @@ from pybai import (
 )
 from pybai.cli import main
 from pybai.config import load_experiment, parse_experiment
-from pybai.exceptions import ConfigError, InvalidParameterError, PybaiWarning
+from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, PybaiWarning
 from pybai.problems.top_k import TopKProblem
 
 DELETE = object()
@@ -98,6 +105,31 @@ def api(id, call: Callable[[], Any], fragment):
 
 def run(id, edits, fragment):
     return Case(id, "run", edits, fragment)
+
+
+def path(id, make: Callable[[Any], Any], fragment):
+    return Case(id, "path", make, fragment)
+
+
+def user(id, source: str, fragment):
+    return Case(id, "user", source, fragment)
+
+
+def _fifo(tmp_path):
+    fifo = tmp_path / "exp.toml"
+    os.mkfifo(fifo)
+    return fifo
+
+
+def _device(name):
+    def make(tmp_path):
+        if not os.path.exists(name):
+            pytest.skip(f"no {name} here")
+        return name
+    return make
+
+
+DEEP = 5000
 
 
 def _tell_first(strategy, rewards):
@@ -237,6 +269,30 @@ CASES = [
                         '[environment]\nkind = "gaussian"\nmeans = [1.0, nan]\n[[strategy]]\nname = "tas"\n',
          "environment.means: expected finite numbers"),
     toml("directory", None, "is a directory"),
+    toml("nested-arrays-5000", "a = " + "[" * DEEP + "]" * DEEP + "\n", "values nested more than 32 deep"),
+    toml("nested-inline-tables-5000", "a = " + "{b = " * DEEP + "1" + "}" * DEEP + "\n",
+         "values nested more than 32 deep"),
+    toml("nested-arrays-40", "name = 'x'\na = " + "[" * 40 + "]" * 40 + "\n", "nested 33 deep, more than the limit of 32"),
+    toml("over-16-mib", b"#" * (16 * 2**20 + 1), "larger than the 16 MiB limit of an experiment file (TOML)"),
+    path("dev-zero", _device("/dev/zero"), "/dev/zero: is a character device, expected an experiment file"),
+    path("dev-null", _device("/dev/null"), "/dev/null: is a character device"),
+    path("fifo", _fifo, "exp.toml: is a FIFO (named pipe), expected an experiment file (TOML) (a regular file)"),
+    # --- the user's own code (callable environments) ----------------------------------------------
+    user("module-syntax-error", "def f(arm, rng)\n    return 1.0\n",
+         "environment.function: expected a module that imports without error (importing 'pybai_user_module_syntax_error' "
+         "raised SyntaxError: "),
+    user("module-raises-at-import", "raise ValueError('no data here')\n",
+         "raised ValueError: no data here)"),
+    user("module-sys-exit-3-at-import", "import sys\nsys.exit(3)\n", "raised SystemExit (sys.exit(3)))"),
+    user("module-sys-exit-at-import", "import sys\nsys.exit()\n", "raised SystemExit (sys.exit()))"),
+    user("module-keyboard-interrupt-at-import", "raise KeyboardInterrupt\n", "raised KeyboardInterrupt)"),
+    user("function-sys-exit", "import sys\ndef f(arm, rng):\n    sys.exit()\n",
+         "environment.function: the reward function pybai_user_function_sys_exit:f raised for arm 0: "
+         "SystemExit (sys.exit())"),
+    user("function-sys-exit-3", "import sys\ndef f(arm, rng):\n    sys.exit(3)\n", "raised for arm 0: SystemExit (sys.exit(3))"),
+    user("function-keyboard-interrupt", "def f(arm, rng):\n    raise KeyboardInterrupt\n",
+         "raised for arm 0: KeyboardInterrupt"),
+    user("function-raises", "def f(arm, rng):\n    raise ValueError('bad\\nsplit')\n", "raised for arm 0: ValueError: bad split"),
     # --- the Python API -----------------------------------------------------------------------
     api("api-tell-reward-huge", lambda: _tell_first(TrackAndStop(), [1e308]),
         "'rewards' parameter of tell must be finite numbers within 1e+100 noise standard deviations"),
@@ -312,10 +368,56 @@ def test_bad_input_gives_one_line_naming_the_parameter(case, tmp_path):
             path.write_text(case.input)
         with pytest.raises(ConfigError) as info:
             load_experiment(path)
+    elif case.where == "path":
+        target = case.input(tmp_path)
+        with pytest.raises(ConfigError) as info:
+            _bounded(lambda: load_experiment(target))
+    elif case.where == "user":
+        with _user_module(tmp_path, case) as name:
+            doc = document({"environment": {"kind": "callable", "function": f"{name}:f", "n_arms": 3,
+                                            "means": [1.0, 0.5, 0.0]},
+                            "problem.delta": DELETE, "problem.budget": 6, "strategy.0.name": "uniform"})
+            with pytest.raises(PybaiError) as info:
+                run_experiment(parse_experiment(doc))
     else:
         with pytest.raises(InvalidParameterError) as info:
             case.input()
     _check_message(str(info.value), case.fragment)
+
+
+def _bounded(call, seconds: float = 20.0):
+    """``call()`` in a daemon thread: its result or exception, or a failure if it hangs."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still reading after {seconds} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+class _user_module:
+    """A module ``pybai_user_<id>`` of ``case.input`` importable while the block runs."""
+
+    def __init__(self, tmp_path, case):
+        self.folder, self.name = tmp_path, "pybai_user_" + case.id.replace("-", "_")
+        (tmp_path / f"{self.name}.py").write_text(case.input)
+
+    def __enter__(self):
+        sys.path.insert(0, str(self.folder))
+        return self.name
+
+    def __exit__(self, *exc_info):
+        sys.path.remove(str(self.folder))
+        sys.modules.pop(self.name, None)
 
 
 def test_case_ids_are_unique():
@@ -386,6 +488,51 @@ def test_cli_subprocess_no_traceback(tmp_path):
     assert res.returncode == 2 and "Traceback" not in res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a UTF-8 text file" in lines[0], res.stderr
+
+
+USER_CLI_CASES = [c for c in CASES if c.id in {"module-syntax-error", "module-sys-exit-3-at-import",
+                                                 "module-keyboard-interrupt-at-import", "function-sys-exit",
+                                                 "function-sys-exit-3", "function-keyboard-interrupt"}]
+
+
+@pytest.mark.parametrize("case", USER_CLI_CASES, ids=[c.id for c in USER_CLI_CASES])
+def test_cli_user_code_failure_is_one_line_exit_2(case, tmp_path):
+    """sys.exit() or KeyboardInterrupt from the user's module or function: exit 2 and one line, not 0, 3 or 130."""
+    with _user_module(tmp_path, case) as name:
+        exp = tmp_path / "exp.toml"
+        exp.write_text(f'replications = 2\n[problem]\ngoal = "best-arm"\nbudget = 6\n[environment]\nkind = "callable"\n'
+                       f'function = "{name}:f"\nn_arms = 3\nmeans = [1.0, 0.5, 0.0]\n[[strategy]]\nname = "uniform"\n')
+        res = _cli("run", str(exp), "--quiet", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pybai: error: environment.function: "), res.stderr
+    _check_message(lines[0], case.fragment)
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_cli_special_files_refused_up_front(target, tmp_path):
+    if target == "fifo":
+        target = str(_fifo(tmp_path))
+    elif not os.path.exists(target):
+        pytest.skip(f"no {target}")
+    res = _cli("run", target, "--quiet")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{target}: is a " in lines[0], res.stderr
+
+
+def test_answer_csv_and_data_files_share_the_cap(tmp_path):
+    from pybai.datasets.flights import load_flight_delays
+    from pybai.session.rows import read_csv
+
+    with pytest.raises(InvalidParameterError, match="/dev/zero: is a character device, expected a CSV file"):
+        _bounded(lambda: read_csv("/dev/zero"))
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"1," * (8 * 2**20 + 1))
+    with pytest.raises(InvalidParameterError, match="larger than the 16 MiB limit of a CSV file"):
+        read_csv(big)
+    with pytest.raises(InvalidParameterError, match="big.csv: larger than the 16 MiB limit"):
+        load_flight_delays(big)
 
 
 def test_cli_tie_warning_is_one_line_and_the_table_says_censored(tmp_path):

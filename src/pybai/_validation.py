@@ -7,6 +7,8 @@ message ``The '<name>' parameter of <owner> must be <expected>. Got <value>.``
 from __future__ import annotations
 
 import math
+import os
+import stat
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
@@ -27,7 +29,9 @@ __all__ = [
     "check_positive_float",
     "check_choice",
     "check_array",
+    "read_user_bytes",
     "read_user_text",
+    "USER_FILE_LIMIT",
 ]
 
 
@@ -233,20 +237,72 @@ def check_memory(nbytes: float, name: str, owner: str, what: str, value: Any) ->
                    f"more than half of this machine's memory ({format_bytes(limit)})", value)
 
 
-def read_user_text(path, what: str, error: type[Exception] = InvalidParameterError, encoding: str = "utf-8") -> str:
-    """The text of a file a user named, or one ``error`` line saying why it cannot be read.
+#: The largest file a user names that pybai reads (experiment and session files, answer CSVs,
+#: data files): 16 MiB.  Larger files are refused before they are read, so that e.g. ``/dev/zero``
+#: or a runaway log never fills the memory.
+USER_FILE_LIMIT = 16 * 2**20
 
-    ``what`` names the expected content (e.g. ``"an experiment file (TOML)"``) in the message
-    for a directory.
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:g} MiB"
+
+
+def _special_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_user_bytes(path, what: str, error: type[Exception] = InvalidParameterError,
+                    limit: int = USER_FILE_LIMIT) -> bytes:
+    """The bytes of a regular file a user named, at most ``limit`` bytes, or one ``error`` line.
+
+    Refused up front, naming the path: a missing file, a directory, a special file (character or
+    block device such as ``/dev/zero``, FIFO, socket: they may never end or block forever) and a
+    file larger than ``limit``.  The file is opened without blocking and checked on the open
+    descriptor, so a FIFO swapped in after a check cannot hang the read.
     """
     path = Path(path)
     try:
-        return path.read_text(encoding=encoding)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise error(f"{path}: no such file.") from None
     except IsADirectoryError:
         raise error(f"{path}: is a directory, expected {what}.") from None
-    except UnicodeDecodeError:
-        raise error(f"{path}: not a UTF-8 text file.") from None
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror}).") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise error(f"{path}: is a directory, expected {what}.")
+        if not stat.S_ISREG(mode):
+            raise error(f"{path}: is {_special_kind(mode)}, expected {what} (a regular file).")
+        if os.fstat(fd).st_size > limit:
+            raise error(f"{path}: larger than the {_mib(limit)} limit of {what}.")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)  # a file growing while read is still capped
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror}).") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise error(f"{path}: larger than the {_mib(limit)} limit of {what}.")
+    return data
+
+
+def read_user_text(path, what: str, error: type[Exception] = InvalidParameterError, encoding: str = "utf-8",
+                   limit: int = USER_FILE_LIMIT) -> str:
+    """The text of a file a user named, or one ``error`` line saying why it cannot be read.
+
+    ``what`` names the expected content (e.g. ``"an experiment file (TOML)"``) in the message
+    for a directory, a special file or a file over ``limit`` bytes (see :func:`read_user_bytes`).
+    Newlines are translated as by :meth:`pathlib.Path.read_text`.
+    """
+    data = read_user_bytes(path, what, error, limit)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        raise error(f"{Path(path)}: not a UTF-8 text file.") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -54,9 +54,40 @@ def read_document(path: str | Path) -> dict[str, Any]:
     """The parsed TOML of an experiment file; raises :class:`ConfigError` for an unreadable file."""
     text = read_user_text(path, "an experiment file (TOML)", ConfigError)
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}).") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays / inline tables
+        raise ConfigError(f"{path}: values nested more than {MAX_NESTING} deep.") from None
+    depth = _nesting_depth(document)
+    if depth > MAX_NESTING:
+        raise ConfigError(f"{path}: values nested {depth} deep, more than the limit of {MAX_NESTING}.")
+    return document
+
+
+#: The deepest nesting of tables and arrays an experiment or session file may have (the shipped
+#: files need at most 7); deeper values are refused when the file is read, before anything recurses on them.
+MAX_NESTING = 32
+
+
+def _nesting_depth(value) -> int:
+    """How deep tables and arrays nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            return deepest  # enough to refuse; the rest is not walked
+        stack.extend((child, depth) for child in children)
+    return deepest
 
 
 def load_experiment(path: str | Path) -> Experiment:

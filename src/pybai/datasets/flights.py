@@ -19,13 +19,14 @@ The environment kind ``route-delays`` of experiment files
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from pybai._validation import check_positive_float, check_probability, fail
+from pybai._validation import check_positive_float, check_probability, fail, read_user_text
 from pybai.models.kernels import check_covariance
 
 __all__ = ["CorrelatedDataset", "load_flight_delays", "FLIGHTS_FILE"]
@@ -72,8 +73,7 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
     file = Path(path)
     if not file.is_file():
         raise fail("path", _OWNER, "an existing CSV file", str(path))
-    with file.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    rows = list(csv.reader(io.StringIO(read_user_text(file, "a CSV file"))))
     if len(rows) < 3 or len(rows[0]) < 3:
         raise fail("path", _OWNER, "a CSV with a header (date, one column per route) and rows of days", str(path))
     header = rows[0]

@@ -26,6 +26,7 @@ Choices where the paper is silent or current scikit-learn differs (documented):
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import math
 import warnings
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pybai._validation import fail
+from pybai._validation import fail, read_user_text
 from pybai.models.kernels import rbf_covariance
 
 __all__ = ["ModelSpec", "wine_model_grid", "model_class_covariance", "load_wine", "make_wine_reward",
@@ -131,8 +132,7 @@ def load_wine(path=None) -> tuple[np.ndarray, np.ndarray]:
     file = Path(path)
     if not file.is_file():
         raise fail("path", _OWNER, "an existing CSV file", str(path))
-    with file.open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle, delimiter=";"))
+    rows = list(csv.reader(io.StringIO(read_user_text(file, "a CSV file")), delimiter=";"))
     try:
         data = np.array([[float(v) for v in row] for row in rows[1:] if row], dtype=float)
     except ValueError as exc:
@@ -230,6 +230,5 @@ def wine_reference_means(path=None) -> np.ndarray:
         from pybai.datasets._files import data_file
 
         path = data_file(WINE_RMSE_FILE)
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    rows = list(csv.reader(io.StringIO(read_user_text(path, "a CSV file"))))
     return -np.array([float(row[2]) for row in rows[1:] if row], dtype=float)

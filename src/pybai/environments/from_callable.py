@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 import math
+import signal
+import threading
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -23,7 +25,7 @@ from pybai.exceptions import PybaiError
 from pybai.models.families import Gaussian
 from pybai.models.kernels import check_prior_mean, check_covariance
 
-__all__ = ["CallableEnvironment", "RewardFunctionError", "resolve_callable"]
+__all__ = ["CallableEnvironment", "RewardFunctionError", "UserCode", "describe_raised", "resolve_callable"]
 
 _OWNER = "CallableEnvironment"
 
@@ -50,17 +52,86 @@ def resolve_callable(spec, name: str = "function", owner: str = "") -> Callable:
     if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
         raise fail(name, owner, "a callable or a 'module:function' string", spec)
     module_name, attr_path = spec.split(":")
-    try:
-        obj = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise fail(name, owner, f"an importable module before ':' ({type(exc).__name__}: {exc})", spec) from None
-    for part in attr_path.split("."):
-        if not hasattr(obj, part):
-            raise fail(name, owner, f"a name defined in module {module_name!r} (no attribute {part!r})", spec)
-        obj = getattr(obj, part)
+    with UserCode() as guard:
+        try:
+            obj = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise fail(name, owner, f"an importable module before ':' ({type(exc).__name__}: {exc})", spec) from None
+        except BaseException as exc:  # noqa: BLE001 - the user's module failed at import: SyntaxError, sys.exit()...
+            guard.reraise_real_interrupt(exc)
+            raise fail(name, owner, f"a module that imports without error (importing {module_name!r} raised "
+                       f"{describe_raised(exc)})", spec) from None
+        for part in attr_path.split("."):
+            try:
+                found = hasattr(obj, part)
+            except BaseException as exc:  # noqa: BLE001 - a module __getattr__ of the user's
+                guard.reraise_real_interrupt(exc)
+                raise fail(name, owner, f"a name that can be looked up (looking up {part!r} raised "
+                           f"{describe_raised(exc)})", spec) from None
+            if not found:
+                raise fail(name, owner, f"a name defined in module {module_name!r} (no attribute {part!r})", spec)
+            obj = getattr(obj, part)
     if not callable(obj):
         raise fail(name, owner, "the name of a callable", spec)
     return obj
+
+
+def describe_raised(exc: BaseException) -> str:
+    """``"ValueError: boom"``, ``"SystemExit (sys.exit(3))"``, ``"SyntaxError: invalid syntax (m.py, line 2)"``."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit (sys.exit({exc.code!r}))" if exc.code is not None else "SystemExit (sys.exit())"
+    text = " ".join(str(exc).split())  # one line
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class UserCode:
+    """Context of a call into the user's code, telling a real Ctrl-C from a ``KeyboardInterrupt`` it raises.
+
+    Both arrive as ``KeyboardInterrupt`` in the middle of the user's code, so the exception alone
+    cannot tell them apart.  In the main thread, while the block runs, the SIGINT handler is
+    wrapped by one that notes the signal and then calls the previous handler (which raises
+    ``KeyboardInterrupt`` as before): a ``KeyboardInterrupt`` is a real Ctrl-C if SIGINT arrived
+    during the block, else the user's code raised it.  Where SIGINT is ignored or left to the
+    system (e.g. local workers, which ignore it), no ``KeyboardInterrupt`` can come from a signal.
+    Limits: outside the main thread, or when the handler was installed outside Python, the
+    handler cannot be wrapped and every ``KeyboardInterrupt`` is taken as a real Ctrl-C (as
+    before); a ``KeyboardInterrupt`` the user's code raises after a real Ctrl-C in the same
+    block counts as the Ctrl-C.
+    """
+
+    def __init__(self):
+        self.signalled = False
+        self.can_tell = False
+        self._previous = None
+
+    def __enter__(self) -> "UserCode":
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        previous = signal.getsignal(signal.SIGINT)
+        if previous in (signal.SIG_IGN, signal.SIG_DFL):
+            self.can_tell = True  # a signal cannot raise KeyboardInterrupt: any comes from the user's code
+        elif callable(previous):
+            def note_and_forward(signum, frame):
+                self.signalled = True
+                return previous(signum, frame)
+
+            signal.signal(signal.SIGINT, note_and_forward)
+            self._previous = previous
+            self.can_tell = True
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def real_interrupt(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a Ctrl-C of the user (to propagate) rather than a failure of their code."""
+        return isinstance(exc, KeyboardInterrupt) and (self.signalled or not self.can_tell)
+
+    def reraise_real_interrupt(self, exc: BaseException) -> None:
+        if self.real_interrupt(exc):
+            raise exc
 
 
 def _named_array(value, name: str):
@@ -68,10 +139,12 @@ def _named_array(value, name: str):
     if not isinstance(value, str):
         return value
     function = resolve_callable(value, name, _OWNER)
-    try:
-        return function()
-    except Exception as exc:  # noqa: BLE001 - reported with its type and message
-        raise fail(name, _OWNER, f"a function returning it ({type(exc).__name__}: {exc})", value) from exc
+    with UserCode() as guard:
+        try:
+            return function()
+        except BaseException as exc:  # noqa: BLE001 - reported with its type and message
+            guard.reraise_real_interrupt(exc)
+            raise fail(name, _OWNER, f"a function returning it ({describe_raised(exc)})", value) from None
 
 
 class CallableEnvironment(Environment):
@@ -135,11 +208,13 @@ class CallableEnvironment(Environment):
         if self._function is None:
             target = resolve_callable(self.function_spec, "function", _OWNER)
             if self.params is not None:
-                try:
-                    target = target(**self.params)
-                except Exception as exc:  # noqa: BLE001 - reported with its type and message
-                    raise fail("params", _OWNER, f"accepted by the factory ({type(exc).__name__}: {exc})",
-                               self.params) from exc
+                with UserCode() as guard:
+                    try:
+                        target = target(**self.params)
+                    except BaseException as exc:  # noqa: BLE001 - reported with its type and message
+                        guard.reraise_real_interrupt(exc)
+                        raise fail("params", _OWNER, f"accepted by the factory ({describe_raised(exc)})",
+                                   self.params) from None
                 if not callable(target):
                     raise fail("function", _OWNER, "a factory returning a callable f(arm, rng)", self.function_spec)
             self._function = target
@@ -177,22 +252,21 @@ class CallableEnvironment(Environment):
     def _sample(self, sources, rng):
         function = self._resolve()
         out = np.empty(len(sources))
-        for i, arm in enumerate(np.asarray(sources).tolist()):
-            try:
-                value = function(int(arm), rng)
-            except Exception as exc:  # noqa: BLE001 - wrapped with the arm and the cause
-                raise RewardFunctionError(
-                    f"The reward function {self.function_name} raised for arm {arm}: {type(exc).__name__}: {exc}"
-                ) from exc
-            try:
-                reward = float(value)
-            except (TypeError, ValueError):
-                raise RewardFunctionError(
-                    f"The reward function {self.function_name} returned a non-number for arm {arm}: {value!r}"
-                ) from None
-            if not math.isfinite(reward):
-                raise RewardFunctionError(
-                    f"The reward function {self.function_name} returned a non-finite value for arm {arm}: {reward!r}"
-                )
-            out[i] = reward
+        where = f"environment.function: the reward function {self.function_name}"
+        with UserCode() as guard:
+            for i, arm in enumerate(np.asarray(sources).tolist()):
+                try:
+                    value = function(int(arm), rng)
+                except BaseException as exc:  # noqa: BLE001 - wrapped with the arm and the cause
+                    # SystemExit and KeyboardInterrupt raised by the user's function are its
+                    # failure too; only a real Ctrl-C (see UserCode) interrupts the run.
+                    guard.reraise_real_interrupt(exc)
+                    raise RewardFunctionError(f"{where} raised for arm {arm}: {describe_raised(exc)}") from exc
+                try:
+                    reward = float(value)
+                except (TypeError, ValueError):
+                    raise RewardFunctionError(f"{where} returned a non-number for arm {arm}: {value!r}") from None
+                if not math.isfinite(reward):
+                    raise RewardFunctionError(f"{where} returned a non-finite value for arm {arm}: {reward!r}")
+                out[i] = reward
         return out

@@ -12,11 +12,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import math
 
 import numpy as np
 
-from pybai._validation import check_memory, check_positive_float, check_positive_int, fail
+from pybai._validation import check_memory, check_positive_float, check_positive_int, fail, read_user_text
+from pybai.exceptions import InvalidParameterError
 from pybai.environments.linear import LinearGaussianEnvironment
 
 __all__ = ["soare_features", "soare_environment", "load_wine", "wine_data_path", "wine_environment"]
@@ -47,10 +49,10 @@ def load_wine(path) -> tuple[np.ndarray, np.ndarray, list[str]]:
     deviation (ddof = 1), then a final intercept column of ones.
     """
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh, delimiter=";"))
-    except OSError as exc:
-        raise fail("path", "load_wine", "a readable csv file", str(path)) from exc
+        text = read_user_text(path, "a ';'-separated csv file")
+    except InvalidParameterError as exc:
+        raise fail("path", "load_wine", f"a readable csv file ({exc})", str(path)) from None
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
     if len(rows) < 3 or "quality" not in rows[0]:
         raise fail("path", "load_wine", "a ';'-separated csv with a 'quality' column", str(path))
     header = [h.strip() for h in rows[0]]
