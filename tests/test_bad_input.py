@@ -13,6 +13,8 @@ Every row of ``CASES`` is (where, input, expected fragment):
 * ``user(id, source, fragment)``: a ``callable`` environment naming ``f`` in a module of that
   source (written to a temporary folder); the message comes from parsing (failures at import)
   or from ``run_experiment`` (failures of the reward function).
+* ``answers(id, text, fragment)``: the text of a session answer CSV (``answers.csv``, request 1 of
+  a 3-arm problem) read as ``pybai session tell --csv`` reads it; the fragment names the line.
 
 Each message must be one line and contain the fragment, which names the parameter (the key of
 the file, or the parameter of the Python call).  A new feature adds rows here.  The CLI runs a
@@ -29,6 +31,7 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -52,6 +55,8 @@ from pybai.cli import main
 from pybai.config import load_experiment, parse_experiment
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, PybaiWarning
 from pybai.problems.top_k import TopKProblem
+from pybai.session import Session
+from pybai.session.rows import Layout, read_csv
 
 DELETE = object()
 
@@ -132,11 +137,27 @@ def _device(name):
 DEEP = 5000
 
 
+def answers(id, text, fragment):
+    return Case(id, "answers", text, fragment)
+
+
 def _tell_first(strategy, rewards):
     """Start ``strategy`` on P3, ask once and answer the first request with ``rewards``."""
     strategy.start(P3(), rng=0)
     arm = strategy.ask()[:1]
     strategy.tell(arm, rewards)
+
+
+def _session_tell(rewards):
+    """Create a session in a temporary folder, ask once and answer with ``rewards`` (Python API)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        doc = {"problem": {"goal": "best-arm", "delta": 0.1}, "environment": {"kind": "gaussian", "arms": 3},
+               "strategy": [{"name": "tas"}]}
+        with Session.create(Path(folder) / "s.db", doc) as session:
+            request = session.ask()
+            session.tell(request.id, request.requests[:1], rewards)
 
 
 G3 = lambda: Gaussian(1.0, n_sources=3)  # noqa: E731
@@ -297,7 +318,38 @@ CASES = [
     api("api-tell-reward-huge", lambda: _tell_first(TrackAndStop(), [1e308]),
         "'rewards' parameter of tell must be finite numbers within 1e+100 noise standard deviations"),
     api("api-tell-reward-nan", lambda: _tell_first(TrackAndStop(), [float("nan")]), "'rewards' parameter of tell"),
-    api("api-tell-reward-string", lambda: _tell_first(TrackAndStop(), ["x"]), "'rewards' parameter of tell must be numbers"),
+    api("api-tell-reward-string", lambda: _tell_first(TrackAndStop(), ["x"]), "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-complex", lambda: _tell_first(TrackAndStop(), [0.5 + 1j]),
+        "'rewards' parameter of tell must be real numbers (ints or floats; not booleans, complex numbers or strings)"),
+    api("api-tell-reward-complex-array", lambda: _tell_first(TrackAndStop(), np.array([0.5 + 0j])),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-numeric-string", lambda: _tell_first(TrackAndStop(), ["0.5"]),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-numeric-string-scalar", lambda: _tell_first(TrackAndStop(), "0.5"),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-bool", lambda: _tell_first(TrackAndStop(), True), "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-bool-in-list", lambda: _tell_first(TrackAndStop(), [np.True_]),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-bool-array", lambda: _tell_first(TrackAndStop(), np.array([False])),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-object", lambda: _tell_first(TrackAndStop(), np.array([None], dtype=object)),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-tell-reward-int-beyond-float", lambda: _tell_first(TrackAndStop(), [2**1100]),
+        "'rewards' parameter of tell must be real numbers"),
+    api("api-session-tell-reward-complex", lambda: _session_tell([1 + 2j]), "'rewards' parameter of tell must be real numbers"),
+    api("api-session-tell-reward-bool", lambda: _session_tell([True]), "'rewards' parameter of tell must be real numbers"),
+    api("api-session-tell-reward-string", lambda: _session_tell(["0.5"]), "'rewards' parameter of tell must be real numbers"),
+    # --- session answer CSVs: plain ASCII numbers only (float() and int() take more) ------------
+    answers("csv-reward-underscore", "source,reward\n0,1_000\n", "answers.csv, line 2: reward '1_000' is not a number"),
+    answers("csv-reward-full-width", "source,reward\n0,１２\n", "answers.csv, line 2: reward '１２' is not a number"),
+    answers("csv-reward-arabic-indic", "source,reward\n0,٣\n", "answers.csv, line 2: reward '٣' is not a number"),
+    answers("csv-reward-hex", "source,reward\n0,0x1\n", "answers.csv, line 2: reward '0x1' is not a number"),
+    answers("csv-reward-complex", "source,reward\n0,1+2j\n", "answers.csv, line 2: reward '1+2j' is not a number"),
+    answers("csv-reward-third-line", "source,reward\n0,0.5\n0,1_0\n", "answers.csv, line 3: reward '1_0'"),
+    answers("csv-source-full-width", "source,reward\n０,0.5\n", "answers.csv, line 2: source '０' is not an integer"),
+    answers("csv-source-underscore", "source,reward\n0_0,0.5\n", "answers.csv, line 2: source '0_0' is not an integer"),
+    answers("csv-request-full-width", "request,source,reward\n１,0,0.5\n",
+            "answers.csv, line 2: request '１' is not an integer"),
     api("api-sample-sources-float", lambda: GaussianEnvironment([1.0, 0.0]).sample([0.5], np.random.default_rng(0)),
         "'sources' parameter of GaussianEnvironment.sample must be a 1-D list of integer indices in [0, 1]"),
     api("api-sample-sources-out-of-range", lambda: BernoulliEnvironment([0.5, 0.2]).sample([2], np.random.default_rng(0)),
@@ -379,6 +431,11 @@ def test_bad_input_gives_one_line_naming_the_parameter(case, tmp_path):
                             "problem.delta": DELETE, "problem.budget": 6, "strategy.0.name": "uniform"})
             with pytest.raises(PybaiError) as info:
                 run_experiment(parse_experiment(doc))
+    elif case.where == "answers":
+        path = tmp_path / "answers.csv"
+        path.write_text(case.input, encoding="utf-8")
+        with pytest.raises(InvalidParameterError) as info:
+            Layout(P3()).parse_answer(*read_csv(path), request_id=1, where=str(path))
     else:
         with pytest.raises(InvalidParameterError) as info:
             case.input()

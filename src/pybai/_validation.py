@@ -73,6 +73,35 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
+_REAL_REWARDS = "real numbers (ints or floats; not booleans, complex numbers or strings)"
+
+
+def _has_bool(values) -> bool:
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple)) and _has_bool(v)) for v in values)
+
+
+def real_values(values: Any, name: str, owner: str) -> np.ndarray:
+    """``values`` (a number or array-like of numbers) as a flat float64 array.
+
+    Booleans, complex numbers, strings and other objects are refused (``np.asarray(x, float)``
+    would accept ``"0.5"`` and ``True`` and drop the imaginary part of a complex number).
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise fail(name, owner, _REAL_REWARDS, values) from None
+    kind = arr.dtype.kind
+    if kind == "O":
+        if not all(_is_real(v) for v in arr.reshape(-1).tolist()):
+            raise fail(name, owner, _REAL_REWARDS, values)
+    elif kind not in "iuf" or (isinstance(values, (list, tuple)) and _has_bool(values)):
+        raise fail(name, owner, _REAL_REWARDS, values)
+    try:
+        return np.asarray(arr, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise fail(name, owner, _REAL_REWARDS, values) from None
+
+
 def is_finite_number(value: Any) -> bool:
     """A real number (not a bool) that is finite as a float (an integer beyond the float range is not)."""
     if not _is_real(value):

@@ -193,12 +193,15 @@ def test_create_refuses_an_existing_file_and_bad_session_files(session, tmp_path
     ("source,reward\n0,1.0,3\n", "line 2: 3 cells, expected 2"),
     ("", "empty file"),
     ("source,reward\n0,nan\n", "finite"),
+    ("source,reward\n0,1_000\n", "line 2: reward '1_000' is not a number"),
+    ("source,reward\n0,１２\n", "line 2: reward '１２' is not a number"),
+    ("source,reward\n０,1.0\n", "line 2: source '０' is not an integer"),
 ])
 def test_csv_refusals_one_line_exit_2(session, tmp_path, capsys, text, message):
     session.ask()
     before = fingerprint(session.path)
     answers = tmp_path / "a.csv"
-    answers.write_text(text)
+    answers.write_text(text, encoding="utf-8")
     assert main(["session", "tell", "--db", str(session.path), "--request", "1", "--csv", str(answers)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err

@@ -116,6 +116,11 @@ def test_request_rules(case):
         ((sources, [np.nan] * len(sources)), {}, InvalidParameterError, "rewards"),
         ((["a"] * len(sources), rewards), {}, InvalidParameterError, "sources"),
         ((sources, ["x"] * len(sources)), {}, InvalidParameterError, "rewards"),
+        ((sources, ["0.5"] * len(sources)), {}, InvalidParameterError, "rewards"),
+        ((sources, [True] * len(sources)), {}, InvalidParameterError, "rewards"),
+        ((sources, np.ones(len(sources), dtype=bool)), {}, InvalidParameterError, "rewards"),
+        ((sources, np.asarray(rewards) + 1j), {}, InvalidParameterError, "rewards"),
+        ((sources, [complex(r) for r in rewards]), {}, InvalidParameterError, "rewards"),
         (([problem.n_sources + 5], [0.0]), {}, InvalidParameterError, "sources"),
         ((sources, rewards[:-1] if len(rewards) > 1 else []), {}, InvalidParameterError, "rewards"),
         ((sources, rewards), {"request_id": rid + 1}, RequestError, "not pending"),
@@ -137,6 +142,28 @@ def test_request_rules(case):
     finish(strategy, env, np.random.default_rng(2))
     with pytest.raises(SessionStateError, match="stopped"):
         strategy.ask()
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_asked_requests_and_estimates_cannot_be_changed_by_the_caller(case):
+    """ask() hands out its pending array and counts_/sums_/means_ are views of the model: all
+    read-only, so writing into them raises and leaves the state as it was (initial phase and rule)."""
+    env, problem, strategy = start(case)
+    noise = np.random.default_rng(0)
+    for step in range(30):
+        if strategy.stopped:
+            break
+        req = strategy.ask()
+        before = json.dumps(strategy.get_state())
+        for array in (req, strategy.counts_, strategy.sums_, strategy.means_):
+            with pytest.raises(ValueError, match="read-only"):
+                array[0] = array[-1] + 1
+        assert json.dumps(strategy.get_state()) == before
+        np.testing.assert_array_equal(strategy.ask(), req)
+        strategy.tell(*env.respond(req, noise))
+    res = strategy.result()  # copies: the caller may change them
+    res.counts[0] += 1
+    assert strategy.result().counts[0] == res.counts[0] - 1
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[4]], ids=[i for i, c in zip(IDS, CASES) if c[4]])

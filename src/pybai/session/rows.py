@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -151,18 +152,25 @@ class Layout:
         return out
 
 
+#: an integer cell: ASCII digits, optionally signed (int() would also take "1_000" and full-width digits)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+#: a reward cell: a plain decimal or scientific ASCII number, or nan/inf (refused later as not finite);
+#: float() would also take "1_000" and full-width or other Unicode digits
+_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
+                     re.ASCII | re.IGNORECASE)
+
+
 def _integer(text: str, name: str, where: str, line: int) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise InvalidParameterError(f"{where}, line {line}: {name} {text!r} is not an integer.") from None
+    if not _INTEGER.fullmatch(text):
+        raise InvalidParameterError(f"{where}, line {line}: {name} {text!r} is not an integer.")
+    return int(text)
 
 
 def _number(text: str, where: str, line: int) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise InvalidParameterError(f"{where}, line {line}: reward {text!r} is not a number.") from None
+    if not _NUMBER.fullmatch(text):
+        raise InvalidParameterError(f"{where}, line {line}: reward {text!r} is not a number "
+                                    "(plain decimal digits, e.g. 0.25, -3 or 1.5e-3).")
+    return float(text)
 
 
 def read_csv(path) -> tuple[list[str], list[list[str]]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from pybai._validation import real_values
 from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
@@ -107,10 +108,7 @@ def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     src = np.asarray(sources).reshape(-1)
     if src.size and src.dtype.kind not in "iu":
         raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")
-    try:
-        rew = np.asarray(rewards, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"The 'rewards' parameter of tell must be numbers. Got {rewards!r}.") from None
+    rew = real_values(rewards, "rewards", "tell")
     if src.size == 0 or src.size != rew.size:
         raise InvalidParameterError(
             f"The 'rewards' parameter of tell must be one reward per source ({src.size}). Got {rew.size} rewards.")

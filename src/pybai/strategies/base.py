@@ -29,16 +29,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pybai._validation import check_choice, check_positive_int, fail
+from pybai._validation import check_choice, check_positive_int, fail, real_values
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import KINDS
-from pybai.strategies.batching import check_batch, split_plan
+from pybai.strategies.batching import check_batch, remaining_after, split_plan
 
 __all__ = ["Strategy"]
 
 _NO_SELECTION = np.empty(0, dtype=np.intp)
+#: how many one-request arrays a strategy caches (sequential rules: one per request up to this)
+_SINGLES_CACHED = 4096
 
 #: what a rule lacking a capability is told, in the order checked (keys: ``Problem.provides`` values)
 _REQUIREMENTS = {
@@ -50,6 +52,14 @@ _REQUIREMENTS = {
                   "'correlated-gaussian')"),
     "answer-mask": "needs the arms of the answer (answer_mask)",
 }
+
+
+def _read_only_view(array):
+    if not isinstance(array, np.ndarray):
+        return array
+    view = array.view()
+    view.setflags(write=False)
+    return view
 
 
 class Strategy:
@@ -201,15 +211,17 @@ class Strategy:
         except (TypeError, ValueError):
             raise fail("rng", type(self).__name__, "a numpy.random.Generator, an int >= 0 or None", rng) from None
         self.model_ = problem.new_model()
-        self.counts_ = self.model_.counts  # views: the model updates them in place
-        self.sums_ = self.model_.sums
-        self.means_ = self.model_.estimate
+        # read-only views of the model's arrays: the model updates them in place, a caller cannot
+        self.counts_ = _read_only_view(self.model_.counts)
+        self.sums_ = _read_only_view(self.model_.sums)
+        self.means_ = _read_only_view(self.model_.estimate)
         self.t_ = 0
         self.batches_ = 0
         self.status_ = "running"
         self.statistic_ = 0.0
         self.request_id = None  # id of the pending request, None when nothing is pending
-        self._pending: np.ndarray | None = None
+        self._pending: np.ndarray | None = None  # read-only: ask() hands it out
+        self._singles: dict[int, np.ndarray] = {}  # read-only one-request arrays, see _checked
         self._next_id = 1
         self.requests_ = problem.request_space()
         self._n_requests = self.requests_.n_requests
@@ -246,9 +258,13 @@ class Strategy:
 
     def _initial_batches(self, problem: Problem) -> list[np.ndarray]:
         """The initial phase as the successive asks: one request each, or (b, r) batches."""
-        plan = np.asarray(self._initial_plan(problem), dtype=np.intp)
+        plan = np.array(self._initial_plan(problem), dtype=np.intp)
+        plan.setflags(write=False)  # its pieces are handed out by ask(): read-only views
         if problem.batch is not None:
-            return split_plan(plan, problem.batch.size, problem.batch.max_repeats)
+            batches = split_plan(plan, problem.batch.size, problem.batch.max_repeats)
+            for batch in batches:
+                batch.setflags(write=False)
+            return batches
         return [plan[i : i + 1] for i in range(plan.size)]
 
     def _initialize(self) -> None:
@@ -270,7 +286,7 @@ class Strategy:
         return self.status_ != "running"
 
     def ask(self) -> np.ndarray:
-        """Requests to sample next (int array); the same array, with the same
+        """Requests to sample next (a read-only int array); the same array, with the same
         :attr:`request_id`, until the request is answered.
 
         A request is a source index, except for problems whose requests are coarser than
@@ -286,7 +302,8 @@ class Strategy:
                 self._plan_pos += 1
             elif not self._ready:  # plan done, some source still unidentified
                 missing = np.flatnonzero(np.isnan(self.means_))[:1]
-                req = np.asarray(self.requests_.request_of(missing), dtype=np.intp)
+                req = np.array(self.requests_.request_of(missing), dtype=np.intp)
+                req.setflags(write=False)
             else:
                 req = self._checked(self._select())
             if self._max_samples is not None and self.t_ + req.size > self._max_samples:
@@ -297,15 +314,23 @@ class Strategy:
         return self._pending
 
     def _checked(self, selection) -> np.ndarray:
-        """The rule's selection as an int array, checked against the request space and (b, r)."""
+        """The rule's selection as a read-only int array (never the rule's own array), checked
+        against the request space and (b, r)."""
         if isinstance(selection, (int, np.integer)):
-            if not 0 <= selection < self._n_requests:
-                check_batch(np.array([selection]), self._n_requests, None, None, type(self).__name__)
-            return np.array([selection], dtype=np.intp)
-        req = np.asarray(selection, dtype=np.intp).reshape(-1)
+            single = self._singles.get(selection)  # the hot path: one cached read-only array per request
+            if single is None:
+                if not 0 <= selection < self._n_requests:
+                    check_batch(np.array([selection]), self._n_requests, None, None, type(self).__name__)
+                single = np.array([selection], dtype=np.intp)
+                single.setflags(write=False)
+                if len(self._singles) < _SINGLES_CACHED:
+                    self._singles[int(selection)] = single
+            return single
+        req = np.array(selection, dtype=np.intp).reshape(-1)  # a copy: the rule may reuse its array
         batch = self._batch
         check_batch(req, self._n_requests, None if batch is None else batch.size,
                     None if batch is None else batch.max_repeats, type(self).__name__)
+        req.setflags(write=False)
         return req
 
     def tell(self, sources, rewards, request_id: int | None = None) -> None:
@@ -346,10 +371,11 @@ class Strategy:
         elif answered.shape[0] == pending.shape[0] and np.array_equal(answered, pending):
             remaining = None  # the whole request, in order (the usual answer; O(n), no sort)
         else:
-            remaining = self._remaining_after(pending, answered)
+            remaining = remaining_after(pending, answered)
         self.model_.update(src, rew)
         self.t_ += src.shape[0]
         if remaining is not None and remaining.size:
+            remaining.setflags(write=False)
             self._pending = remaining
             self._observe(src, rew)
             return
@@ -375,10 +401,7 @@ class Strategy:
         if type(rewards) is np.ndarray and rewards.dtype == np.float64 and rewards.ndim == 1:
             rew = rewards
         else:
-            try:
-                rew = np.asarray(rewards, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                raise fail("rewards", "tell", "numbers", rewards) from None
+            rew = real_values(rewards, "rewards", "tell")
         n = self.counts_.shape[0]
         size = src.shape[0]
         if size != rew.shape[0] or size == 0:
@@ -392,23 +415,6 @@ class Strategy:
         if problem:
             raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
         return src, rew
-
-    @staticmethod
-    def _remaining_after(pending: np.ndarray, answered: np.ndarray) -> np.ndarray:
-        """Pending requests left once ``answered`` is removed; raise if ``answered`` is not a sub-multiset."""
-        pend_u, pend_c = np.unique(pending, return_counts=True)
-        ans_u, ans_c = np.unique(answered, return_counts=True)
-        pos = np.searchsorted(pend_u, ans_u)
-        ok = pos < pend_u.size
-        ok[ok] = pend_u[pos[ok]] == ans_u[ok]
-        if not ok.all() or np.any(ans_c > pend_c[np.minimum(pos, pend_u.size - 1)]):
-            raise RequestError(
-                f"the answer covers requests that are not pending (answered {answered.tolist()[:10]}, "
-                f"pending {pending.tolist()[:10]})."
-            )
-        left = pend_c.copy()
-        left[pos] -= ans_c
-        return np.repeat(pend_u, left)
 
     def _require_started(self) -> None:
         if self.status_ == "unstarted":

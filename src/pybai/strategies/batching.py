@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai.exceptions import BatchLimitError
+from pybai.exceptions import BatchLimitError, RequestError
 
-__all__ = ["split_plan", "check_batch"]
+__all__ = ["split_plan", "check_batch", "remaining_after"]
 
 
 def split_plan(plan: np.ndarray, size: int, max_repeats: int) -> list[np.ndarray]:
@@ -51,3 +51,20 @@ def check_batch(requests: np.ndarray, n_requests: int, size: int | None, max_rep
         raise BatchLimitError(
             f"{owner} asked for {reps.max()} samples of one request in a batch; at most r = {max_repeats} allowed."
         )
+
+
+def remaining_after(pending: np.ndarray, answered: np.ndarray) -> np.ndarray:
+    """Pending requests left once ``answered`` is removed; raise if ``answered`` is not a sub-multiset."""
+    pend_u, pend_c = np.unique(pending, return_counts=True)
+    ans_u, ans_c = np.unique(answered, return_counts=True)
+    pos = np.searchsorted(pend_u, ans_u)
+    ok = pos < pend_u.size
+    ok[ok] = pend_u[pos[ok]] == ans_u[ok]
+    if not ok.all() or np.any(ans_c > pend_c[np.minimum(pos, pend_u.size - 1)]):
+        raise RequestError(
+            f"the answer covers requests that are not pending (answered {answered.tolist()[:10]}, "
+            f"pending {pending.tolist()[:10]})."
+        )
+    left = pend_c.copy()
+    left[pos] -= ans_c
+    return np.repeat(pend_u, left)

@@ -101,6 +101,9 @@ def restore_state(strategy, problem, state: dict):
     _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
     _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
     _check_invariants(strategy)
+    if strategy._pending is not None:  # handed out by ask(): read-only, as a fresh one
+        strategy._pending = np.array(strategy._pending, dtype=np.intp)
+        strategy._pending.setflags(write=False)
     return strategy
 
 
