@@ -34,7 +34,7 @@ from pybai.exceptions import (
     PybaiWarning,
     SessionStateError,
 )
-from pybai.models import Bernoulli, EmpiricalMeans, Family, Gaussian, Model
+from pybai.models import Bernoulli, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.result import RunResult
@@ -90,6 +90,8 @@ __all__ = [
     "Family",
     "Gaussian",
     "Bernoulli",
+    "GaussianUnknownVariance",
+    "MeansAndVariances",
     "Model",
     "EmpiricalMeans",
     # environments

@@ -13,4 +13,5 @@ def complexity_report(experiment: Experiment) -> dict:
     For fixed-confidence goals: answer, characteristic time T*(mu), optimal weights w*(mu) and
     the lower bound T*(mu) kl(delta, 1 - delta); each family adds its own keys.
     """
-    return experiment.problem.complexity(experiment.environment.source_means)
+    problem = experiment.problem.truth_view(experiment.environment)  # e.g. the truth's unknown variances
+    return problem.complexity(experiment.environment.source_means)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pybai import EmpiricalMeans, InvalidParameterError
-from pybai.models.unknown_variance import GaussianUnknownVariance
+from pybai.models.unknown_variance import MeansAndVariances as GaussianUnknownVariance
 from pybai._serialize import decode, encode
 
 

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_memory
+from pybai.config.reward_models import REWARD_MODEL_REFUSES
 from pybai.config.keys import Table, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, GaussianEnvironment
@@ -108,6 +109,8 @@ def _build_gaussian(table: Table) -> dict:
 
 
 def _describe_gaussian(problem: Problem) -> dict | None:
+    if problem.family.name == "gaussian-unknown-variance":
+        return {"arms": problem.n_sources}  # the variances are what the learner estimates
     if problem.family.name != "gaussian":
         return None
     return {"arms": problem.n_sources, "sigma": _compact(np.sqrt(problem.family.variances))}
@@ -193,6 +196,11 @@ def build_learner_problem(problem_table: Table, environment_table: Table) -> Pro
                 f"{environment_table.key(key)}: a session file gives only what the learner knows "
                 f"(in a real experiment the world answers); remove '{key}'."
             )
+    model = problem_table.data.get("reward_model")
+    for key in REWARD_MODEL_REFUSES.get(model, ()) if isinstance(model, str) else ():
+        if environment_table.has(key):
+            raise ConfigError(f"{environment_table.key(key)}: not used under reward_model \"{model}\" (the learner "
+                              f"estimates it); remove '{key}'.")
     return build_problem_on(problem_table, kind, learner.build(environment_table))
 
 
@@ -283,6 +291,7 @@ def _problem_table(problem: Problem) -> dict:
             table[key] = _plain(value)
     if problem.batch is not None:
         table["batch"] = {"size": problem.batch.size, "max_repeats": problem.batch.max_repeats}
+    table.update(problem.family.reward_model_keys())
     return table
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from pybai.config.keys import Table, closest
+from pybai.config.reward_models import all_keys, apply_reward_model
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
@@ -97,5 +98,7 @@ def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:
         if table.has(key) and key not in accepted:
             raise ConfigError(f"{table.key(key)}: not available for goal \"{goal}\" on environment kind "
                               f"\"{kind}\".")
-    valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys))
+    structure = apply_reward_model(table, structure)
+    valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys),
+             *all_keys())
     return table.construct(cls, keys, also_valid=valid, **structure, regime=regime, batch=batch)

@@ -1,6 +1,7 @@
 """The model layer (statistics -> estimates) and the reward families (KL, support)."""
 
 from pybai.models.base import EmpiricalMeans, Model
-from pybai.models.families import Bernoulli, Family, Gaussian
+from pybai.models.families import Bernoulli, Family, Gaussian, GaussianUnknownVariance
+from pybai.models.unknown_variance import MeansAndVariances
 
-__all__ = ["Model", "EmpiricalMeans", "Family", "Gaussian", "Bernoulli"]
+__all__ = ["Model", "EmpiricalMeans", "MeansAndVariances", "Family", "Gaussian", "Bernoulli", "GaussianUnknownVariance"]

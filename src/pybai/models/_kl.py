@@ -2,7 +2,10 @@
 
 Families are passed to kernels as small integer codes so that one compiled
 kernel serves every family.  ``var`` is the known variance of a Gaussian
-source; Bernoulli kernels ignore it.
+source; Bernoulli kernels ignore it.  :data:`GAUSSIAN_UV` is the Gaussian whose
+variance is unknown: its divergence is the KL of N(x, var) to the closest Gaussian of
+mean y over every variance, (1/2) ln(1 + (x - y)^2 / var) (``var`` the variance of the
+law the cost is measured from, e.g. the MLE sigma_hat^2 of the samples).
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ import math
 
 from numba import njit
 
+from pybai.models._transport import transport_pair
+
 GAUSSIAN = 0
 BERNOULLI = 1
+GAUSSIAN_UV = 2
 
 _EPS = 1e-15
 
@@ -22,6 +28,8 @@ def kl(code, x, y, var):
     """d(x, y): KL divergence between the laws of means ``x`` and ``y``."""
     if code == GAUSSIAN:
         return (x - y) * (x - y) / (2.0 * var)
+    if code == GAUSSIAN_UV:
+        return 0.5 * math.log1p((x - y) * (x - y) / var)
     x = min(max(x, 0.0), 1.0)
     y = min(max(y, _EPS), 1.0 - _EPS)
     out = 0.0
@@ -39,6 +47,10 @@ def pooled_mean(code, n1, x1, v1, n2, x2, v2):
         a = n1 / v1
         b = n2 / v2
         return (a * x1 + b * x2) / (a + b)
+    if code == GAUSSIAN_UV:
+        if x1 >= x2:
+            return transport_pair(n1, x1, v1, n2, x2, v2)[1]
+        return transport_pair(n2, x2, v2, n1, x1, v1)[1]
     return (n1 * x1 + n2 * x2) / (n1 + n2)
 
 
@@ -53,6 +65,8 @@ def pair_cost(code, n1, x1, v1, n2, x2, v2):
     if code == GAUSSIAN:
         d = x1 - x2
         return d * d / (2.0 * (v1 / n1 + v2 / n2))
+    if code == GAUSSIAN_UV:
+        return transport_pair(n1, x1, v1, n2, x2, v2)[0]
     m = pooled_mean(code, n1, x1, v1, n2, x2, v2)
     return n1 * kl(code, x1, m, v1) + n2 * kl(code, x2, m, v2)
 
@@ -78,9 +92,11 @@ def _bisect_bound(code, x, n, var, level, edge):
 def upper_bound(code, x, n, var, level):
     """max{q >= x : n d(x, q) <= level} (KL upper confidence bound)."""
     if n <= 0.0:
-        return math.inf if code == GAUSSIAN else 1.0
+        return 1.0 if code == BERNOULLI else math.inf
     if code == GAUSSIAN:
         return x + math.sqrt(2.0 * var * level / n)
+    if code == GAUSSIAN_UV:  # (n/2) ln(1 + (q - x)^2 / var) <= level
+        return x + math.sqrt(var * math.expm1(min(2.0 * level / n, 700.0)))
     return _bisect_bound(code, x, n, var, level, 1.0)
 
 
@@ -88,7 +104,9 @@ def upper_bound(code, x, n, var, level):
 def lower_bound(code, x, n, var, level):
     """min{q <= x : n d(x, q) <= level} (KL lower confidence bound)."""
     if n <= 0.0:
-        return -math.inf if code == GAUSSIAN else 0.0
+        return 0.0 if code == BERNOULLI else -math.inf
     if code == GAUSSIAN:
         return x - math.sqrt(2.0 * var * level / n)
+    if code == GAUSSIAN_UV:
+        return x - math.sqrt(var * math.expm1(min(2.0 * level / n, 700.0)))
     return _bisect_bound(code, x, n, var, level, 0.0)

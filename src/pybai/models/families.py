@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
-from pybai._validation import check_array, check_memory, check_noise_scale, check_positive_int
+from pybai._validation import check_array, check_choice, check_memory, check_noise_scale, check_positive_int
+from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
+from pybai.models.base import EmpiricalMeans, Model
+from pybai.models.unknown_variance import MeansAndVariances
 
 #: Gaussian rewards further than this many noise standard deviations from 0 are refused by
 #: :meth:`Gaussian.check_rewards` (squared differences over sigma^2 stay far from overflow).
 REWARD_SCALE_LIMIT = 1e100
 
-__all__ = ["Family", "Gaussian", "Bernoulli"]
+__all__ = ["Family", "Gaussian", "Bernoulli", "GaussianUnknownVariance"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,10 +44,43 @@ class Family:
 
     name: str = field(init=False, default="")
     code: int = field(init=False, default=-1)
+    #: capabilities the family adds to its problems' ``provides``: ``"known-noise"`` (a known
+    #: sub-Gaussian scale, which confidence-width rules such as UCB-E, UGapE and BatchRacing need)
+    provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
+    #: samples every source needs before the learner's statistics exist (the initial phase asks them)
+    min_samples: ClassVar[int] = 1
 
     @property
     def variances(self) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """Number of sources the family describes."""
+        return len(self.variances)
+
+    def new_model(self, n_sources: int) -> Model:
+        """The learner's model of ``n_sources`` sources of this family (default: empirical means)."""
+        return EmpiricalMeans(n_sources)
+
+    def for_model(self, model: Model) -> "Family":
+        """The family as the learner sees it at ``model``'s state (default: itself, nothing to estimate).
+
+        A family whose kernels need quantities the learner estimates (the variances of the
+        unknown-variance Gaussian) returns a view that reads them from the model, in place.
+        """
+        return self
+
+    def reward_model_keys(self) -> dict:
+        """The ``[problem]`` keys that name this family as a reward model (none for the environment's own)."""
+        return {}
+
+    def for_truth(self, environment) -> "Family":
+        """The family with the hidden truth's parameters, for the characteristic time of ``environment``.
+
+        Default: itself (the family already holds every parameter the oracle needs).
+        """
+        return self
 
     @property
     def sub_gaussian_scale(self) -> float:  # pragma: no cover - overridden
@@ -156,3 +193,94 @@ class Bernoulli(Family):
 
     def to_dict(self) -> dict:
         return {"name": "bernoulli"}
+
+
+#: |reward| limit of :class:`GaussianUnknownVariance` (no noise scale is known to scale it by)
+UNKNOWN_VARIANCE_REWARD_LIMIT = 1e100
+
+UNKNOWN_VARIANCE_STATISTICS = ("glr", "ev-glr")
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianUnknownVariance(Family):
+    """Gaussian rewards whose variances are unknown and may differ per source.
+
+    The learner estimates each source's mean and variance (maximum likelihood, S / N) with
+    :class:`~pybai.models.unknown_variance.MeansAndVariances`; every source needs two samples
+    first.  Its statistics are those of Jourdan, Degenne & Kaufmann (ALT 2023):
+
+    * ``statistic="glr"`` (default): the transportation cost of the unknown-variance Gaussian,
+      d(mu, lambda) = (1/2) ln(1 + (mu - lambda)^2 / sigma^2) (kernel code
+      :data:`~pybai.models._kl.GAUSSIAN_UV`), in the GLR, the oracle and every sampling rule;
+    * ``statistic="ev-glr"``: the known-variance Gaussian costs with the empirical variances
+      plugged in (the "EV" wrappers).
+
+    The proven ``delta-correct`` stopping rule is the same for both
+    (:mod:`pybai.stopping.unknown_variance`); ``heuristic`` compares the chosen statistic with
+    ln((1 + ln t) / delta).
+
+    Parameters
+    ----------
+    n_sources : int
+    statistic : {"glr", "ev-glr"}, default "glr"
+    """
+
+    n_sources: int = 1
+    statistic: str = "glr"
+    estimated: np.ndarray | None = field(default=None, repr=False)
+
+    provides: ClassVar[frozenset[str]] = frozenset()
+    min_samples: ClassVar[int] = 2
+
+    def __post_init__(self):
+        _check_n_sources(self.n_sources, "GaussianUnknownVariance")
+        check_choice(self.statistic, UNKNOWN_VARIANCE_STATISTICS, "statistic", "GaussianUnknownVariance")
+        object.__setattr__(self, "name", "gaussian-unknown-variance")
+        object.__setattr__(self, "code", _kl.GAUSSIAN_UV if self.statistic == "glr" else _kl.GAUSSIAN)
+
+    @property
+    def size(self) -> int:
+        return int(self.n_sources)
+
+    @property
+    def variances(self) -> np.ndarray:
+        """The variances the statistics use: the learner's estimates (or the truth's, for the oracle).
+
+        Unbound (no model, no truth) they are unknown: one clear error.
+        """
+        if self.estimated is None:
+            raise InvalidParameterError("The variances of a GaussianUnknownVariance family are unknown: the learner "
+                                        "estimates them (family.for_model(model)); the truth's come from the "
+                                        "environment (family.for_truth(environment)).")
+        return self.estimated
+
+    @property
+    def sub_gaussian_scale(self) -> float:
+        raise InvalidParameterError("rewards under reward_model 'gaussian-unknown-variance' have no known noise "
+                                    "scale; rules that need one (ucbe, ugap, batch-racing) refuse this model.")
+
+    def new_model(self, n_sources: int) -> Model:
+        return MeansAndVariances(n_sources)
+
+    def for_model(self, model: Model) -> "Family":
+        return GaussianUnknownVariance(self.n_sources, self.statistic, model.noise)
+
+    def for_truth(self, environment) -> "Family":
+        truth = environment.family()
+        if truth.name != "gaussian":
+            raise InvalidParameterError(f"reward_model 'gaussian-unknown-variance' needs Gaussian rewards; the "
+                                        f"environment's are '{truth.name}'.")
+        return GaussianUnknownVariance(self.n_sources, self.statistic, np.asarray(truth.variances, dtype=float))
+
+    def check_rewards(self, rewards: np.ndarray) -> str | None:
+        if rewards.shape[0] == 1:
+            ok = abs(rewards[0]) <= UNKNOWN_VARIANCE_REWARD_LIMIT  # False for nan
+        else:
+            ok = bool((np.abs(rewards) <= UNKNOWN_VARIANCE_REWARD_LIMIT).all())
+        return None if ok else f"finite numbers with |reward| <= {UNKNOWN_VARIANCE_REWARD_LIMIT:g}"
+
+    def reward_model_keys(self) -> dict:
+        return {"reward_model": "gaussian-unknown-variance", "statistic": self.statistic}
+
+    def to_dict(self) -> dict:
+        return {"name": "gaussian-unknown-variance", "statistic": self.statistic}

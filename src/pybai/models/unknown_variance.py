@@ -1,6 +1,6 @@
 """Gaussian sources whose variances are unknown (and may differ): means and variances per source.
 
-:class:`GaussianUnknownVariance` keeps, per source, the count N, the sum of the rewards (so
+:class:`MeansAndVariances` keeps, per source, the count N, the sum of the rewards (so
 that ``estimate`` is ``sums / counts`` exactly as :class:`~pybai.models.EmpiricalMeans`
 computes it) and the sum of squared deviations S = sum_i (X_i - mean)^2, updated in a
 numerically stable way:
@@ -26,7 +26,7 @@ needs two samples: below that it is NaN, never a silent 0.
 Examples
 --------
 >>> import numpy as np
->>> m = GaussianUnknownVariance(3)
+>>> m = MeansAndVariances(3)
 >>> m.update(np.array([0, 0, 2]), np.array([1.0, 3.0, -1.0]))
 >>> m.estimate.tolist()
 [2.0, nan, -1.0]
@@ -41,10 +41,10 @@ import numpy as np
 from pybai.exceptions import InvalidParameterError
 from pybai.models.base import Model
 
-__all__ = ["GaussianUnknownVariance"]
+__all__ = ["MeansAndVariances"]
 
 
-class GaussianUnknownVariance(Model):
+class MeansAndVariances(Model):
     """Independent Gaussian sources with unknown variances: per-source means and MLE variances.
 
     Attributes
@@ -60,12 +60,19 @@ class GaussianUnknownVariance(Model):
         bit-identical to :class:`~pybai.models.EmpiricalMeans` on the same rewards.
     """
 
-    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres")
+    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres", "noise")
+
+    #: smallest variance handed to the kernels, relative to 1 + mean^2 (identical rewards give S = 0)
+    NOISE_FLOOR = 1e-12
 
     def __init__(self, n_sources: int):
         super().__init__(n_sources)
         self.sq_devs = np.zeros(n_sources)
         self.centres = np.zeros(n_sources)
+        #: the variances the learner's costs use, updated in place: S / N, at least
+        #: NOISE_FLOOR (1 + mean^2) so that a source whose rewards were all equal keeps finite costs;
+        #: NaN below two samples
+        self.noise = np.full(n_sources, np.nan)
 
     # ------------------------------------------------------------------ statistics
     @property
@@ -91,6 +98,7 @@ class GaussianUnknownVariance(Model):
             self.counts[s] = n
             self.sums[s] = total
             self.estimate[s] = total / n
+            self._set_noise(sources)
             return
         if sources.shape[0] == 0:
             return
@@ -116,13 +124,22 @@ class GaussianUnknownVariance(Model):
         np.add.at(self.counts, sources, 1.0)
         np.add.at(self.sums, sources, rewards)
         self.estimate[touched] = self.sums[touched] / self.counts[touched]
+        self._set_noise(touched)
+
+    def _set_noise(self, idx) -> None:
+        n = self.counts[idx]
+        two = n >= 2.0
+        var = np.where(two, self.sq_devs[idx] / np.maximum(n, 1.0), np.nan)
+        floor = self.NOISE_FLOOR * (1.0 + np.square(self.sums[idx] / np.maximum(n, 1.0)))
+        self.noise[idx] = np.where(two, np.maximum(var, floor), np.nan)
 
     def _refresh(self) -> None:
         seen = self.counts > 0
         self.estimate[:] = np.nan
         self.estimate[seen] = self.sums[seen] / self.counts[seen]
+        self._set_noise(np.arange(self.counts.shape[0]))
 
-    def set_statistics(self, counts, sums, sq_devs=None) -> "GaussianUnknownVariance":
+    def set_statistics(self, counts, sums, sq_devs=None) -> "MeansAndVariances":
         """Replace the statistics in place (counts, sums and the sums of squared deviations).
 
         Counts and sums alone do not determine a variance, so ``sq_devs`` is required: a
@@ -130,7 +147,7 @@ class GaussianUnknownVariance(Model):
         """
         if sq_devs is None:
             raise InvalidParameterError(
-                "The 'sq_devs' parameter of GaussianUnknownVariance.set_statistics is required "
+                "The 'sq_devs' parameter of MeansAndVariances.set_statistics is required "
                 "(counts and sums do not determine the variances).")
         self.counts[:] = counts
         self.sums[:] = sums
@@ -142,7 +159,7 @@ class GaussianUnknownVariance(Model):
         return self
 
     @classmethod
-    def from_statistics(cls, counts, sums, sq_devs) -> "GaussianUnknownVariance":
+    def from_statistics(cls, counts, sums, sq_devs) -> "MeansAndVariances":
         """A model holding these statistics (see :meth:`set_statistics`)."""
         counts = np.asarray(counts, dtype=float)
         return cls(counts.shape[0]).set_statistics(counts, sums, sq_devs)

@@ -15,6 +15,8 @@ Strategies call these methods and never branch on the goal: a new goal is a new 
 
 from __future__ import annotations
 
+import copy
+
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ import numpy as np
 
 from pybai._validation import SAMPLE_LIMIT, check_array, check_positive_int, check_probability, fail
 from pybai.models import _kl
-from pybai.models.base import EmpiricalMeans, Model
+from pybai.models.base import Model
 from pybai.models.families import Family
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
@@ -124,10 +126,12 @@ class Problem(ABC):
         self.family = family
         self.regime = regime
         self.batch = batch
+        #: the class's capabilities and the family's (e.g. ``"known-noise"``)
+        self.provides = type(self).provides | family.provides
 
     def _check_family_size(self) -> None:
         """Refuse a family built for another number of sources (subclasses call it once sized)."""
-        n = len(self.family.variances)
+        n = self.family.size
         if n != self.n_sources:
             raise fail("family", type(self).__name__, f"a family of {self.n_sources} sources", f"{n} sources")
 
@@ -169,8 +173,25 @@ class Problem(ABC):
 
     # --- model, regime, initial phase, threshold ------------------------
     def new_model(self) -> Model:
-        """A fresh model of the sources (default: :class:`~pybai.models.base.EmpiricalMeans`)."""
-        return EmpiricalMeans(self.n_sources)
+        """A fresh model of the sources: the family's (default :class:`~pybai.models.base.EmpiricalMeans`)."""
+        return self.family.new_model(self.n_sources)
+
+    def learner_view(self, model: Model) -> "Problem":
+        """The problem as the learner sees it at ``model``'s state: itself, or a copy whose family
+        reads what the learner estimates (:meth:`pybai.models.families.Family.for_model`)."""
+        return self._with_family(self.family.for_model(model))
+
+    def truth_view(self, environment) -> "Problem":
+        """The problem with the hidden truth's family parameters (:meth:`~pybai.models.families.Family.for_truth`),
+        for the characteristic time and the oracle weights on ``environment``."""
+        return self._with_family(self.family.for_truth(environment))
+
+    def _with_family(self, family: Family) -> "Problem":
+        if family is self.family:
+            return self
+        view = copy.copy(self)
+        view.family = family
+        return view
 
     @property
     def budget_unit(self) -> str:
@@ -205,7 +226,7 @@ class Problem(ABC):
             return z, z > threshold.at(t, model)
         if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
             return z, False
-        margin = threshold.min_margin(model.counts, model.estimate, self.family.variances, top, bottom)
+        margin = threshold.model_margin(model, self.family.variances, top, bottom)
         return z, margin > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:

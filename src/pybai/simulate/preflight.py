@@ -144,7 +144,11 @@ def preflight(experiment, jobs: int = 1) -> None:
                  f"{problem.n_sources} sources", experiment.replications)
     truth = _truth(experiment)
     tied = truth is not None and not problem.answer_is_unique(truth)
-    per_run, basis = estimate_samples(problem, truth)
+    try:
+        oracle_problem = problem.truth_view(experiment.environment)
+    except InvalidParameterError:  # the truth does not fit the learner's reward model: the run says so
+        oracle_problem = problem
+    per_run, basis = estimate_samples(oracle_problem, truth)
     estimate = ""
     if per_run is not None and per_run * n_runs >= _PILOT_FROM_SAMPLES:
         total = 0.0

@@ -178,6 +178,10 @@ class PairMixtureThreshold(Threshold):
                                      np.asarray(bottom, dtype=np.int64), self.level, self._alpha, self._w_beta,
                                      self._scales, self._gvar, self._one_sided))
 
+    def model_margin(self, model, variances, top, bottom) -> float:
+        """:meth:`min_margin` on a model's counts and estimate (the hook problems call)."""
+        return self.min_margin(model.counts, model.estimate, variances, top, bottom)
+
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
 

@@ -50,23 +50,47 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
+from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
-__all__ = ["make_threshold", "KINDS", "FAMILIES"]
+__all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_family_thresholds"]
 
 #: Accepted values of the ``kind`` argument of :func:`make_threshold`: ``"delta-correct"`` is the
 #: best proven threshold of the family; ``"kk21"``, ``"kt-mixture"`` and ``"pair-mixture"`` name
 #: proven ones (``"pair-mixture"``: the count-dependent per-piece rules of
 #: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems).
 KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture")
-#: Accepted values of the ``family`` argument of :func:`make_threshold`.
+#: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
+
+
+def _unknown_variance_rules(kind: str, delta: float, n_alternatives: int, n_terms: int) -> Threshold:
+    """Gaussian with unknown variances: the prequential t-mixture rule is its only proven one."""
+    if kind == "heuristic":
+        return HeuristicThreshold(delta)
+    if kind in ("delta-correct", "pair-mixture"):
+        if n_terms != 2:
+            raise fail("n_terms", "make_threshold", "2 for family 'gaussian-unknown-variance' (pieces of two arms)",
+                       n_terms)
+        return UnknownVarianceThreshold(delta, n_alternatives)
+    raise fail("kind", "make_threshold", "'heuristic' or 'delta-correct' for family 'gaussian-unknown-variance'",
+               kind)
+
+
+#: Families whose thresholds are built by their own function ``(kind, delta, n_alternatives, n_terms)``
+#: (a family's addition: :func:`register_family_thresholds`).
+FAMILY_RULES: dict = {"gaussian_unknown_variance": _unknown_variance_rules}
+
+
+def register_family_thresholds(name: str, rules) -> None:
+    """Make ``make_threshold(kind, ..., family=name)`` call ``rules(kind, delta, n_alternatives, n_terms)``."""
+    FAMILY_RULES[name.strip().lower().replace("-", "_").replace(" ", "_")] = rules
 
 
 def _family_name(family: Any) -> str:
     name = family if isinstance(family, str) else getattr(family, "name", family)
     if isinstance(name, str):
         name = name.strip().lower().replace("-", "_").replace(" ", "_")
-    return check_choice(name, FAMILIES, "family", "make_threshold")
+    return check_choice(name, FAMILIES + tuple(FAMILY_RULES), "family", "make_threshold")
 
 
 def make_threshold(
@@ -130,6 +154,8 @@ def make_threshold(
     n_alternatives = check_positive_int(n_alternatives, "n_alternatives", "make_threshold")
     n_terms = check_positive_int(n_terms, "n_terms", "make_threshold")
     fam = _family_name(family)
+    if fam in FAMILY_RULES:
+        return FAMILY_RULES[fam](kind, delta, n_alternatives, n_terms)
     if kind == "heuristic":
         return HeuristicThreshold(delta)
     if kind == "pair-mixture":

@@ -51,6 +51,8 @@ _REQUIREMENTS = {
     "posterior": ("needs a posterior over the arm means (a problem with a prior covariance, e.g. environment kind "
                   "'correlated-gaussian')"),
     "answer-mask": "needs the arms of the answer (answer_mask)",
+    "known-noise": ("needs a known noise scale for its confidence widths; under reward_model "
+                    "'gaussian-unknown-variance' use tas, top-two, lucb, game or uniform"),
 }
 
 
@@ -211,6 +213,7 @@ class Strategy:
         except (TypeError, ValueError):
             raise fail("rng", type(self).__name__, "a numpy.random.Generator, an int >= 0 or None", rng) from None
         self.model_ = problem.new_model()
+        self.problem_ = problem.learner_view(self.model_)  # reads what the learner estimates (e.g. variances)
         # read-only views of the model's arrays: the model updates them in place, a caller cannot
         self.counts_ = _read_only_view(self.model_.counts)
         self.sums_ = _read_only_view(self.model_.sums)
@@ -246,7 +249,7 @@ class Strategy:
 
     def _initial_plan(self, problem: Problem) -> np.ndarray:
         """Hook: the requests of the initial phase (default: the request space's, ``n_init`` rounds)."""
-        return problem.request_space().initial_requests(self.n_init)
+        return problem.request_space().initial_requests(self._init_rounds(problem))
 
     def _initial_size(self, problem: Problem) -> int:
         """Hook: samples of the initial phase (or a lower bound), known before its plan is built.
@@ -254,7 +257,13 @@ class Strategy:
         A rule that overrides :meth:`_initial_plan` overrides this too.
         """
         space = problem.request_space()
-        return self.n_init * space.n_requests if space.default_start else self.n_init
+        rounds = self._init_rounds(problem)
+        return rounds * space.n_requests if space.default_start else rounds
+
+    def _init_rounds(self, problem: Problem) -> int:
+        """Rounds of the initial phase: ``n_init``, at least the family's ``min_samples`` (2 for an
+        unknown variance: a variance needs two samples)."""
+        return max(int(self.n_init), int(problem.family.min_samples))
 
     def _initial_batches(self, problem: Problem) -> list[np.ndarray]:
         """The initial phase as the successive asks: one request each, or (b, r) batches."""

@@ -60,6 +60,7 @@ class BatchRacingStrategy(BatchTopKRule):
     """
 
     name = "batch-racing"
+    requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
     regimes = ("fixed-confidence",)
     _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "rejected_", "censored_answer_")
 

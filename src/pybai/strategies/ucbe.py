@@ -31,6 +31,7 @@ class UCBE(Strategy):
     """
 
     name = "ucbe"
+    requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
     regimes = ("fixed-budget",)
 
     def __init__(self, *, c: float = UCBE_C, threshold: str = "heuristic", n_init: int = 1):

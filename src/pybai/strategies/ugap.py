@@ -33,6 +33,7 @@ class UGapEb(GapEpsilon, Strategy):
     """
 
     name = "ugap"
+    requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
     regimes = ("fixed-budget",)
     _state_attrs = ("best_bound_", "best_arm_")
 

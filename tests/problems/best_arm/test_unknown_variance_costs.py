@@ -3,10 +3,22 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from pybai.models import _kl
-from pybai.models.unknown_variance import GaussianUnknownVariance
+from pybai.models._transport import transport_pair, transport_pair_cost
+from pybai.models.unknown_variance import MeansAndVariances as GaussianUnknownVariance
 from pybai.problems.best_arm import _kernels
-from pybai.problems.best_arm._unknown_variance import (
-    PLUGIN, TRANSPORT, glr_best_arm_uv, plugin_pair_cost, transport_pair, transport_pair_cost)
+
+PLUGIN, TRANSPORT = _kl.GAUSSIAN, _kl.GAUSSIAN_UV
+
+
+def plugin_pair_cost(n1, x1, s1, n2, x2, s2):
+    """The EV-GLR pair cost: the known-variance Gaussian cost with the variances plugged in."""
+    if s1 == 0.0 and s2 == 0.0:
+        return np.inf if x1 > x2 else 0.0
+    return _kl.pair_cost(_kl.GAUSSIAN, n1, x1, s1, n2, x2, s2)
+
+
+def glr_best_arm_uv(code, counts, means, variances):
+    return _kernels.glr_best_arm(code, counts, means, variances)
 
 
 def objective(u, n1, x1, s1, n2, x2, s2):

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._kl import GAUSSIAN, kl, pair_cost, pooled_mean
+from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, kl, pair_cost, pooled_mean
 
 _MAX_NEWTON = 100
 _MAX_OUTER = 100
@@ -54,6 +54,8 @@ def glr_best_arm(code, counts, means, var):
         if b == best:
             continue
         c = pair_cost(code, counts[best], means[best], var[best], counts[b], means[b], var[b])
+        if c != c:  # a variance not estimated yet (unknown-variance family): no evidence
+            return math.nan, best
         if c < z:
             z = c
     return z, best
@@ -101,6 +103,8 @@ def _dkl_dm(code, p, m, var):
     """Derivative of d(p, m) with respect to its second argument."""
     if code == GAUSSIAN:
         return (m - p) / var
+    if code == GAUSSIAN_UV:
+        return (m - p) / (var + (m - p) * (m - p))
     m = min(max(m, 1e-15), 1.0 - 1e-15)
     return (m - p) / (m * (1.0 - m))
 
@@ -111,6 +115,15 @@ def _dm_dx(code, x, m1, v1, ma, va):
     if code == GAUSSIAN:
         s = 1.0 / v1 + x / va
         return (ma - m1) / (v1 * va * s * s)
+    if code == GAUSSIAN_UV:
+        # implicit function theorem on d1'(m) + x da'(m) = 0: dm/dx = -da'(m) / (d1''(m) + x da''(m))
+        m = pooled_mean(code, 1.0, m1, v1, x, ma, va)
+        e1 = (m - m1) * (m - m1)
+        ea = (m - ma) * (m - ma)
+        curv = (v1 - e1) / ((v1 + e1) * (v1 + e1)) + x * (va - ea) / ((va + ea) * (va + ea))
+        if curv <= 0.0:
+            return 0.0
+        return -((m - ma) / (va + ea)) / curv
     return (ma - m1) / ((1.0 + x) * (1.0 + x))
 
 

@@ -26,6 +26,8 @@ def glr_top_k(code, counts, means, var, top, bot):
         for b in range(bot.shape[0]):
             j = bot[b]
             c = pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j])
+            if c != c:  # a variance not estimated yet (unknown-variance family): no evidence
+                return math.nan
             if c < z:
                 z = c
     return z

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import linprog
 
-from pybai.models._kl import GAUSSIAN
+from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, pooled_mean
 
 __all__ = ["TopKOracleResult", "top_k_oracle", "pair_terms", "top_bottom"]
 
@@ -71,6 +71,8 @@ def top_bottom(means: np.ndarray, k: int):
 def _kl(code, p, m, var):
     if code == GAUSSIAN:
         return (p - m) ** 2 / (2.0 * var)
+    if code == GAUSSIAN_UV:
+        return 0.5 * np.log1p((p - m) ** 2 / var)
     p = np.clip(p, 0.0, 1.0)
     m = np.clip(m, _EPS, 1.0 - _EPS)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,6 +85,8 @@ def _dkl(code, p, m, var):
     """Derivative of d(p, m) in m."""
     if code == GAUSSIAN:
         return (m - p) / var
+    if code == GAUSSIAN_UV:
+        return (m - p) / (var + (m - p) ** 2)
     m = np.clip(m, _EPS, 1.0 - _EPS)
     return (m - p) / (m * (1.0 - m))
 
@@ -97,6 +101,16 @@ def pair_terms(code, n_i, n_j, mu_i, mu_j, v_i, v_j, hessian=False):
         s = a + b
         m = (a * mu_i + b * mu_j) / s
         dm_i, dm_j = (mu_i - m) / (v_i * s), (mu_j - m) / (v_j * s)
+    elif code == GAUSSIAN_UV:
+        n_i, n_j, mu_i, mu_j, v_i, v_j = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in
+                                                               (n_i, n_j, mu_i, mu_j, v_i, v_j)))
+        m = np.array([pooled_mean(code, *args) for args in zip(n_i.flat, mu_i.flat, v_i.flat, n_j.flat, mu_j.flat,
+                                                                   v_j.flat)]).reshape(n_i.shape)
+        # implicit function theorem on n_i d_i'(m) + n_j d_j'(m) = 0
+        e_i, e_j = (m - mu_i) ** 2, (m - mu_j) ** 2
+        curv = n_i * (v_i - e_i) / (v_i + e_i) ** 2 + n_j * (v_j - e_j) / (v_j + e_j) ** 2
+        curv = np.where(curv > 0, curv, np.inf)
+        dm_i, dm_j = -((m - mu_i) / (v_i + e_i)) / curv, -((m - mu_j) / (v_j + e_j)) / curv
     else:
         s = n_i + n_j
         m = (n_i * mu_i + n_j * mu_j) / s

@@ -1,0 +1,80 @@
+"""``[problem] reward_model``: what the learner assumes about the rewards, one builder per model.
+
+Absent, the learner's family is the environment's own (Gaussian with the environment's known
+``sigma``, or Bernoulli).  A reward model replaces it with the family its name stands for; each
+reads its own keys of the ``[problem]`` table (a model's addition: :func:`register_reward_model`).
+
+* ``"gaussian-unknown-variance"``: :class:`~pybai.models.families.GaussianUnknownVariance`, with
+  ``statistic = "glr"`` (default, the unknown-variance transportation costs) or ``"ev-glr"`` (the
+  empirical variances plugged into the known-variance costs).  The environment's rewards must be
+  Gaussian; in a session file ``sigma`` is refused (the variances are what the model estimates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pybai.config.keys import Table
+from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
+
+__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model"]
+
+#: name -> builder(table, environment family) -> the learner's family
+REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
+#: name -> the [problem] keys its builder reads
+REWARD_MODEL_KEYS: dict[str, tuple[str, ...]] = {}
+#: name -> keys of a session file's [environment] that the model estimates (refused there)
+REWARD_MODEL_REFUSES: dict[str, tuple[str, ...]] = {}
+
+
+def register_reward_model(name: str, builder: Callable[[Table, Family], Family], keys: tuple[str, ...] = (),
+                          session_refuses: tuple[str, ...] = ()) -> None:
+    """Make ``[problem] reward_model = name`` available; ``builder(table, family)`` returns the learner's family.
+
+    ``keys``: the [problem] keys the builder reads; ``session_refuses``: [environment] keys of a
+    session file that contradict the model (e.g. a known ``sigma`` under unknown variances).
+    """
+    REWARD_MODELS[name] = builder
+    REWARD_MODEL_KEYS[name] = tuple(keys)
+    REWARD_MODEL_REFUSES[name] = tuple(session_refuses)
+
+
+def all_keys() -> tuple[str, ...]:
+    """Every [problem] key a reward model may read (for the unknown-key suggestions)."""
+    return ("reward_model", *sorted({k for keys in REWARD_MODEL_KEYS.values() for k in keys}))
+
+
+def apply_reward_model(table: Table, structure: dict) -> dict:
+    """The problem constructor's keywords with the family the ``reward_model`` key names (if any)."""
+    if not table.has("reward_model"):
+        for name, keys in REWARD_MODEL_KEYS.items():
+            for key in keys:
+                if table.has(key):
+                    raise ConfigError(f"{table.key(key)}: only with a reward_model that reads it "
+                                      f"(e.g. reward_model = \"{name}\").")
+        return structure
+    name = table.str("reward_model", choices=sorted(REWARD_MODELS))
+    for other, keys in REWARD_MODEL_KEYS.items():
+        for key in keys:
+            if table.has(key) and key not in REWARD_MODEL_KEYS[name]:
+                raise ConfigError(f"{table.key(key)}: not a key of reward_model \"{name}\".")
+    family = structure.get("family")
+    if not isinstance(family, Family):
+        raise ConfigError(f"{table.key('reward_model')}: this environment kind has no reward family to replace.")
+    try:
+        learner_family = REWARD_MODELS[name](table, family)
+    except InvalidParameterError as exc:
+        raise ConfigError(f"{table.key('reward_model')}: {exc}") from None
+    return {**structure, "family": learner_family}
+
+
+def _unknown_variance(table: Table, family: Family) -> Family:
+    if family.name not in ("gaussian", "gaussian-unknown-variance"):
+        raise ConfigError(f"{table.key('reward_model')}: \"gaussian-unknown-variance\" needs Gaussian rewards "
+                          f"(environment kind \"gaussian\"); the environment's are \"{family.name}\".")
+    statistic = table.str("statistic", "glr", choices=UNKNOWN_VARIANCE_STATISTICS)
+    return GaussianUnknownVariance(family.size, statistic)
+
+
+register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",))

@@ -1,0 +1,232 @@
+r"""The proven stopping rule of Gaussian arms with unknown (and unequal) variances.
+
+The rule has the shape of the count-dependent per-piece rules of :mod:`pybai.stopping.pair_mixture`:
+
+    stop when, for every piece {lambda_b >= lambda_a} of the alternative to the empirical answer
+    (arm a ranked above arm b),   inf over the piece of  ln B_a(lambda_a) + ln B_b(lambda_b)  >=  ln x,
+
+with ``m`` the number of pieces (``K - 1`` for best arm, ``k (K - k)`` for top-k) and x the root of
+(1 + ln x) / x = delta / m.  B_i(lambda) is a scale-invariant Bayes factor of arm i's own samples
+against "mean lambda", whatever the variance.
+
+**The per-arm Bayes factor** (the t-test mixture of Lai 1976, "On confidence sequences", Ann.
+Statist. 4(2); see also Perez-Ortiz, Lardy, de Heide & Grunwald, "E-statistics, group invariance
+and anytime-valid testing", Ann. Statist. 52(4), 2024, arXiv 2208.07610).  For n samples with mean xbar and MLE variance
+s^2 = S/n, let D = (xbar - lambda)^2 / s^2 and q = D / (1 + D) = S_lambda^2 / (n V_lambda), where
+S_lambda = sum (x_j - lambda) and V_lambda = sum (x_j - lambda)^2.  With the standardised effect
+theta = (mu - lambda) / sigma given the prior N(0, 1/c) and the right-Haar prior d sigma / sigma on
+sigma under both hypotheses,
+
+    B_c(lambda) = sqrt(c / (n + c)) (1 - n q / (n + c))^(-n/2),     B_c = 1 after one sample,
+
+and ln B_c = (n/2) ln(1 + D) - (n/2) ln(1 + c D / (n + c)) - (1/2) ln(1 + n/c): the unknown-variance
+transportation cost (n/2) ln(1 + (xbar - lambda)^2 / s^2) minus a price of about (1/2) ln(n D) at the
+best c.  B_i is the equal-weight mixture of B_c over the prior precisions c_j = e^(2j - 2),
+j = 0..7 (:data:`PRECISIONS`, from effects of 3 standard deviations down to 0.003).
+
+**Theorem (delta-correct for every sampling rule; pybai's, proof here).**
+(i) Under N(mu, sigma^2), for every sigma, B_i(mu) is a nonnegative martingale of mean 1 in the
+filtration of the *maximal invariant* of the arm's samples under x -> mu + a (x - mu), a > 0
+(the Bayes factor of two invariant hypotheses with the right-Haar prior on the scale: the law of
+the maximal invariant does not depend on sigma, and B is the ratio of its densities; Lai 1976,
+Perez-Ortiz et al. 2024).  By Ville's inequality U_i = sup_n B_i(mu_i) satisfies
+P(U_i >= u) <= 1/u for every u > 0.
+(ii) Whatever the sampling rule, the observations have the law of the "stack" model: arm i's
+n-th sample is the n-th draw of an i.i.d. sequence drawn in advance for arm i, the sequences of
+different arms independent.  So U_a and U_b (functions of two different sequences) are
+independent, and for independent U, V with those tails
+P(U V >= x) = E[P(U >= x / V | V)] <= E[min(1, V / x)] <= (1 + ln x) / x   (x >= 1).
+(iii) If the rule stops with a wrong answer, the truth lies in a piece, so for the pair (a, b)
+of that piece inf <= ln B_a(mu_a) + ln B_b(mu_b) <= ln(U_a U_b); hence ln(U_a U_b) >= ln x.  Each
+of the m pairs fixed by the truth has probability at most (1 + ln x)/x = delta/m of that; the
+union bound gives delta.  No variance is known or bounded; nothing depends on t.
+(The sampling rule may depend on the scale of each arm's samples, which the invariant filtration
+does not see; that is why the proof goes through the stack model and the product of two suprema,
+at the price ln(1 + ln x), about 2 nats at delta = 0.01, instead of a product martingale.)
+
+**The infimum** over the piece is computed with a certificate.  Each ln B_i(lambda) is a
+nondecreasing function of D, so of |lambda - xbar_i|; when xbar_a > xbar_b the infimum is on the
+diagonal lambda_a = lambda_b = u in [xbar_b, xbar_a], where g(u) = ln B_a(u) + ln B_b(u) is the sum
+of a nonincreasing and a nondecreasing function: on [l, r], g >= ln B_a(r) + ln B_b(l).  A
+branch-and-bound on that bound either finds a point with g < ln x (no stop) or certifies
+g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
+When xbar_a <= xbar_b the infimum is ln B_a(xbar_a) + ln B_b(xbar_b) < 0: no stop.
+
+Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln((1 + ln t) m / delta):
+an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
+decides stopping.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pybai._validation import check_positive_int
+from pybai.models._transport import transport_pair
+from pybai.stopping.base import Threshold
+
+__all__ = ["UnknownVarianceThreshold", "PRECISIONS", "log_bayes_factor", "product_level"]
+
+#: prior precisions c_j of the standardised effect (mu - lambda) / sigma, weighted equally
+PRECISIONS = tuple(math.exp(2.0 * j - 2.0) for j in range(8))
+_MAX_INTERVALS = 4000
+
+
+def product_level(delta_share: float) -> float:
+    """ln x for the root x >= 1 of (1 + ln x) / x = ``delta_share`` (the per-pair risk delta / m)."""
+    target = -math.log(delta_share)
+    y = target  # y = ln x solves y - ln(1 + y) = target; the map is increasing for y > 0
+    for _ in range(100):
+        f = y - math.log1p(y) - target
+        step = f / (1.0 - 1.0 / (1.0 + y))
+        y -= step
+        if abs(step) <= 1e-14 * max(1.0, y):
+            break
+    return y
+
+
+@njit(cache=True)
+def log_bayes_factor(n, xbar, sq_devs, lam, precisions):
+    """ln B(lambda): the equal-weight mixture over ``precisions`` of the invariant t-test Bayes factors."""
+    if n < 2.0:
+        return 0.0
+    d = xbar - lam
+    v = sq_devs + n * d * d  # V_lambda = sum (x_j - lambda)^2
+    if v <= 0.0:  # every sample equals lambda
+        q = 0.0
+    else:
+        q = n * d * d / v
+    acc = -math.inf
+    for j in range(precisions.shape[0]):
+        c = precisions[j]
+        r = n / (n + c)
+        term = 0.5 * math.log(c / (n + c)) - 0.5 * n * math.log1p(-r * q)
+        if term > acc:
+            acc = term + math.log1p(math.exp(acc - term)) if acc > -math.inf else term
+        else:
+            acc = acc + math.log1p(math.exp(term - acc))
+    return acc - math.log(precisions.shape[0])
+
+
+@njit(cache=True)
+def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
+    """Certified min over u in [xb, xa] of ln B_a(u) + ln B_b(u), minus ``level``, decided against 0.
+
+    Returns a value > 0 only when certified (every interval's lower bound clears the level); else a
+    value <= 0 (a point below the level, or the smallest lower bound when the budget ran out).
+    """
+    if not (xa > xb) or na < 2.0 or nb < 2.0:
+        return -math.inf
+    # a point near the minimiser first: usually decides "no stop" at once
+    g0 = log_bayes_factor(na, xa, sa, start, precisions) + log_bayes_factor(nb, xb, sb, start, precisions)
+    if g0 <= level:
+        return g0 - level
+    ls = np.empty(_MAX_INTERVALS)
+    rs = np.empty(_MAX_INTERVALS)
+    fa_r = np.empty(_MAX_INTERVALS)  # ln B_a at the right end (its minimum on the interval)
+    fb_l = np.empty(_MAX_INTERVALS)  # ln B_b at the left end
+    top = 0
+    ls[0], rs[0] = xb, xa
+    fa_r[0] = log_bayes_factor(na, xa, sa, xa, precisions)
+    fb_l[0] = log_bayes_factor(nb, xb, sb, xb, precisions)
+    top = 1
+    worst = math.inf
+    made = 1
+    while top > 0:
+        top -= 1
+        l, r, far, fbl = ls[top], rs[top], fa_r[top], fb_l[top]
+        bound = far + fbl
+        if bound > level:
+            if bound < worst:
+                worst = bound
+            continue
+        mid = 0.5 * (l + r)
+        if not (l < mid < r) or made + 2 > _MAX_INTERVALS:
+            return bound - level  # cannot certify: no stop
+        fa_m = log_bayes_factor(na, xa, sa, mid, precisions)
+        fb_m = log_bayes_factor(nb, xb, sb, mid, precisions)
+        if fa_m + fb_m <= level:
+            return fa_m + fb_m - level
+        ls[top], rs[top], fa_r[top], fb_l[top] = l, mid, fa_m, fbl
+        ls[top + 1], rs[top + 1], fa_r[top + 1], fb_l[top + 1] = mid, r, far, fb_m
+        top += 2
+        made += 2
+    return worst - level
+
+
+@njit(cache=True)
+def _min_margin(counts, means, sq_devs, top, bot, level, precisions):
+    worst = math.inf
+    for ii in range(top.shape[0]):
+        i = top[ii]
+        for jj in range(bot.shape[0]):
+            j = bot[jj]
+            ni, nj = counts[i], counts[j]
+            if ni < 2.0 or nj < 2.0 or not (means[i] > means[j]):
+                return -math.inf
+            si = max(sq_devs[i] / ni, 1e-300)
+            sj = max(sq_devs[j] / nj, 1e-300)
+            start = transport_pair(ni, means[i], si, nj, means[j], sj)[1]
+            margin = _pair_margin(ni, means[i], sq_devs[i], nj, means[j], sq_devs[j], level, precisions, start)
+            if margin < worst:
+                worst = margin
+                if worst <= 0.0:
+                    return worst
+    return worst
+
+
+class UnknownVarianceThreshold(Threshold):
+    """Proven count-dependent stopping rule for Gaussian arms with unknown variances (module docstring).
+
+    Parameters
+    ----------
+    delta : float
+        Risk level in ``(0, 1)``.
+    n_alternatives : int
+        Number ``m`` of pairs in the union bound (``K - 1`` for best arm, ``k (K - k)`` for top-k).
+
+    Attributes
+    ----------
+    count_dependent : bool
+        True: problems decide with :meth:`model_margin`.
+    level : float
+        ln x, the root of (1 + ln x) / x = delta / m.
+    min_statistic : float
+        ``level``: a pair whose unknown-variance GLR (or plug-in GLR, which is larger) is at most the
+        level fails (ln B_c <= (n/2) ln(1 + D) for every c).
+    """
+
+    name = "invariant-t-mixture"
+    proven = True
+    count_dependent = True
+
+    def __init__(self, delta: float, n_alternatives: int):
+        super().__init__(delta)
+        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", type(self).__name__)
+        self.level = product_level(self.delta / self.n_alternatives)
+        self.min_statistic = self.level
+        self._precisions = np.array(PRECISIONS)
+
+    def __call__(self, t: float) -> float:
+        """An exploration level for callers that know only ``t``: ln((1 + ln t) m / delta) (not a guarantee)."""
+        return math.log((1.0 + math.log(max(t, 1.0))) * self.n_alternatives / self.delta)
+
+    def values(self, t: Any) -> np.ndarray:
+        t = np.maximum(np.asarray(t, dtype=float), 1.0)
+        return np.log((1.0 + np.log(t)) * self.n_alternatives / self.delta)
+
+    def model_margin(self, model, variances, top, bottom) -> float:
+        """Smallest certified margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
+
+        ``model`` is a :class:`~pybai.models.unknown_variance.MeansAndVariances` (counts, means and
+        sums of squared deviations); ``variances`` is not used (the rule needs no variance).
+        """
+        return float(_min_margin(model.counts, model.estimate, model.sq_devs, np.asarray(top, dtype=np.int64),
+                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions))
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_alternatives": self.n_alternatives}
