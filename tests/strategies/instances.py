@@ -14,6 +14,7 @@ from pybai import (
     FixedBudget,
     FixedConfidence,
     GaussianEnvironment,
+    GaussianUnknownVariance,
     SubpopulationGaussianEnvironment,
 )
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -33,6 +34,17 @@ BATCH = BatchSpec(size=4, max_repeats=2)
 def _best_arm(env):
     def make(regime, batch):
         return env, BestArmProblem(env.n_sources, env.family(), regime, batch)
+
+    return make
+
+
+def _unknown_variance(env, statistic="glr", k=None):
+    """The learner estimates the variances (reward model "gaussian-unknown-variance")."""
+    def make(regime, batch):
+        family = GaussianUnknownVariance(env.n_sources, statistic)
+        if k is None:
+            return env, BestArmProblem(env.n_sources, family, regime, batch)
+        return env, TopKProblem(env.n_sources, k, family, regime, batch)
 
     return make
 
@@ -99,6 +111,8 @@ GOAL_INSTANCES = {
     "best-arm": [
         ("gaussian", _best_arm(GaussianEnvironment([1.0, 0.6, 0.3, 0.0]))),
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
+        ("gaussian-uv", _unknown_variance(GaussianEnvironment([1.0, 0.5, 0.2, -0.2], [0.6, 1.2, 0.4, 1.0]))),
+        ("gaussian-ev", _unknown_variance(GaussianEnvironment([1.0, 0.4, 0.0], [0.5, 1.0, 0.8]), "ev-glr")),
         ("correlated", _correlated()),
         # 3 arms in R^2 with a near-optimal competitor, well separated for fast runs
         ("linear", _linear([[1.0, 0.0], [0.0, 1.0], [0.6, 0.5]], [1.0, 0.3], 0.5)),
@@ -108,7 +122,9 @@ GOAL_INSTANCES = {
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
-              ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3))],
+              ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
+              ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],
+                                                                       [0.5, 1.0, 0.7, 0.4, 1.2]), k=2))],
 }
 
 

@@ -91,6 +91,8 @@ def _describe(session) -> list[str]:
     if family.name == "gaussian":
         sigma = np.sqrt(family.variances)
         noise = f"gaussian rewards (sigma = {sigma[0]:g})" if np.all(sigma == sigma[0]) else "gaussian rewards"
+    elif family.name == "gaussian-unknown-variance":
+        noise = "gaussian rewards, variances unknown (estimated per arm)"
     else:
         noise = f"{family.name} rewards"
     what = (f"fixed confidence, delta = {regime.delta:g}" if regime.kind == "fixed-confidence"
@@ -170,11 +172,15 @@ def _status_lines(session, status) -> list[str]:
     shown = order if order.size <= 20 else order[:10]
     labels = [session.layout.label(s) for s in range(counts.size)]
     width = max(len(labels[s]) for s in shown)
-    lines.append(f"{'source':<{width}}  {'samples':>7}  {'mean':>9}  95% interval")
+    sds = None if status.get("sd") is None else np.array(
+        [np.nan if v is None else v for v in np.asarray(status["sd"], dtype=object).ravel()], float)
+    sd_head = f"  {'sd':>9}" if sds is not None else ""
+    lines.append(f"{'source':<{width}}  {'samples':>7}  {'mean':>9}{sd_head}  95% interval")
     for s in shown:
         interval = "" if np.isnan(low[s]) else f"[{low[s]:.4g}, {high[s]:.4g}]"
         mean = "-" if np.isnan(means[s]) else f"{means[s]:.4g}"
-        lines.append(f"{labels[s]:<{width}}  {int(counts[s]):>7}  {mean:>9}  {interval}")
+        sd = "" if sds is None else f"  {'-' if np.isnan(sds[s]) else format(sds[s], '.4g'):>9}"
+        lines.append(f"{labels[s]:<{width}}  {int(counts[s]):>7}  {mean:>9}{sd}  {interval}")
     if order.size > shown.size:
         lines.append(f"... {order.size - shown.size} more sources (highest means shown; all in --json)")
     return lines

@@ -40,22 +40,37 @@ def _h(t, w, ra, rb):
 
 
 @njit(cache=True)
+def _cubic_slope(t, w, ra, rb):
+    """p'(t) = -3 t^2 + 2 (2 - w) t - (w rb + (1 - w)(1 + ra))."""
+    return -3.0 * t * t + 2.0 * (2.0 - w) * t - (w * rb + (1.0 - w) * (1.0 + ra))
+
+
+@njit(cache=True)
 def _bisect(lo, hi, w, ra, rb):
-    """The root of p in [lo, hi], where p is monotone and p(lo), p(hi) have opposite signs."""
+    """The root of p in [lo, hi], where p is monotone and p(lo), p(hi) have opposite signs.
+
+    Newton's method kept inside a bracket that always contains the root (a bisection step when a
+    Newton step would leave it or stalls), until the bracket or the step reaches machine precision.
+    """
     plo = _cubic(lo, w, ra, rb)
+    t = 0.5 * (lo + hi)
     for _ in range(_MAX_BISECTION):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        pm = _cubic(mid, w, ra, rb)
-        if pm == 0.0:
-            return mid
-        if (pm > 0.0) == (plo > 0.0):
-            lo = mid
-            plo = pm
+        pt = _cubic(t, w, ra, rb)
+        if pt == 0.0:
+            return t
+        if (pt > 0.0) == (plo > 0.0):
+            lo = t
+            plo = pt
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = t
+        slope = _cubic_slope(t, w, ra, rb)
+        nxt = t - pt / slope if slope != 0.0 else 0.5 * (lo + hi)
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        if nxt == t or not (lo < nxt < hi) or abs(nxt - t) <= 4e-16 * max(abs(t), 1e-300):
+            return nxt if lo <= nxt <= hi else t
+        t = nxt
+    return t
 
 
 @njit(cache=True)

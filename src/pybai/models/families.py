@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from scipy.stats import t as student_t
 
 from pybai._validation import check_array, check_choice, check_memory, check_noise_scale, check_positive_int
 from pybai.exceptions import InvalidParameterError
@@ -74,6 +75,15 @@ class Family:
     def reward_model_keys(self) -> dict:
         """The ``[problem]`` keys that name this family as a reward model (none for the environment's own)."""
         return {}
+
+    def interval(self, model: Model, level: float):
+        """Per-source marginal interval ``(low, high)`` at ``level`` when the family has its own, else None
+        (then :func:`pybai.session.intervals.confidence_intervals` uses the model's or the known variance's)."""
+        return None
+
+    def sample_sd(self, model: Model):
+        """Per-source standard deviation the learner estimated (None when the family knows it or has none)."""
+        return None
 
     def for_truth(self, environment) -> "Family":
         """The family with the hidden truth's parameters, for the characteristic time of ``environment``.
@@ -281,6 +291,21 @@ class GaussianUnknownVariance(Family):
 
     def reward_model_keys(self) -> dict:
         return {"reward_model": "gaussian-unknown-variance", "statistic": self.statistic}
+
+    def sample_sd(self, model: Model) -> np.ndarray:
+        """The unbiased sample standard deviation sqrt(S / (N - 1)); NaN below two samples."""
+        n = np.asarray(model.counts, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n >= 2.0, np.sqrt(model.sq_devs / np.maximum(n - 1.0, 1.0)), np.nan)
+
+    def interval(self, model: Model, level: float):
+        """Student's t interval mean +- t_{N-1} sd / sqrt(N) (exact for Gaussian rewards); NaN below two samples."""
+        n = np.asarray(model.counts, dtype=float)
+        quantile = student_t.ppf((1.0 + level) / 2.0, np.maximum(n - 1.0, 1.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            half = np.where(n >= 2.0, quantile * self.sample_sd(model) / np.sqrt(n), np.nan)
+        mean = np.asarray(model.estimate, dtype=float)
+        return mean - half, mean + half
 
     def to_dict(self) -> dict:
         return {"name": "gaussian-unknown-variance", "statistic": self.statistic}

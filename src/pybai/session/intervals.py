@@ -3,6 +3,8 @@
 Marginal (one source at a time) intervals at level ``level``, z = Phi^-1((1 + level) / 2):
 
 * Gaussian sources with known sigma_s: ``mean +- z sigma_s / sqrt(N_s)`` (exact);
+* a family with its own interval (:meth:`pybai.models.families.Family.interval`), e.g. Student's t
+  interval ``mean +- t_{N-1} s / sqrt(N)`` of Gaussian sources with unknown variances;
 * Bernoulli sources: the Wilson score interval (Wilson 1927), which stays inside [0, 1] and
   is sensible for few samples and means near 0 or 1;
 * models with a posterior (``model.std``, correlated arms): ``mean +- z std`` (a credible
@@ -44,6 +46,9 @@ def z_value(level: float) -> float:
 
 def confidence_intervals(problem, model, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) per source (flat arrays) for ``model`` on ``problem`` (see the module docstring)."""
+    own = problem.family.interval(model, level)  # e.g. Student's t for unknown variances
+    if own is not None:
+        return own
     z = z_value(level)
     mean = np.asarray(model.estimate, dtype=float)
     counts = np.asarray(model.counts, dtype=float)

@@ -356,7 +356,8 @@ class Session:
         and ``threshold`` (fixed confidence: the GLR statistic of the empirical answer and the
         stopping threshold at the current sample count; else null), ``delta``/``budget``,
         ``counts``, ``means``, ``ci_low``, ``ci_high`` (per source, shaped like the problem's
-        sources; null where undefined), ``level``, ``created``, ``last_answer``, ``version``.
+        sources; null where undefined), ``sd`` (per source, the estimated standard deviation under an
+        unknown-variance reward model; null otherwise), ``level``, ``created``, ``last_answer``, ``version``.
         """
         with self._store.reading():
             replay = self._sync()
@@ -368,6 +369,7 @@ class Session:
         problem = self.problem
         statistic, threshold = self._statistic(strategy)
         low, high = confidence_intervals(problem, strategy.model_, level)
+        sd = problem.family.sample_sd(strategy.model_)
         shape = problem.source_shape
         pending = None
         if strategy.request_id is not None:
@@ -397,6 +399,7 @@ class Session:
             "means": _plain(res.means.reshape(shape)),
             "ci_low": _plain(low.reshape(shape)),
             "ci_high": _plain(high.reshape(shape)),
+            "sd": None if sd is None else _plain(np.asarray(sd, dtype=float).reshape(shape)),
             "level": level,
             "created": created,
             "last_answer": last,
@@ -409,7 +412,7 @@ class Session:
         threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
         if np.isnan(strategy.model_.estimate).any():
             return None, threshold
-        return _plain(float(self.problem.statistic(strategy.model_))), threshold
+        return _plain(float(strategy.problem_.statistic(strategy.model_))), threshold
 
     def observations(self) -> list[dict]:
         """Every observation as a row: observation, answer, request, source (arm, subpopulation),

@@ -1,0 +1,106 @@
+"""The proven stopping rule of Gaussian arms with unknown variances (pybai.stopping.unknown_variance)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pybai import BestArmProblem, FixedConfidence, GaussianUnknownVariance
+from pybai.models.unknown_variance import MeansAndVariances
+from pybai.stopping.thresholds import make_threshold
+from pybai.stopping.unknown_variance import (
+    PRECISIONS, UnknownVarianceThreshold, _pair_margin, log_bayes_factor, product_level)
+
+C = np.array(PRECISIONS)
+
+
+def direct_log_bf(x, lam):
+    """The mixture of the t-test Bayes factors from the raw sums S and V (module docstring)."""
+    n = x.size
+    s, v = np.sum(x - lam), np.sum((x - lam) ** 2)
+    terms = [0.5 * np.log(c / (n + c)) - 0.5 * n * np.log(1 - s * s / ((n + c) * v)) for c in PRECISIONS]
+    return np.log(np.mean(np.exp(terms)))
+
+
+@pytest.mark.parametrize("share", [0.3, 0.01, 1e-3 / 7, 1e-9])
+def test_product_level_solves_its_equation(share):
+    y = product_level(share)
+    assert (1.0 + y) * math.exp(-y) == pytest.approx(share, rel=1e-12)
+    assert y > -math.log(share)  # the price of the product of two suprema
+
+
+def test_bayes_factor_matches_its_definition_and_is_scale_free():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        n = int(rng.integers(2, 60))
+        x = rng.normal(rng.normal(), rng.uniform(0.1, 5), n)
+        lam = float(rng.normal())
+        sq = float(np.sum((x - x.mean()) ** 2))
+        got = log_bayes_factor(float(n), float(x.mean()), sq, lam, C)
+        assert got == pytest.approx(direct_log_bf(x, lam), rel=1e-9, abs=1e-9)
+        a, b = rng.uniform(0.01, 100), rng.normal(0, 100)
+        y = a * x + b
+        moved = log_bayes_factor(float(n), float(y.mean()), float(np.sum((y - y.mean()) ** 2)), a * lam + b, C)
+        assert moved == pytest.approx(got, rel=1e-7, abs=1e-7)
+
+
+def test_bayes_factor_has_mean_one_under_the_null():
+    rng = np.random.default_rng(5)
+    x = rng.normal(0.7, 3.0, size=(200_000, 4))
+    n = 4.0
+    sq = np.sum((x - x.mean(axis=1, keepdims=True)) ** 2, axis=1)
+    values = np.exp([log_bayes_factor(n, m, s, 0.7, C) for m, s in zip(x.mean(axis=1), sq)])
+    assert values.mean() == pytest.approx(1.0, abs=0.03)
+
+
+def test_certified_pair_decision_agrees_with_a_dense_grid():
+    rng = np.random.default_rng(11)
+    decided = 0
+    for _ in range(300):
+        na, nb = rng.integers(3, 400, size=2).astype(float)
+        xa, xb = sorted(rng.normal(0, 1, 2))[::-1]
+        sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
+        level = rng.uniform(2, 12)
+        grid = np.linspace(xb, xa, 4001)
+        g = np.array([log_bayes_factor(na, xa, sa, u, C) + log_bayes_factor(nb, xb, sb, u, C) for u in grid])
+        margin = _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb))
+        if margin > 0:
+            decided += 1
+            assert g.min() > level - 1e-9
+        elif g.min() > level + 1e-3:
+            pytest.fail(f"not certified although the grid minimum {g.min()} clears {level}")
+    assert 20 < decided < 280
+
+
+def test_no_stop_when_the_first_arm_does_not_look_better():
+    assert _pair_margin(50.0, 0.0, 10.0, 50.0, 1.0, 10.0, 1.0, C, 0.5) == -math.inf
+
+
+def test_make_threshold_builds_the_rule_for_the_family():
+    rule = make_threshold("delta-correct", 0.01, n_alternatives=3, family="gaussian-unknown-variance")
+    assert isinstance(rule, UnknownVarianceThreshold) and rule.proven and rule.count_dependent
+    assert rule.level == pytest.approx(product_level(0.01 / 3))
+    assert not make_threshold("heuristic", 0.01, n_alternatives=3, family="gaussian-unknown-variance").proven
+    with pytest.raises(ValueError, match="kind"):
+        make_threshold("kk21", 0.01, n_alternatives=3, family="gaussian-unknown-variance")
+
+
+def test_false_stops_on_a_tie_stay_below_delta():
+    """Two arms with equal means and very different variances: every stop is a wrong answer."""
+    delta = 0.2
+    problem = BestArmProblem(2, GaussianUnknownVariance(2), FixedConfidence(delta))
+    rule = problem.threshold("delta-correct", delta)
+    rng = np.random.default_rng(2026)
+    stops = 0
+    runs = 300
+    for _ in range(runs):
+        model = MeansAndVariances(2)
+        x = np.column_stack([rng.normal(5.0, 0.2, 600), rng.normal(5.0, 3.0, 600)])
+        for t in range(600):
+            model.update(np.array([0, 1]), x[t])
+            if t >= 1:
+                best = int(np.argmax(model.estimate))
+                if rule.model_margin(model, None, [best], [1 - best]) > 0:
+                    stops += 1
+                    break
+    assert stops / runs <= delta
