@@ -52,8 +52,8 @@ branch-and-bound on that bound either finds a point with g < ln x (no stop) or c
 g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
 When xbar_a <= xbar_b the infimum is ln B_a(xbar_a) + ln B_b(xbar_b) < 0: no stop.
 
-Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln((1 + ln t) m / delta):
-an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
+Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln x + 2 ln 8 + ln t, about
+the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
 decides stopping.
 """
 
@@ -212,12 +212,16 @@ class UnknownVarianceThreshold(Threshold):
         self._precisions = np.array(PRECISIONS)
 
     def __call__(self, t: float) -> float:
-        """An exploration level for callers that know only ``t``: ln((1 + ln t) m / delta) (not a guarantee)."""
-        return math.log((1.0 + math.log(max(t, 1.0))) * self.n_alternatives / self.delta)
+        """An exploration level for callers that know only ``t`` (LUCB's bounds), not a guarantee.
+
+        ``level + 2 ln J + ln t``: about what a pair's GLR must reach for the rule to stop (the level,
+        the mixture weights 1/J of both arms, and the (1/2) ln n price of each arm's mixture).
+        """
+        return self.level + 2.0 * math.log(len(PRECISIONS)) + math.log(max(t, 1.0))
 
     def values(self, t: Any) -> np.ndarray:
         t = np.maximum(np.asarray(t, dtype=float), 1.0)
-        return np.log((1.0 + np.log(t)) * self.n_alternatives / self.delta)
+        return self.level + 2.0 * math.log(len(PRECISIONS)) + np.log(t)
 
     def model_margin(self, model, variances, top, bottom) -> float:
         """Smallest certified margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.

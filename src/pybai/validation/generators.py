@@ -32,6 +32,11 @@ The generators (every random choice from the ``rng`` passed in):
   (the first d rows made the canonical basis, so the features span R^d), theta standard normal
   rescaled so that the best arm's mean exceeds the second's by a gap uniform in [0.4, 1.0];
   noise sd 1; delta = 0.2.  Strategies that treat arms as independent refuse it (n/a).
+* ``unknown-variance``: ``gaussian-best-arm``'s instances with per-arm sd log-uniform in [0.25, 4]
+  (a 16-fold range), learned under ``reward_model = "gaussian-unknown-variance"`` (the learner
+  estimates every variance); delta = 0.2.
+* ``unknown-variance-top-k``: ``top-k``'s instances with per-arm sd log-uniform in [0.5, 2], the
+  k top means at least 0.4 sd above the rest, under the same reward model; delta = 0.2.
 * ``batch-top-k``: Bernoulli top-k with (b, r)-batch pulls: K uniform in {4, ..., 8}, k uniform
   in {1, ..., K - 1}, the k top means uniform in [0.6, 0.9], the rest in [0.1, 0.4]; b uniform
   in {2, 4, 8}, r uniform in {1, ..., b}; delta = 0.2; fixed budgets of 10, 40 and 160 batches.
@@ -50,6 +55,7 @@ from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
+from pybai.models.families import GaussianUnknownVariance
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.feasible.problem import FeasibleArmProblem
@@ -222,6 +228,29 @@ def _linear(rng: np.random.Generator) -> Instance:
                     lambda regime: LinearBestArmProblem(**env.structure(), regime=regime))
 
 
+def _unknown_variance(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 7))
+    sd = np.exp(rng.uniform(np.log(0.25), np.log(4.0), K))
+    best = int(rng.integers(K))
+    means = -rng.uniform(0.3, 1.5, K) * np.maximum(sd, sd[best])
+    means[best] = 0.0
+    env = GaussianEnvironment(means, sd)
+    return Instance(f"mu={_fmt(means)} sd={_fmt(sd)}", env,
+                    lambda regime: BestArmProblem(K, GaussianUnknownVariance(K), regime))
+
+
+def _unknown_variance_top_k(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(3, 7))
+    k = int(rng.integers(1, K))
+    sd = np.exp(rng.uniform(np.log(0.5), np.log(2.0), K))
+    means = np.concatenate((rng.uniform(0.4, 1.2, k), -rng.uniform(0.0, 0.8, K - k))) * sd.max()
+    order = rng.permutation(K)
+    means, sd = means[order], sd[order]
+    env = GaussianEnvironment(means, sd)
+    return Instance(f"k={k} mu={_fmt(means)} sd={_fmt(sd)}", env,
+                    lambda regime: TopKProblem(K, k, GaussianUnknownVariance(K), regime))
+
+
 def _batch_top_k(rng: np.random.Generator) -> Instance:
     K = int(rng.integers(4, 9))
     k = int(rng.integers(1, K))
@@ -242,3 +271,5 @@ register_family(InstanceFamily("top-k", "top-k", _top_k))
 register_family(InstanceFamily("subpopulation", "best-feasible-arm", _subpopulation))
 register_family(InstanceFamily("linear", "best-arm", _linear))
 register_family(InstanceFamily("batch-top-k", "top-k", _batch_top_k, budgets=(10, 40, 160)))
+register_family(InstanceFamily("unknown-variance", "best-arm", _unknown_variance))
+register_family(InstanceFamily("unknown-variance-top-k", "top-k", _unknown_variance_top_k))
