@@ -89,7 +89,7 @@ def _x_of_y(code, y, ma, va, mb, vb, c, e):
     x = 1e-12
     g0 = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)[0]
     if g0 >= y:
-        return x
+        return 0.0
     prev = math.inf
     for _ in range(_NEWTON):
         g, _, lb = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)
@@ -146,8 +146,20 @@ def oracle_answer(code, means, var, a, c, e):
             y_max = d
     if not (y_max > 0.0) or not math.isfinite(y_max):
         return math.inf, w
+    # g_b(0) = inf over lambda_b of d(mu_a, c lambda_b - e) > 0 only for Bernoulli arms with
+    # mu_a > c - e (even lambda_b = 1 cannot put b ahead): the level never goes below it (w = e_a
+    # already reaches it), and F(y) >= 1 just above it means that corner is the maximiser.
+    g0 = 0.0
+    if code != GAUSSIAN and means[a] > c - e:
+        g0 = kl(code, means[a], c - e, var[a])
     xs = np.zeros(k)
-    lo, hi = 0.0, y_max
+    lo, hi = g0, y_max
+    if not hi > lo:
+        if not g0 > 0.0:
+            return math.inf, w
+        for b in range(k):
+            w[b] = 1.0 if b == a else 0.0
+        return 1.0 / g0, w
     for _ in range(_OUTER):
         y = 0.5 * (lo + hi)
         if _ratio_sum(code, y, means, var, a, c, e, xs) <= 1.0:
@@ -157,6 +169,8 @@ def oracle_answer(code, means, var, a, c, e):
         if hi - lo <= 1e-13 * hi:
             break
     y = lo
+    if not y > 0.0:
+        return math.inf, w
     _ratio_sum(code, y, means, var, a, c, e, xs)
     total = 1.0
     for b in range(k):
