@@ -19,7 +19,8 @@ from its own mean), a one-dimensional *convex* problem in y = lambda_2
   y = x2 + c (x1 + e - c x2) (v2 / n2) / (v1 / n1 + c^2 v2 / n2);
 * Bernoulli: the derivative c n1 d'(x1, c y - e) + n2 d'(x2, y) (d' the derivative in the second
   argument) is increasing; it is negative at y = max(x2, e / c) and positive at
-  y = min(1, (x1 + e) / c), so bisection brackets the root.
+  y = min(1, (x1 + e) / c), so this bracket holds the root, found by Newton steps that fall back to
+  bisection when they leave the bracket.
 
 With ``(c, e) == (1, 0)`` every kernel returns exactly :func:`pybai.models._kl.pair_cost` (the
 unshifted code path), so plain best-arm identification is unchanged bit for bit.
@@ -45,6 +46,13 @@ def _dkl2(x, m):
 
 
 @njit(cache=True)
+def _d2kl2(x, m):
+    """Second derivative in m of the Bernoulli d(x, m) (m clipped into (0, 1))."""
+    m = min(max(m, _EDGE), 1.0 - _EDGE)
+    return x / (m * m) + (1.0 - x) / ((1.0 - m) * (1.0 - m))
+
+
+@njit(cache=True)
 def shifted_pair(code, n1, x1, v1, n2, x2, v2, c, e):
     """``(cost, lambda_1, lambda_2)``: the cost of the piece {lambda_1 <= c lambda_2 - e} and its minimiser.
 
@@ -62,21 +70,29 @@ def shifted_pair(code, n1, x1, v1, n2, x2, v2, c, e):
         den = a + c * c * b
         y = x2 + c * gap * b / den
         return gap * gap / (2.0 * den), c * y - e, y
-    # Bernoulli: bisection on the increasing derivative in y = lambda_2
+    # Bernoulli: the derivative in y = lambda_2 is increasing; Newton steps kept inside a bracket
+    # (bisection when a step leaves it)
     lo = max(x2, e / c)
     hi = min(1.0, (x1 + e) / c)
     if hi < lo:  # x1 + e > c (no lambda_2 <= 1 puts source 1 below): lambda_2 = 1
         lo = hi
-    for _ in range(_BISECT):
-        mid = 0.5 * (lo + hi)
-        g = c * n1 * _dkl2(x1, c * mid - e) + n2 * _dkl2(x2, mid)
-        if g > 0.0:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-15:
-            break
     y = 0.5 * (lo + hi)
+    for _ in range(_BISECT):
+        la = c * y - e
+        g = c * n1 * _dkl2(x1, la) + n2 * _dkl2(x2, y)
+        if g > 0.0:
+            hi = y
+        else:
+            lo = y
+        if hi - lo <= 1e-15 or g == 0.0:
+            break
+        h = c * c * n1 * _d2kl2(x1, la) + n2 * _d2kl2(x2, y)
+        ny = y - g / h if h > 0.0 else -1.0
+        if abs(ny - y) <= 1e-15 * max(abs(y), 1e-300):  # converged (before the bracket test: y may be an end)
+            break
+        if not (lo < ny < hi):
+            ny = 0.5 * (lo + hi)
+        y = ny
     la = c * y - e
     return n1 * kl(code, x1, la, v1) + n2 * kl(code, x2, y, v2), la, y
 

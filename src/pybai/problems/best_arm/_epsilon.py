@@ -81,8 +81,8 @@ def alt_gradient_eps(code, w, means, var, c, e, out):
 
 
 @njit(cache=True)
-def _x_of_y(code, y, ma, va, mb, vb, c, e):
-    """x >= 0 with g(x) = y, g(x) the cost of the piece (a below b) at weights (1, x)."""
+def _x_of_y(code, y, ma, va, mb, vb, c, e, x0):
+    """x >= 0 with g(x) = y, g(x) the cost of the piece (a below b) at weights (1, x); Newton from x0."""
     if code == GAUSSIAN:
         gap = ma + e - c * mb
         return 2.0 * y * c * c * vb / (gap * gap - 2.0 * y * va)
@@ -90,6 +90,8 @@ def _x_of_y(code, y, ma, va, mb, vb, c, e):
     g0 = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)[0]
     if g0 >= y:
         return 0.0
+    if x0 > x:  # a warm start: a first step from the right lands left of the root (g concave)
+        x = x0
     prev = math.inf
     for _ in range(_NEWTON):
         g, _, lb = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)
@@ -114,7 +116,7 @@ def _ratio_sum(code, y, means, var, a, c, e, xs):
     for b in range(means.shape[0]):
         if b == a:
             continue
-        x = _x_of_y(code, y, means[a], var[a], means[b], var[b], c, e)
+        x = _x_of_y(code, y, means[a], var[a], means[b], var[b], c, e, xs[b])
         xs[b] = x
         _, la, lb = shifted_pair(code, 1.0, means[a], var[a], max(x, _TINY), means[b], var[b], c, e)
         den = kl(code, means[b], lb, var[b])
@@ -160,14 +162,39 @@ def oracle_answer(code, means, var, a, c, e):
         for b in range(k):
             w[b] = 1.0 if b == a else 0.0
         return 1.0 / g0, w
-    for _ in range(_OUTER):
-        y = 0.5 * (lo + hi)
-        if _ratio_sum(code, y, means, var, a, c, e, xs) <= 1.0:
-            lo = y
+    # F(y) - 1 is increasing on (lo, hi), -1 at y = 0 and +inf at y_max: false position (Illinois)
+    # on a bracket, with bisection steps whenever the bracket does not shrink fast enough
+    f_lo = -1.0 if g0 == 0.0 else _ratio_sum(code, lo * (1.0 + 1e-12), means, var, a, c, e, xs) - 1.0
+    if f_lo >= 0.0:  # corner: w = e_a is optimal
+        for b in range(k):
+            w[b] = 1.0 if b == a else 0.0
+        return 1.0 / g0, w
+    f_hi = math.inf
+    y = 0.5 * (lo + hi)
+    side = 0
+    for it in range(_OUTER):
+        f = _ratio_sum(code, y, means, var, a, c, e, xs) - 1.0
+        if f <= 0.0:
+            lo, f_lo = y, f
+            if side == -1 and math.isfinite(f_hi):
+                f_hi *= 0.5
+            side = -1
         else:
-            hi = y
+            hi, f_hi = y, f
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+        if abs(f) <= 1e-13:
+            lo = y
+            break
         if hi - lo <= 1e-13 * hi:
             break
+        if math.isfinite(f_hi) and it % 4 != 3:
+            y = lo - f_lo * (hi - lo) / (f_hi - f_lo)
+            if not (lo < y < hi):
+                y = 0.5 * (lo + hi)
+        else:
+            y = 0.5 * (lo + hi)
     y = lo
     if not y > 0.0:
         return math.inf, w
