@@ -100,7 +100,7 @@ def _value(family, means, v, w, a, c, e):
                 f = lambda y: w[a] * _kl(family, means[a], c * y - e, v[a]) + w[b] * _kl(family, means[b], y, v[b])
                 lo = max(means[b], e / c)
                 hi = min(1.0, (means[a] + e) / c)
-                val = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12}).fun
+                val = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10}).fun
         out = min(out, val)
     return out
 
@@ -129,7 +129,7 @@ def _brute_t_star(family, means, v, c, e):
 @pytest.mark.parametrize("family,mode,eps", CASES[:3])  # Bernoulli relative: same kernel path, slow brute force
 def test_t_star_epsilon_equals_brute_force_max_min(family, mode, eps):
     rng = np.random.default_rng(3)
-    for _ in range(3 if family == "gaussian" else 1):  # the Bernoulli brute force is slow
+    for _ in range(2 if family == "gaussian" else 1):  # the Bernoulli brute force is slow
         means = rng.uniform(0.2, 0.8, 3) if family == "bernoulli" else rng.uniform(0.3, 1.5, 3)
         means[1] = means[0] + rng.uniform(-0.6, 0.6) * eps  # a second epsilon-good answer, often
         p = _problem(family, 3, eps, mode)
