@@ -49,6 +49,16 @@ def _unknown_variance(env, statistic="glr", k=None):
     return make
 
 
+def _best_arm_eps(env, epsilon, mode):
+    """epsilon-best-arm identification in fixed confidence (epsilon is the fixed-budget tolerance otherwise)."""
+    def make(regime, batch):
+        if regime.kind == "fixed-confidence":
+            return env, BestArmProblem(env.n_sources, env.family(), regime, batch, epsilon=epsilon, epsilon_mode=mode)
+        return env, BestArmProblem(env.n_sources, env.family(), regime, batch, epsilon=epsilon)
+
+    return make
+
+
 def _top_k(env, k):
     def make(regime, batch):
         return env, TopKProblem(env.n_sources, k, env.family(), regime, batch)
@@ -113,6 +123,9 @@ GOAL_INSTANCES = {
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
         ("gaussian-uv", _unknown_variance(GaussianEnvironment([1.0, 0.5, 0.2, -0.2], [0.6, 1.2, 0.4, 1.0]))),
         ("gaussian-ev", _unknown_variance(GaussianEnvironment([1.0, 0.4, 0.0], [0.5, 1.0, 0.8]), "ev-glr")),
+        # epsilon-best-arm identification: an exact tie at the top (additive), a near tie (relative)
+        ("gaussian-eps-tie", _best_arm_eps(GaussianEnvironment([1.0, 1.0, 0.5, 0.2]), 0.25, "additive")),
+        ("bernoulli-eps-rel", _best_arm_eps(BernoulliEnvironment([0.7, 0.69, 0.3]), 0.15, "relative")),
         ("correlated", _correlated()),
         # 3 arms in R^2 with a near-optimal competitor, well separated for fast runs
         ("linear", _linear([[1.0, 0.0], [0.0, 1.0], [0.6, 0.5]], [1.0, 0.3], 0.5)),

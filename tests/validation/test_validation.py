@@ -93,3 +93,26 @@ def test_full_validation_suite_passes():
     assert FULL.runs > QUICK.runs
     rows = run_suite(FULL)
     assert not failed(rows), format_table(failed(rows))
+
+
+def test_epsilon_families_cover_ties_near_ties_and_separated_instances():
+    rng = np.random.default_rng(4)
+    for name in ("eps-gaussian", "eps-bernoulli"):
+        fam = FAMILIES[name]
+        assert fam.epsilon
+        seen = set()
+        for _ in range(40):
+            inst = fam.draw(rng)
+            case = inst.label.split()[0]
+            seen.add(case)
+            problem = inst.make_problem(fam.regime())
+            means = inst.environment.means
+            good = problem.epsilon_good(means)
+            top = np.sort(means)[::-1]
+            if case == "tie" and means.size > 1:
+                assert top[0] == top[1] and good.sum() >= 2
+            elif case == "separated":
+                assert good.sum() == 1  # every other arm just outside the answer set
+        assert seen == {"tie", "near-tie", "separated"}
+    assert "correct = epsilon-good" in format_table(run_suite(Settings(1, 1, 1, 1, 1, 1), families=["eps-gaussian"],
+                                                              strategies=["uniform"]))

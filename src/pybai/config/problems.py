@@ -36,7 +36,7 @@ GOALS: dict[str, dict[str, type]] = {
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
-GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",), "best-arm": ("epsilon",)}
+GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",), "best-arm": ("epsilon", "epsilon_mode")}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 

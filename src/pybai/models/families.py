@@ -50,6 +50,8 @@ class Family:
     provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
     #: samples every source needs before the learner's statistics exist (the initial phase asks them)
     min_samples: ClassVar[int] = 1
+    #: the epsilon modes of epsilon-best-arm identification its costs and thresholds support
+    epsilon_modes: ClassVar[tuple[str, ...]] = ("additive", "relative")
 
     @property
     def variances(self) -> np.ndarray:  # pragma: no cover - overridden
@@ -241,6 +243,8 @@ class GaussianUnknownVariance(Family):
 
     provides: ClassVar[frozenset[str]] = frozenset()
     min_samples: ClassVar[int] = 2
+    #: a location family: an additive epsilon shifts a mean; a relative one would need its own costs
+    epsilon_modes: ClassVar[tuple[str, ...]] = ("additive",)
 
     def __post_init__(self):
         _check_n_sources(self.n_sources, "GaussianUnknownVariance")

@@ -26,6 +26,7 @@ import numpy as np
 
 from pybai._validation import SAMPLE_LIMIT, check_array, check_positive_int, check_probability, fail
 from pybai.models import _kl
+from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
 from pybai.models.families import Family
 from pybai.problems.requests import RequestSpace
@@ -220,13 +221,21 @@ class Problem(ABC):
         return z, z > threshold.at(t, model)
 
     def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
-        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts."""
+        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts.
+
+        The pieces are {lambda_j >= lambda_i} shifted by :attr:`pair_shift` (epsilon-best-arm
+        identification: {lambda_i <= c lambda_j - e}).
+        """
         z = self.statistic(model)
         if not getattr(threshold, "count_dependent", False):
             return z, z > threshold.at(t, model)
         if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
             return z, False
-        margin = threshold.model_margin(model, self.family.variances, top, bottom)
+        c, e = self.pair_shift
+        if c == 1.0 and e == 0.0:
+            margin = threshold.model_margin(model, self.family.variances, top, bottom)
+        else:
+            margin = threshold.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
         return z, margin > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
@@ -236,6 +245,45 @@ class Problem(ABC):
             kind = "pair-mixture"
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
+
+    #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e} (epsilon-best-arm
+    #: identification); ``(1, 0)``: the plain pieces {lambda_j >= lambda_i}
+    pair_shift: tuple[float, float] = (1.0, 0.0)
+
+    def transport_costs(self, counts, means, leader: int) -> np.ndarray:
+        """Per arm j, the cost W(leader, j) of the piece "j beats leader" (``inf`` at the leader).
+
+        inf over {lambda_leader <= c lambda_j - e} of N_leader d(mu_leader, .) + N_j d(mu_j, .), with
+        ``(c, e)`` = :attr:`pair_shift`: the transportation costs of top-two challengers.
+        """
+        c, e = self.pair_shift
+        out = np.empty(len(means))
+        transport_costs(self.family.code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
+                        self.family.variances, int(leader), c, e, out)
+        return out
+
+    def transport_split(self, counts, means, i: int, j: int) -> tuple[float, float]:
+        """The two terms N_i d(mu_i, lambda_i), N_j d(mu_j, lambda_j) of W(i, j) at its minimiser."""
+        c, e = self.pair_shift
+        return transport_split(self.family.code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
+                               self.family.variances, int(i), int(j), c, e)
+
+    def separation(self, lower: float, upper: float) -> float:
+        """How far a lower confidence bound of the answer is above an outsider's upper bound.
+
+        Positive when the answer is certified against that outsider: ``lower - upper`` (LUCB's
+        rule), ``lower + e - c upper`` with the :attr:`pair_shift` of epsilon-best-arm identification.
+        """
+        c, e = self.pair_shift
+        return lower - upper if (c == 1.0 and e == 0.0) else lower + e - c * upper
+
+    def tracking_weights(self, counts, means, t: int, hint: Any = None) -> np.ndarray:
+        """The weights a tracking rule (Track-and-Stop) follows at time ``t``.
+
+        Default: :meth:`relaxed_weights` of the estimate.  A problem with several correct answers
+        overrides it with a sticky choice of the answer (Degenne & Koolen 2019).
+        """
+        return self.relaxed_weights(means, hint)
 
     def statistic(self, model: Model) -> float:
         """GLR statistic of the empirical answer under ``model`` (default: from counts and estimate)."""
@@ -365,6 +413,10 @@ class Problem(ABC):
         replication's outcome); the default has none.  Top-k reports all three.
         """
         return {}
+
+    def correctness_note(self) -> str | None:
+        """What ``correct_rate`` counts when it is not exact identification (None: exact, the default)."""
+        return None
 
     def error_probability_epsilon(self, simple_regrets) -> float | None:
         """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.

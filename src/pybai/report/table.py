@@ -11,6 +11,7 @@ _COLUMNS = [
     ("median_samples", "median", "{:.0f}"),
     ("mean_batches", "mean batches", "{:.1f}"),
     ("correct_rate", "correct", "{:.3f}"),
+    ("exact_correct_rate", "exact", "{:.3f}"),
     ("censored", "censored", "{}"),
     ("mean_simple_regret", "regret", "{:.4f}"),
     ("false_negative_rate", "FNR", "{:.3f}"),
@@ -49,6 +50,8 @@ def format_results(document: dict) -> str:
     head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {answer}"
     if document.get("answer_unique") is False:
         head += " (not unique: tied means; any tied answer counts as correct)"
+    if document.get("correctness"):
+        head += f"\ncorrect = {document['correctness']}; exact = the answer is a best arm"
     censored = sum(r.get("censored") or 0 for r in rows)
     foot = ""
     if censored:

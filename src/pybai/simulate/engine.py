@@ -98,6 +98,7 @@ def sweep_document(
                        "answer": _answer(experiment), "answer_unique": _answer_unique(experiment),
                        "results": results})
     first = sweep.experiments[0]
+    note = first.problem.correctness_note()
     document = {
         "name": sweep.name if sweep.gridded else first.name,
         "version": __version__,
@@ -108,6 +109,8 @@ def sweep_document(
         "results": points[0]["results"],
         "elapsed_seconds": None if elapsed is None else round(elapsed, 3),
     }
+    if note is not None:  # epsilon-best-arm identification: what correct_rate counts
+        document["correctness"] = note
     if sweep.gridded:
         document["grid_keys"] = sweep.grid_keys
         document["points"] = points

@@ -33,6 +33,7 @@ class Outcome:
     cpu_seconds: float = 0.0
     gain: float | None = None  # top-k: sum of the means over the answer (Problem.answer_metrics)
     oracle_gain: float | None = None  # ... and over the true answer
+    exact_correct: bool | None = None  # epsilon-best-arm identification: the answer is a best arm
 
 
 def _simulated_arms(truth: Environment):
@@ -93,4 +94,5 @@ def run_replication(
         cpu_seconds=time.thread_time() - cpu_start,
         gain=metrics.get("gain"),
         oracle_gain=metrics.get("oracle_gain"),
+        exact_correct=metrics.get("exact_correct"),
     )

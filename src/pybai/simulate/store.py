@@ -106,6 +106,8 @@ def outcome_row(sweep: Sweep, task: Task, replication: int, outcome: Outcome) ->
     if outcome.gain is not None:  # goals with a gain (top-k): the answer's and the oracle's
         row["gain"] = _jsonable(outcome.gain)
         row["oracle_gain"] = _jsonable(outcome.oracle_gain)
+    if outcome.exact_correct is not None:  # epsilon-best-arm identification: exact identification too
+        row["exact_correct"] = bool(outcome.exact_correct)
     return row
 
 
@@ -123,6 +125,7 @@ def row_outcome(row: dict[str, Any]) -> Outcome:
         counts=np.asarray(row["counts"], dtype=float), seconds=num("seconds"), cpu_seconds=num("cpu_seconds"),
         gain=None if row.get("gain") is None else float(row["gain"]),
         oracle_gain=None if row.get("oracle_gain") is None else float(row["oracle_gain"]),
+        exact_correct=None if row.get("exact_correct") is None else bool(row["exact_correct"]),
     )
 
 

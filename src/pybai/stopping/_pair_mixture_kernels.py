@@ -8,6 +8,8 @@
 * :func:`pair_margin` / :func:`min_pair_margin`: the margin of a pair (piece) under a mixture of
   a Beta-prior (Bernoulli) martingale and normal-mixture martingales over a grid of scales, and the
   smallest margin over the pairs (i in top, j in bottom); a GLR strategy stops when it is > 0.
+  The ``_shifted`` forms take the piece {lambda_a <= c lambda_b - e} of epsilon-best-arm
+  identification; (c, e) = (1, 0) is the plain piece, computed identically.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import GAUSSIAN, pair_cost
+from pybai.models._shifted import shifted_pair_cost
 
 _SQRT2 = math.sqrt(2.0)
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -136,7 +139,7 @@ def half_normal_pair_min(na, xa, va, nb, xb, vb, c):
 
 
 @njit(cache=True)
-def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided):
+def pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided, c, e):
     """Margin of the piece {lambda_b >= lambda_a} (a looks better than b); stop needs > 0.
 
     Lower bound on the infimum over the piece of ln M, M the mixture of martingales
@@ -153,13 +156,19 @@ def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar
 
     Terms below the running sum by more than a factor e^-50 are skipped (dropping a term only
     lowers the bound).
+
+    The piece is {lambda_a <= c lambda_b - e} (``c = 1, e = 0``: {lambda_b >= lambda_a}).  Both
+    normal mixtures are monotone (a's nonincreasing in lambda_a, b's nondecreasing in lambda_b), so the
+    infimum is on the boundary lambda_a = c y - e; there a's term at mean x_a equals, as a function of
+    y, the term of an arm with mean (x_a + e) / c and variance v_a / c^2 (same count and prior scale),
+    which reduces the shifted piece to the plain one.  The Beta term uses the exact shifted cost.
     """
-    if na <= 0.0 or nb <= 0.0 or not (xa > xb):
+    if na <= 0.0 or nb <= 0.0 or not (xa + e > c * xb):
         return -math.inf
     n_scales = scales.shape[0]
     acc = -math.inf  # log of the weighted sum of the terms' infima computed so far
     if w_beta > 0.0 and code != GAUSSIAN:
-        z = pair_cost(code, na, xa, va, nb, xb, vb)
+        z = shifted_pair_cost(code, na, xa, va, nb, xb, vb, c, e)
         u = z - beta_regret(na * xa, na, alpha) - beta_regret(nb * xb, nb, alpha)
         acc = math.log(w_beta) + u
     if n_scales == 0 or w_beta >= 1.0:
@@ -167,6 +176,8 @@ def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar
     if code != GAUSSIAN:
         va = gvar
         vb = gvar
+    xa = (xa + e) / c
+    va = va / (c * c)
     zg = pair_cost(GAUSSIAN, na, xa, va, nb, xb, vb)
     log_w = math.log((1.0 - w_beta) / n_scales)
     bonus = 2.0 * _LN2 if one_sided else 0.0
@@ -191,25 +202,43 @@ def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar
 
 
 @njit(cache=True)
-def min_pair_margin(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided):
+def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided):
+    """Margin of the piece {lambda_b >= lambda_a} (a looks better than b); stop needs > 0.
+
+    :func:`pair_margin_shifted` with (c, e) = (1, 0); see there.
+    """
+    return pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided,
+                               1.0, 0.0)
+
+
+@njit(cache=True)
+def min_pair_margin_shifted(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided, c, e):
     """Smallest margin over the pairs (i in top, j in bot); returns at the first margin <= 0.
 
     Pairs are visited in increasing order of their GLR so that the usual failing pair comes first.
+    Pieces {lambda_i <= c lambda_j - e} (:func:`pair_margin_shifted`).
     """
     n_pairs = top.shape[0] * bot.shape[0]
     zs = np.empty(n_pairs)
     for p in range(n_pairs):
         i = top[p // bot.shape[0]]
         j = bot[p % bot.shape[0]]
-        zs[p] = pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j])
+        zs[p] = shifted_pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j], c, e)
     worst = math.inf
     for p in np.argsort(zs):
         i = top[p // bot.shape[0]]
         j = bot[p % bot.shape[0]]
-        m = pair_margin(code, counts[i], means[i], var[i], counts[j], means[j], var[j],
-                        level, alpha, w_beta, scales, gvar, one_sided)
+        m = pair_margin_shifted(code, counts[i], means[i], var[i], counts[j], means[j], var[j],
+                                level, alpha, w_beta, scales, gvar, one_sided, c, e)
         if m < worst:
             worst = m
         if worst <= 0.0:
             break
     return worst
+
+
+@njit(cache=True)
+def min_pair_margin(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided):
+    """Smallest margin over the pairs (i in top, j in bot): :func:`min_pair_margin_shifted` at (1, 0)."""
+    return min_pair_margin_shifted(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar,
+                                   one_sided, 1.0, 0.0)

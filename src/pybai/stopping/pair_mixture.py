@@ -100,7 +100,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_positive_float, check_positive_int, fail
-from pybai.stopping._pair_mixture_kernels import min_pair_margin
+from pybai.stopping._pair_mixture_kernels import min_pair_margin, min_pair_margin_shifted
 from pybai.stopping.base import Threshold
 from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
@@ -165,22 +165,31 @@ class PairMixtureThreshold(Threshold):
     def values(self, t: Any) -> np.ndarray:
         return self.fallback.values(t)
 
-    def min_margin(self, counts, means, variances, top, bottom) -> float:
+    def min_margin(self, counts, means, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """Smallest margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
         The margin of pair (i, j) is a certified lower bound on the infimum over the piece
         {lambda_j >= lambda_i} of ln M_ij, minus ``level``; ``-inf`` when i does not look better
         than j or one arm has no sample.  Returns early at the first margin <= 0 (pairs are visited
-        from the smallest GLR up).
+        from the smallest GLR up).  ``slope`` c and ``offset`` e give the shifted pieces
+        {lambda_i <= c lambda_j - e} of epsilon-best-arm identification (docs/thresholds.md).
         """
+        if slope != 1.0 or offset != 0.0:
+            return float(min_pair_margin_shifted(
+                self._code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
+                np.asarray(variances, dtype=float), np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64),
+                self.level, self._alpha, self._w_beta, self._scales, self._gvar, self._one_sided,
+                float(slope), float(offset)))
         return float(min_pair_margin(self._code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
                                      np.asarray(variances, dtype=float), np.asarray(top, dtype=np.int64),
                                      np.asarray(bottom, dtype=np.int64), self.level, self._alpha, self._w_beta,
                                      self._scales, self._gvar, self._one_sided))
 
-    def model_margin(self, model, variances, top, bottom) -> float:
+    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """:meth:`min_margin` on a model's counts and estimate (the hook problems call)."""
-        return self.min_margin(model.counts, model.estimate, variances, top, bottom)
+        if slope == 1.0 and offset == 0.0:
+            return self.min_margin(model.counts, model.estimate, variances, top, bottom)
+        return self.min_margin(model.counts, model.estimate, variances, top, bottom, slope=slope, offset=offset)
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

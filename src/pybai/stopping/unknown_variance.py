@@ -66,6 +66,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_int
+from pybai.exceptions import InvalidParameterError
 from pybai.models._transport import transport_pair
 from pybai.stopping.base import Threshold
 
@@ -159,19 +160,21 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
 
 
 @njit(cache=True)
-def _min_margin(counts, means, sq_devs, top, bot, level, precisions):
+def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset):
+    """Pieces {lambda_j >= lambda_i + offset}: arm j's samples shifted by -offset make them unshifted."""
     worst = math.inf
     for ii in range(top.shape[0]):
         i = top[ii]
         for jj in range(bot.shape[0]):
             j = bot[jj]
             ni, nj = counts[i], counts[j]
-            if ni < 2.0 or nj < 2.0 or not (means[i] > means[j]):
+            xj = means[j] - offset
+            if ni < 2.0 or nj < 2.0 or not (means[i] > xj):
                 return -math.inf
             si = max(sq_devs[i] / ni, 1e-300)
             sj = max(sq_devs[j] / nj, 1e-300)
-            start = transport_pair(ni, means[i], si, nj, means[j], sj)[1]
-            margin = _pair_margin(ni, means[i], sq_devs[i], nj, means[j], sq_devs[j], level, precisions, start)
+            start = transport_pair(ni, means[i], si, nj, xj, sj)[1]
+            margin = _pair_margin(ni, means[i], sq_devs[i], nj, xj, sq_devs[j], level, precisions, start)
             if margin < worst:
                 worst = margin
                 if worst <= 0.0:
@@ -223,14 +226,20 @@ class UnknownVarianceThreshold(Threshold):
         t = np.maximum(np.asarray(t, dtype=float), 1.0)
         return self.level + 2.0 * math.log(len(PRECISIONS)) + np.log(t)
 
-    def model_margin(self, model, variances, top, bottom) -> float:
+    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """Smallest certified margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
         ``model`` is a :class:`~pybai.models.unknown_variance.MeansAndVariances` (counts, means and
-        sums of squared deviations); ``variances`` is not used (the rule needs no variance).
+        sums of squared deviations); ``variances`` is not used (the rule needs no variance).  The
+        pieces are {lambda_j >= lambda_i + offset} (additive epsilon: the Bayes factor of arm j at
+        lambda is that of its samples shifted by -offset at lambda - offset); ``slope`` must be 1
+        (a relative epsilon is not available for unknown variances).
         """
+        if slope != 1.0:
+            raise InvalidParameterError("a relative epsilon is not available under reward_model "
+                                        "'gaussian-unknown-variance' (use epsilon_mode = \"additive\").")
         return float(_min_margin(model.counts, model.estimate, model.sq_devs, np.asarray(top, dtype=np.int64),
-                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions))
+                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions, float(offset)))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

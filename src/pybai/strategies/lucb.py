@@ -55,7 +55,13 @@ class LUCB(Strategy):
     stopping : {"glr", "confidence-intervals"}, default "glr"
         ``"glr"``: the problem's GLR rule shared by all fixed-confidence strategies (for top-k
         the exact GLR of :class:`~pybai.problems.top_k.TopKProblem`);
-        ``"confidence-intervals"``: the original LUCB rule, stop when LCB_h > UCB_l.
+        ``"confidence-intervals"``: the original LUCB rule, stop when LCB_h > UCB_l, or with
+        epsilon (epsilon-best-arm identification) when LCB_h + epsilon > UCB_l
+        (LCB_h > (1 - epsilon) UCB_l in the relative mode): the epsilon-stopping rule of LUCB1,
+        (epsilon, delta)-PAC (Kalyanakrishnan et al. 2012, section 3; Kaufmann & Kalyanakrishnan
+        2013 for its KL form), through the problem's
+        :meth:`~pybai.problems.base.Problem.separation`.  ``"glr"`` with epsilon is the
+        epsilon-GLR of the problem.
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
 
@@ -92,5 +98,6 @@ class LUCB(Strategy):
         if self.stopping == "glr":
             return super()._should_stop()
         _, _, lcb_h, ucb_l = self._pair()
-        self.statistic_ = float(lcb_h - ucb_l)
-        return lcb_h > ucb_l
+        margin = self.problem_.separation(lcb_h, ucb_l)
+        self.statistic_ = float(margin)
+        return margin > 0.0

@@ -32,9 +32,15 @@ class TrackAndStop(Strategy):
     :mod:`pybai.strategies.design_exploration`.  ``exploration="arms"`` keeps the per-arm
     forcing above (every arm about sqrt(t) times, which the linear oracle weights do not need).
 
-    It tracks the problem's :meth:`~pybai.problems.base.Problem.relaxed_weights`: the oracle
+    It tracks the problem's :meth:`~pybai.problems.base.Problem.tracking_weights`: the oracle
     weights, or, on a problem with side constraints, the weights of its constraint-blind
-    version.  On goal ``"best-feasible-arm"`` this is the paper's T-a-S baseline (Wu, Zheng &
+    version (:meth:`~pybai.problems.base.Problem.relaxed_weights`).  With several correct answers
+    (epsilon-best-arm identification) it is *Sticky Track-and-Stop* (Degenne & Koolen 2019,
+    section 4): among the answers that the confidence region around the estimate does not exclude,
+    the first in a fixed order is kept and its own oracle weights are tracked
+    (:meth:`pybai.problems.best_arm.BestArmProblem.tracking_weights`), which is what their
+    asymptotic optimality for multiple correct answers needs (plain Track-and-Stop may oscillate
+    between answers whose oracle weights differ).  On goal ``"best-feasible-arm"`` this is the paper's T-a-S baseline (Wu, Zheng &
     Zhu, section 5: the best-arm oracle on the arm qualities, spread over subpopulations in
     proportion to q), stopped by the same constraint-aware GLR rule as ``tas-cs``.
 
@@ -68,6 +74,7 @@ class TrackAndStop(Strategy):
     ----------
     A. Garivier and E. Kaufmann. Optimal best arm identification with fixed confidence. COLT 2016.
     Y. Jedra and A. Proutiere. Optimal best-arm identification in linear bandits. NeurIPS 2020.
+    R. Degenne and W. M. Koolen. Pure exploration with multiple correct answers. NeurIPS 2019.
     """
 
     name = "tas"
@@ -109,8 +116,9 @@ class TrackAndStop(Strategy):
                                 oracle_growth=self.oracle_growth)
 
     def _target_weights(self) -> np.ndarray:
-        """Hook: the proportions to track, per request (here the problem's relaxed weights)."""
-        return self.requests_.weights(self.problem_.relaxed_weights(self.means_, self._hint))
+        """Hook: the proportions to track, per request (the problem's tracking weights: its relaxed
+        oracle weights, or with several correct answers the sticky choice of Degenne & Koolen 2019)."""
+        return self.requests_.weights(self.problem_.tracking_weights(self.counts_, self.means_, self.t_, self._hint))
 
     def _select(self):
         return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)

@@ -37,6 +37,16 @@ The generators (every random choice from the ``rng`` passed in):
   estimates every variance); delta = 0.2.
 * ``unknown-variance-top-k``: ``top-k``'s instances with per-arm sd log-uniform in [0.5, 2], the
   k top means at least 0.4 sd above the rest, under the same reward model; delta = 0.2.
+* ``eps-gaussian``: epsilon-best-arm identification (additive): K uniform in {2, ..., 5} Gaussian
+  arms (sd 1), epsilon uniform in [0.2, 0.4], best mean 0 at a random position, in three cases
+  drawn with equal probability: an exact tie at the top (a second arm at 0), a near tie (a second
+  arm within epsilon / 4), or separated (no second epsilon-good arm); the other arms are below the
+  best by epsilon times a factor uniform in [1.1, 2.5], so they are just outside the answer set,
+  where a wrong stop is most likely; delta = 0.2.  Correct = epsilon-good.
+* ``eps-bernoulli``: the same three cases with Bernoulli arms and a *relative* epsilon uniform in
+  [0.15, 0.3]: best mean uniform in [0.5, 0.9], second arm tied, within (epsilon / 4) of the best
+  mean below it, or absent; the others at (1 - epsilon f) times the best, f uniform in [1.1, 2.5];
+  delta = 0.2.
 * ``batch-top-k``: Bernoulli top-k with (b, r)-batch pulls: K uniform in {4, ..., 8}, k uniform
   in {1, ..., K - 1}, the k top means uniform in [0.6, 0.9], the rest in [0.1, 0.4]; b uniform
   in {2, 4, 8}, r uniform in {1, ..., b}; delta = 0.2; fixed budgets of 10, 40 and 160 batches.
@@ -104,6 +114,8 @@ class InstanceFamily:
         True when the instances have no unique answer (stop rates are reported instead).
     budgets : tuple of int
         Budgets of the fixed-budget check (empty: no fixed-budget check on this family).
+    epsilon : bool
+        True for epsilon-best-arm identification: correct means epsilon-good (the table says so).
     """
 
     name: str
@@ -113,6 +125,7 @@ class InstanceFamily:
     max_samples: int = 200_000
     tied: bool = False
     budgets: tuple[int, ...] = field(default_factory=tuple)
+    epsilon: bool = False
 
     def regime(self, budget: int | None = None, max_samples: int | None = None):
         """The fixed-confidence regime of the family (``max_samples`` capped), or a fixed budget."""
@@ -180,6 +193,43 @@ def _tied_best(rng: np.random.Generator) -> Instance:
     means = np.array([0.0, 0.0, -rng.uniform(0.3, 1.0)])
     rng.shuffle(means)
     return _best_arm(GaussianEnvironment(means, 1.0), f"mu={_fmt(means)}")
+
+
+def _eps_instance(env, label, eps, mode):
+    def make(regime):
+        if regime.kind != "fixed-confidence":
+            return BestArmProblem(env.n_sources, env.family(), regime)
+        return BestArmProblem(env.n_sources, env.family(), regime, epsilon=eps, epsilon_mode=mode)
+
+    return Instance(label, env, make)
+
+
+_EPS_CASES = ("tie", "near-tie", "separated")
+
+
+def _eps_gaussian(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 6))
+    eps = float(rng.uniform(0.2, 0.4))
+    case = _EPS_CASES[int(rng.integers(3))]
+    means = -eps * rng.uniform(1.1, 2.5, K)
+    order = rng.permutation(K)
+    means[order[0]] = 0.0
+    if case != "separated" and K > 1:
+        means[order[1]] = 0.0 if case == "tie" else -rng.uniform(0.0, eps / 4)
+    return _eps_instance(GaussianEnvironment(means, 1.0), f"{case} eps={eps:.3g} mu={_fmt(means)}", eps, "additive")
+
+
+def _eps_bernoulli(rng: np.random.Generator) -> Instance:
+    K = int(rng.integers(2, 5))
+    eps = float(rng.uniform(0.15, 0.3))
+    case = _EPS_CASES[int(rng.integers(3))]
+    top = float(rng.uniform(0.5, 0.9))
+    means = top * (1.0 - eps * rng.uniform(1.1, 2.5, K))
+    order = rng.permutation(K)
+    means[order[0]] = top
+    if case != "separated" and K > 1:
+        means[order[1]] = top if case == "tie" else top * (1.0 - rng.uniform(0.0, eps / 4))
+    return _eps_instance(BernoulliEnvironment(means), f"{case} rel-eps={eps:.3g} mu={_fmt(means)}", eps, "relative")
 
 
 def _top_k(rng: np.random.Generator) -> Instance:
@@ -273,3 +323,5 @@ register_family(InstanceFamily("linear", "best-arm", _linear))
 register_family(InstanceFamily("batch-top-k", "top-k", _batch_top_k, budgets=(10, 40, 160)))
 register_family(InstanceFamily("unknown-variance", "best-arm", _unknown_variance))
 register_family(InstanceFamily("unknown-variance-top-k", "top-k", _unknown_variance_top_k))
+register_family(InstanceFamily("eps-gaussian", "best-arm", _eps_gaussian, max_samples=100_000, epsilon=True))
+register_family(InstanceFamily("eps-bernoulli", "best-arm", _eps_bernoulli, max_samples=100_000, epsilon=True))

@@ -130,13 +130,14 @@ def _fixed_confidence_rows(name, family, instances, tied_instances, settings, se
                                              cap=settings.max_samples)
         runs = stopped + censored
         rate = wrong / max(runs, 1)
+        what = "epsilon-error rate" if family.epsilon else "rate"
         if kind == "delta-correct":
             p = binomtest(wrong, runs, family.delta, alternative="greater").pvalue if runs else 1.0
             verdict = "FAIL" if p < ALPHA else "pass"
-            note = f"rate {rate:.3f}, binomial p = {p:.3g}"
+            note = f"{what} {rate:.3f}, binomial p = {p:.3g}"
         else:
             verdict = "above delta" if rate > family.delta else "ok"
-            note = f"rate {rate:.3f} (not proven)"
+            note = f"{what} {rate:.3f} (not proven)"
         if censored:
             note += f", {censored} censored"
         rows.append(Row(name, family.name, kind, len(instances), runs, str(wrong), f"delta={family.delta}",
@@ -217,6 +218,10 @@ def format_table(rows: list[Row]) -> str:
         out.append("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
+    eps = sorted({r.family for r in rows if r.family in FAMILIES and FAMILIES[r.family].epsilon})
+    if eps:
+        out.append(f"{', '.join(eps)}: epsilon-best-arm identification; correct = epsilon-good, so errors "
+                   "count stops on an arm that is not epsilon-good")
     return "\n".join(out)
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from pybai._validation import check_positive_float, check_positive_int, fail
+from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
+from pybai.problems.best_arm import _epsilon
 from pybai.problems.best_arm._kernels import (
     alt_gradient_best_arm,
     glr_best_arm,
@@ -28,11 +31,20 @@ class BestArmProblem(Problem):
         Reward family (:class:`~pybai.models.Gaussian` or :class:`~pybai.models.Bernoulli`).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
-    epsilon : float >= 0, optional
-        Fixed budget only: the tolerance of the reported probability of error
+    epsilon : float, optional
+        *Fixed budget*: (>= 0) the tolerance of the reported probability of error
         ``Pr(mu* - mu_recommended > epsilon)`` (:meth:`error_probability_epsilon`), and the
         default epsilon of the gap rules (``bayes-gap``, ``ugap``).  It does not change what
         counts as the answer (``correct_rate`` is exact identification).
+        *Fixed confidence*: (> 0) epsilon-best-arm identification: a run may stop on any
+        *epsilon-good* arm (``mu_a >= mu* - epsilon``, or ``mu_a >= (1 - epsilon) mu*`` in the
+        relative mode), so ties and near-ties at the top stop; ``is_correct`` counts epsilon-good
+        answers and ``answer_metrics`` adds the exact identification (docs/epsilon.md).
+    epsilon_mode : {"additive", "relative"}, default "additive"
+        Fixed confidence with ``epsilon``: "relative" reads epsilon as a fraction of the best mean
+        (epsilon in (0, 1); meant for positive rewards), with the pieces
+        {lambda_a <= (1 - epsilon) lambda_b} of the multiplicative reading of Garivier &
+        Kaufmann (2021).
 
     Examples
     --------
@@ -46,15 +58,47 @@ class BestArmProblem(Problem):
     goal = "best-arm"
     provides = frozenset({"independent-arms", "answer-mask"})
 
-    def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None):
+    def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None,
+                 epsilon_mode: str = "additive"):
         super().__init__(family, regime, batch)
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
         self._check_family_size()
-        if epsilon is not None:
-            if regime.kind != "fixed-budget":
-                raise fail("epsilon", type(self).__name__, "given only with a fixed budget (the tolerance of "
-                           "the fixed-budget probability of error)", epsilon)
-            self.epsilon = check_positive_float(epsilon, "epsilon", type(self).__name__, allow_zero=True)
+        owner = type(self).__name__
+        check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
+        #: "additive" or "relative" in epsilon-best-arm identification, else None
+        self.epsilon_mode = None
+        if epsilon is None:
+            if epsilon_mode != "additive":
+                raise fail("epsilon_mode", owner, '"additive" unless epsilon is given', epsilon_mode)
+            return
+        if regime.kind == "fixed-budget":
+            if epsilon_mode != "additive":
+                raise fail("epsilon_mode", owner, '"additive" with a fixed budget (the tolerance of the '
+                           "fixed-budget probability of error)", epsilon_mode)
+            self.epsilon = check_positive_float(epsilon, "epsilon", owner, allow_zero=True)
+            return
+        self.epsilon = check_positive_float(epsilon, "epsilon", owner)
+        if epsilon_mode not in family.epsilon_modes:
+            raise fail("epsilon_mode", owner, f"one of {', '.join(family.epsilon_modes)} for {family.name} rewards",
+                       epsilon_mode)
+        self.epsilon_mode = epsilon_mode
+        if epsilon_mode == "relative":
+            if not self.epsilon < 1.0:
+                raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
+            self.pair_shift = (1.0 - self.epsilon, 0.0)
+        else:
+            self.pair_shift = (1.0, self.epsilon)
+
+    @property
+    def epsilon_best_arm(self) -> bool:
+        """Whether this is epsilon-best-arm identification (fixed confidence with an epsilon)."""
+        return self.pair_shift != (1.0, 0.0)
+
+    def epsilon_good(self, means) -> np.ndarray:
+        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set)."""
+        means = self.check_means(means)
+        c, e = self.pair_shift
+        return means >= c * means.max() - e
 
     @property
     def n_sources(self) -> int:
@@ -71,6 +115,8 @@ class BestArmProblem(Problem):
         return mask
 
     def glr(self, counts, means) -> float:
+        if self.epsilon_best_arm:
+            return _epsilon.glr_eps(self.family.code, counts, means, self.family.variances, *self.pair_shift)[0]
         z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
         return z
 
@@ -79,12 +125,16 @@ class BestArmProblem(Problem):
 
         The pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
         on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the
-        K - 1 pairs (a, a*), a != a*.
+        K - 1 pairs (a, a*), a != a*.  With epsilon the pieces are {lambda_a_hat <= c lambda_b - e}
+        (:attr:`pair_shift`) and the same K - 1 pairs serve (a* the first best arm;
+        docs/thresholds.md, "epsilon-best-arm identification").
         """
         return self._pair_threshold(kind, delta)
 
     def stopping_decision(self, model, threshold, t):
-        """Stop when every pair (a_hat, b) passes its count-dependent test (else GLR > threshold(t))."""
+        """Stop when every pair (a_hat, b) passes its count-dependent test (else GLR > threshold(t)).
+
+        a_hat is the empirical best arm (first of tied maxima), also with epsilon."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
         best = int(np.argmax(model.estimate))
@@ -96,8 +146,13 @@ class BestArmProblem(Problem):
 
         ``hint``: optional float array of length K + 1, updated in place, that warm-starts
         the solver from a previous call on nearby means (what Track-and-Stop does).
+        With epsilon: T*_eps(mu) and w*_eps(mu), the best over the epsilon-good answers
+        (:meth:`oracle_epsilon`; the hint is not used).
         """
         means = self.check_means(means)
+        if self.epsilon_best_arm:
+            t_star, w, _ = self.oracle_epsilon(means)
+            return t_star, w
         if hint is None:
             return oracle_best_arm(self.family.code, means, self.family.variances)
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
@@ -109,12 +164,18 @@ class BestArmProblem(Problem):
         and g_a = d(mu_a, lambda*_a) for the minimiser (a supergradient in ``w``).
         """
         out = np.empty(self.n_arms) if out is None else out
+        if self.epsilon_best_arm:
+            value = _epsilon.alt_gradient_eps(self.family.code, np.asarray(w, float), np.asarray(means, float),
+                                              self.family.variances, *self.pair_shift, out)
+            return value, out
         value = alt_gradient_best_arm(self.family.code, np.asarray(w, float), np.asarray(means, float),
                                       self.family.variances, out)
         return value, out
 
     def relaxed_weights(self, means, hint=None) -> np.ndarray:
         """The oracle weights (no side constraints to drop); called at every step of Track-and-Stop."""
+        if self.epsilon_best_arm:
+            return self.oracle_epsilon(np.asarray(means, dtype=float))[1]
         if hint is None:
             return oracle_best_arm(self.family.code, np.asarray(means, dtype=float), self.family.variances)[1]
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)[1]
@@ -124,19 +185,109 @@ class BestArmProblem(Problem):
         return np.zeros(self.n_arms + 1)
 
     def answer_is_unique(self, means) -> bool:
+        """Whether a run can certify an answer: a unique best arm, or any means with epsilon set."""
         means = self.check_means(means)
+        if self.epsilon_best_arm:
+            return True
         return int(np.sum(means == means.max())) == 1
 
     def is_correct(self, answer, means) -> bool:
-        """Whether arm ``answer`` has the largest mean (any of several tied best arms counts)."""
+        """Whether arm ``answer`` has the largest mean (any of several tied best arms counts).
+
+        With epsilon in fixed confidence: whether it is epsilon-good (:meth:`epsilon_good`).
+        """
         means = self.check_means(means)
         a = int(answer)
-        return 0 <= a < self.n_arms and bool(means[a] == means.max())
+        if not 0 <= a < self.n_arms:
+            return False
+        return bool(self.epsilon_good(means)[a]) if self.epsilon_best_arm else bool(means[a] == means.max())
+
+    def answer_metrics(self, answer, means) -> dict:
+        """With epsilon in fixed confidence: ``{"exact_correct": answer is a best arm}``; else none."""
+        if not self.epsilon_best_arm or answer is None:
+            return {}
+        means = self.check_means(means)
+        a = int(answer)
+        return {"exact_correct": bool(0 <= a < self.n_arms and means[a] == means.max())}
+
+    def error_probability_epsilon(self, simple_regrets):
+        """Fixed budget only (fixed confidence with epsilon reports ``correct_rate`` instead)."""
+        return None if self.epsilon_best_arm else super().error_probability_epsilon(simple_regrets)
 
     def to_dict(self) -> dict:
         out = super().to_dict()
         if self.epsilon is not None:
             out["epsilon"] = self.epsilon
+        if self.epsilon_best_arm:
+            out["epsilon_mode"] = self.epsilon_mode
+        return out
+
+    # --- epsilon-best-arm identification -----------------------------------
+    def correctness_note(self) -> str | None:
+        """With epsilon in fixed confidence: ``correct_rate`` counts epsilon-good answers."""
+        if not self.epsilon_best_arm:
+            return None
+        rule = (f"mu_a >= mu* - {self.epsilon:g}" if self.epsilon_mode == "additive"
+                else f"mu_a >= (1 - {self.epsilon:g}) mu*")
+        return f"epsilon-correct ({self.epsilon_mode} epsilon = {self.epsilon:g}: {rule})"
+
+    def oracle_epsilon(self, means) -> tuple[float, np.ndarray, int]:
+        """``(T*_eps, w*_eps, a)``: the characteristic time of epsilon-best-arm identification.
+
+        T*_eps(mu)^-1 = max over epsilon-good answers a of max_w min_{b != a}
+        inf_{lambda_a <= c lambda_b - e} sum_s w_s d(mu_s, lambda_s) (Degenne & Koolen 2019,
+        the lower bound with several correct answers; Garivier & Kaufmann 2021 for
+        epsilon-best-arm identification), each inner problem solved exactly as in Garivier &
+        Kaufmann (2016, Theorem 5) (:mod:`pybai.problems.best_arm._epsilon`).  ``a`` is the answer
+        that attains the max (-1 when T*_eps is infinite).
+        """
+        means = np.asarray(means, dtype=float)
+        t_star, w, a = _epsilon.oracle_eps(self.family.code, means, self.family.variances, *self.pair_shift)
+        return float(t_star), w, int(a)
+
+    def oracle_for_answer(self, means, answer: int) -> tuple[float, np.ndarray]:
+        """``(T_a, w_a)``: 1 / max_w min_b inf over the alternative to ``answer`` (inf if it is not epsilon-good)."""
+        means = np.asarray(means, dtype=float)
+        return _epsilon.oracle_answer(self.family.code, means, self.family.variances, int(answer), *self.pair_shift)
+
+    def tracking_weights(self, counts, means, t: int, hint=None) -> np.ndarray:
+        """Sticky Track-and-Stop with epsilon (Degenne & Koolen 2019, section 4).
+
+        The candidate answers at time t are the arms a whose hypothesis "a is a best arm" the
+        confidence region {lambda : sum_s N_s d(mu_hat_s, lambda_s) <= ln t} does not exclude
+        (:func:`~pybai.problems.best_arm._epsilon.best_cost`); the first in index order is tracked
+        with its own oracle weights w_a(mu_hat).  When that arm is not epsilon-good at mu_hat (its
+        weights are undefined) the weights of the best answer at mu_hat are tracked.  Without
+        epsilon: :meth:`relaxed_weights`.
+        """
+        if not self.epsilon_best_arm:
+            return self.relaxed_weights(means, hint)
+        means = np.asarray(means, dtype=float)
+        level = math.log(max(float(t), 2.0))
+        a = _epsilon.first_candidate(self.family.code, np.asarray(counts, dtype=float), means, self.family.variances,
+                                     level)
+        t_a, w = self.oracle_for_answer(means, a)
+        if not math.isfinite(t_a):
+            w = self.oracle_epsilon(means)[1]
+        return w
+
+    def complexity(self, truth) -> dict:
+        """The report of ``pybai complexity``; with epsilon T*_eps, w*_eps and the epsilon keys.
+
+        ``characteristic_time`` and ``optimal_weights`` are then T*_eps(mu) and w*_eps(mu),
+        ``lower_bound`` T*_eps kl(delta, 1 - delta) (Degenne & Koolen 2019's lower bound), and it adds
+        ``epsilon``, ``epsilon_mode``, ``epsilon_good_arms``, ``oracle_answer`` (the answer attaining
+        T*_eps) and ``exact_characteristic_time`` (T* of exact identification; null on a tie).
+        """
+        out = super().complexity(truth)
+        if not self.epsilon_best_arm:
+            return out
+        truth = self.check_means(truth)
+        _, _, a = self.oracle_epsilon(truth)
+        exact = oracle_best_arm(self.family.code, truth, self.family.variances)[0]
+        out.update(epsilon=self.epsilon, epsilon_mode=self.epsilon_mode,
+                   epsilon_good_arms=[int(i) for i in np.flatnonzero(self.epsilon_good(truth))],
+                   oracle_answer=a, exact_characteristic_time=round(float(exact), 6) if math.isfinite(exact) else None)
         return out
 
     def simple_regret(self, answer, means) -> float:

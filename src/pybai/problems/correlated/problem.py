@@ -40,7 +40,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
     epsilon : float >= 0, optional
-        Fixed budget: tolerance of the reported probability of error (see :class:`BestArmProblem`).
+        Fixed budget: tolerance of the reported probability of error; fixed confidence: additive
+        epsilon-best-arm identification on the posterior means (see :class:`BestArmProblem`).
 
     Examples
     --------

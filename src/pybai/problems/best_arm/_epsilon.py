@@ -1,0 +1,278 @@
+"""Numba kernels of epsilon-best-arm identification (one-parameter families).
+
+An arm a is *epsilon-good* for means mu when no arm b satisfies mu_a <= c mu_b - e, i.e. when it
+lies outside every piece P_b(c, e) = {lambda : lambda_a <= c lambda_b - e} (see
+:mod:`pybai.models._shifted`): (c, e) = (1, epsilon) is the additive reading
+mu_a >= max_b mu_b - epsilon, (c, e) = (1 - epsilon, 0) the relative one
+mu_a >= (1 - epsilon) max_b mu_b.  The answer set i_eps(mu) is every epsilon-good arm, so several
+answers are correct at once (Degenne & Koolen 2019; Garivier & Kaufmann 2021).
+
+* :func:`glr_eps`: the epsilon-GLR of the empirical best arm a_hat,
+  Z = min_{b != a_hat} inf_{lambda in P_b} sum_s N_s d(mu_hat_s, lambda_s); b ranges over every
+  other arm, and Z > 0 even when two arms tie (the piece needs a gap of e).
+* :func:`oracle_answer`: for one answer a, max_w min_{b != a} inf_{P_b} sum_s w_s d(mu_s, lambda_s),
+  solved as in Garivier & Kaufmann (2016, Theorem 5): with x_b = w_b / w_a every piece's cost
+  equals a common level y, g_b(x_b) = y, where g_b(x) (the cost at weights (1, x)) is concave
+  increasing from 0; the level solves sum_b d(mu_a, lambda_a^b) / d(mu_b, lambda_b^b) = 1
+  (the same envelope argument; the ratio increases with y, so bisection finds it).
+* :func:`oracle_eps`: the characteristic time T*_eps(mu)^-1 = max over epsilon-good answers a of
+  the value above (the lower bound of Degenne & Koolen 2019: the max over correct answers), and the
+  weights and answer that attain it.
+* :func:`best_cost`: inf over {lambda : lambda_a >= lambda_b for all b} of sum_s N_s d(mu_hat_s, lambda_s),
+  how far the data are from "a is the best arm" (the confidence-region test of Sticky
+  Track-and-Stop).
+* :func:`alt_gradient_eps`: nature's best response (game rules).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl
+from pybai.models._shifted import shifted_pair, shifted_pair_cost
+from pybai.problems.best_arm._kernels import best_index
+
+_OUTER = 200
+_NEWTON = 100
+_TINY = 1e-300
+
+
+@njit(cache=True)
+def glr_eps(code, counts, means, var, c, e):
+    """``(Z, a_hat)``: the epsilon-GLR of the empirical best arm (first of tied maxima) and that arm."""
+    best, _ = best_index(means)
+    z = math.inf
+    for b in range(means.shape[0]):
+        if b == best:
+            continue
+        cost = shifted_pair_cost(code, counts[best], means[best], var[best], counts[b], means[b], var[b], c, e)
+        if cost < z:
+            z = cost
+    return z, best
+
+
+@njit(cache=True)
+def alt_gradient_eps(code, w, means, var, c, e, out):
+    """Nature's best response to weights ``w`` against the empirical best arm; fills the divergences."""
+    k = means.shape[0]
+    for s in range(k):
+        out[s] = 0.0
+    best, _ = best_index(means)
+    val = math.inf
+    chal = -1
+    for b in range(k):
+        if b == best:
+            continue
+        cost = shifted_pair_cost(code, max(w[best], _TINY), means[best], var[best], max(w[b], _TINY), means[b],
+                                 var[b], c, e)
+        if cost < val:
+            val = cost
+            chal = b
+    if chal < 0:
+        return 0.0
+    _, la, lb = shifted_pair(code, max(w[best], _TINY), means[best], var[best], max(w[chal], _TINY), means[chal],
+                             var[chal], c, e)
+    out[best] = kl(code, means[best], la, var[best])
+    out[chal] = kl(code, means[chal], lb, var[chal])
+    return val
+
+
+@njit(cache=True)
+def _x_of_y(code, y, ma, va, mb, vb, c, e, x0):
+    """x >= 0 with g(x) = y, g(x) the cost of the piece (a below b) at weights (1, x); Newton from x0."""
+    if code == GAUSSIAN:
+        gap = ma + e - c * mb
+        return 2.0 * y * c * c * vb / (gap * gap - 2.0 * y * va)
+    x = 1e-12
+    g0 = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)[0]
+    if g0 >= y:
+        return 0.0
+    if x0 > x:  # a warm start: a first step from the right lands left of the root (g concave)
+        x = x0
+    prev = math.inf
+    for _ in range(_NEWTON):
+        g, _, lb = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)
+        slope = kl(code, mb, lb, vb)  # g'(x) = d(mu_b, lambda_b(x)) (envelope theorem)
+        if slope <= 0.0:
+            break
+        nx = x + (y - g) / slope  # g concave: Newton from the left stays left of the root
+        if nx < 0.0:
+            nx = 0.0
+        step = abs(nx - x)
+        x = nx
+        if step <= 1e-12 * max(nx, 1e-300) or (step >= prev and step <= 1e-9 * max(nx, 1e-300)):
+            break
+        prev = step
+    return x
+
+
+@njit(cache=True)
+def _ratio_sum(code, y, means, var, a, c, e, xs):
+    """F(y) = sum_b d(mu_a, lambda_a^b) / d(mu_b, lambda_b^b) at x_b(y); fills xs."""
+    total = 0.0
+    for b in range(means.shape[0]):
+        if b == a:
+            continue
+        x = _x_of_y(code, y, means[a], var[a], means[b], var[b], c, e, xs[b])
+        xs[b] = x
+        _, la, lb = shifted_pair(code, 1.0, means[a], var[a], max(x, _TINY), means[b], var[b], c, e)
+        den = kl(code, means[b], lb, var[b])
+        if den <= 0.0:
+            return math.inf
+        total += kl(code, means[a], la, var[a]) / den
+    return total
+
+
+@njit(cache=True)
+def oracle_answer(code, means, var, a, c, e):
+    """``(T_a, w)``: 1 / max_w min_{b != a} (cost of piece b at weights w), and its maximiser.
+
+    ``(inf, uniform)`` when a is not strictly epsilon-good (some piece contains mu).
+    """
+    k = means.shape[0]
+    w = np.full(k, 1.0 / k)
+    if k < 2:
+        return math.inf, w
+    y_max = math.inf
+    for b in range(k):
+        if b == a:
+            continue
+        if not (means[a] > c * means[b] - e):
+            return math.inf, w
+        # sup_x g_b(x): lambda_b = mu_b, lambda_a = c mu_b - e (clipped for Bernoulli)
+        d = kl(code, means[a], c * means[b] - e, var[a])
+        if d < y_max:
+            y_max = d
+    if not (y_max > 0.0) or not math.isfinite(y_max):
+        return math.inf, w
+    # g_b(0) = inf over lambda_b of d(mu_a, c lambda_b - e) > 0 only for Bernoulli arms with
+    # mu_a > c - e (even lambda_b = 1 cannot put b ahead): the level never goes below it (w = e_a
+    # already reaches it), and F(y) >= 1 just above it means that corner is the maximiser.
+    g0 = 0.0
+    if code == BERNOULLI and means[a] > c - e:
+        g0 = kl(code, means[a], c - e, var[a])
+    xs = np.zeros(k)
+    lo, hi = g0, y_max
+    if not hi > lo:
+        if not g0 > 0.0:
+            return math.inf, w
+        for b in range(k):
+            w[b] = 1.0 if b == a else 0.0
+        return 1.0 / g0, w
+    # F(y) - 1 is increasing on (lo, hi), -1 at y = 0 and +inf at y_max: false position (Illinois)
+    # on a bracket, with bisection steps whenever the bracket does not shrink fast enough
+    f_lo = -1.0 if g0 == 0.0 else _ratio_sum(code, lo * (1.0 + 1e-12), means, var, a, c, e, xs) - 1.0
+    if f_lo >= 0.0:  # corner: w = e_a is optimal
+        for b in range(k):
+            w[b] = 1.0 if b == a else 0.0
+        return 1.0 / g0, w
+    f_hi = math.inf
+    y = 0.5 * (lo + hi)
+    side = 0
+    for it in range(_OUTER):
+        f = _ratio_sum(code, y, means, var, a, c, e, xs) - 1.0
+        if f <= 0.0:
+            lo, f_lo = y, f
+            if side == -1 and math.isfinite(f_hi):
+                f_hi *= 0.5
+            side = -1
+        else:
+            hi, f_hi = y, f
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+        if abs(f) <= 1e-13:
+            lo = y
+            break
+        if hi - lo <= 1e-13 * hi:
+            break
+        if math.isfinite(f_hi) and it % 4 != 3:
+            y = lo - f_lo * (hi - lo) / (f_hi - f_lo)
+            if not (lo < y < hi):
+                y = 0.5 * (lo + hi)
+        else:
+            y = 0.5 * (lo + hi)
+    y = lo
+    if not y > 0.0:
+        return math.inf, w
+    _ratio_sum(code, y, means, var, a, c, e, xs)
+    total = 1.0
+    for b in range(k):
+        if b != a:
+            total += xs[b]
+    for b in range(k):
+        w[b] = (1.0 if b == a else xs[b]) / total
+    return total / y, w
+
+
+@njit(cache=True)
+def oracle_eps(code, means, var, c, e):
+    """``(T*_eps, w*_eps, a*)``: the smallest T_a over the epsilon-good answers a (first on ties)."""
+    k = means.shape[0]
+    best_t = math.inf
+    best_w = np.full(k, 1.0 / k)
+    best_a = -1
+    for a in range(k):
+        t, w = oracle_answer(code, means, var, a, c, e)
+        if t < best_t:
+            best_t = t
+            best_w = w
+            best_a = a
+    return best_t, best_w, best_a
+
+
+@njit(cache=True)
+def _dkl_dm(code, x, m, v):
+    if code == GAUSSIAN:
+        return (m - x) / v
+    if code == GAUSSIAN_UV:
+        return (m - x) / (v + (m - x) * (m - x))
+    m = min(max(m, 1e-15), 1.0 - 1e-15)
+    return (m - x) / (m * (1.0 - m))
+
+
+@njit(cache=True)
+def best_cost(code, counts, means, var, a):
+    """inf over {lambda : lambda_a >= max_b lambda_b} of sum_s N_s d(mu_s, lambda_s).
+
+    The minimiser raises a and lowers every arm above it to a common level m in [mu_a, max mu]
+    (arms below m keep their mean); the cost is convex in m, so bisection on its derivative.
+    """
+    top = means[a]
+    for b in range(means.shape[0]):
+        if means[b] > top:
+            top = means[b]
+    if top <= means[a]:
+        return 0.0
+    lo, hi = means[a], top
+    for _ in range(_OUTER):
+        m = 0.5 * (lo + hi)
+        g = counts[a] * _dkl_dm(code, means[a], m, var[a])
+        for b in range(means.shape[0]):
+            if b != a and means[b] > m:
+                g += counts[b] * _dkl_dm(code, means[b], m, var[b])
+        if g > 0.0:
+            hi = m
+        else:
+            lo = m
+        if hi - lo <= 1e-14 * (1.0 + abs(m)):
+            break
+    m = 0.5 * (lo + hi)
+    cost = counts[a] * kl(code, means[a], m, var[a])
+    for b in range(means.shape[0]):
+        if b != a and means[b] > m:
+            cost += counts[b] * kl(code, means[b], m, var[b])
+    return cost
+
+
+@njit(cache=True)
+def first_candidate(code, counts, means, var, level):
+    """The first arm (index order) whose "a is the best arm" test passes: best_cost <= level."""
+    for a in range(means.shape[0]):
+        if best_cost(code, counts, means, var, a) <= level:
+            return a
+    best, _ = best_index(means)
+    return best
