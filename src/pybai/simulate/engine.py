@@ -277,11 +277,15 @@ def run_sweep(
         On Ctrl-C: workers are ended within about a second; finished tasks stay in the store.
     """
     store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
-    run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
-                        progress=progress, note=note)
-    document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
-    if store is not None:
-        from pybai.report.table import format_results
+    try:
+        run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
+                            progress=progress, note=note)
+        document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
+        if store is not None:
+            from pybai.report.table import format_results
 
-        store.write_results(document, format_results(document))
+            store.write_results(document, format_results(document))
+    finally:
+        if store is not None:
+            store.release()
     return document

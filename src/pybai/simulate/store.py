@@ -21,6 +21,12 @@ Files in the folder:
     ``pandas.read_json(DIR / "outcomes.jsonl", lines=True)`` reads it (polars: ``read_ndjson``).
 ``results.json``, ``summary.txt``
     The result document and its table, written when a run completes.
+``.pybai-lock``
+    Locked (``flock``) by the run writing to the store: a second run on the same folder is
+    refused with one line while the first one runs.
+
+A folder with outcomes but no manifest is refused, with or without ``--resume``: nothing says
+which experiment file its lines belong to.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ MANIFEST = "manifest.json"
 OUTCOMES = "outcomes.jsonl"
 RESULTS = "results.json"
 SUMMARY = "summary.txt"
+LOCK = ".pybai-lock"
 
 _FLOATS = ("simple_regret", "false_negative", "seconds", "cpu_seconds")
 
@@ -204,6 +211,40 @@ def _load_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
+def take_lock(folder: Path) -> int | None:
+    """Lock the store in ``folder`` for this process, or refuse with one line when a run holds it.
+
+    An advisory ``flock`` on the file ``.pybai-lock`` (the system drops it when the process
+    ends, however it ends); None where the platform has no ``fcntl``.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    path = folder / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise ConfigError(f"--out {folder}: cannot lock the store ({exc.strerror or exc}).") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        who = f" (process {holder})" if holder.isdigit() else ""
+        raise ConfigError(f"--out {folder}: another pybai run is writing to this store{who}; wait until it "
+                          "ends, then --resume, or choose another folder.") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def release_lock(fd: int | None) -> None:
+    """Give up a lock of :func:`take_lock`."""
+    if fd is not None:
+        os.close(fd)  # closing the descriptor drops the flock
+
+
 class _Syncer:
     """A thread that fsyncs ``fd`` whenever lines were appended since its last fsync."""
 
@@ -242,10 +283,14 @@ class ResultStore:
         self.folder, self.sweep, self.fsync = folder, sweep, fsync
         self._fd: int | None = None
         self._syncer: _Syncer | None = None
+        self._lock: int | None = None
 
     @classmethod
-    def check_folder(cls, folder: str | Path, sweep: Sweep, resume: bool) -> Path:
-        """Refuse, before any work, a folder that cannot hold this sweep's store (one line each)."""
+    def check_folder(cls, folder: str | Path, sweep: Sweep, resume: bool, locked: bool = False) -> Path:
+        """Refuse, before any work, a folder that cannot hold this sweep's store (one line each).
+
+        Also refused: a store another run holds (unless ``locked``: this process holds it).
+        """
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"--out {folder}: is a file, expected a folder for the results store.")
@@ -260,10 +305,11 @@ class ResultStore:
                     f"--out {folder}: holds the store of another experiment file (\"{manifest.get('name')}\", "
                     "different content); refused, not mixed: choose another folder."
                 )
-        elif folder.exists() and any(folder.iterdir()) and not resume:
-            names = {p.name for p in folder.iterdir()}
-            if names & {OUTCOMES, RESULTS}:
-                raise ConfigError(f"--out {folder}: holds results without a manifest; choose another folder.")
+        elif folder.is_dir() and {p.name for p in folder.iterdir()} & {OUTCOMES, RESULTS}:
+            # outcomes of an unknown experiment file: resuming would mix them with this one's
+            raise ConfigError(f"--out {folder}: holds results without a manifest ({MANIFEST} is missing), so "
+                              "nothing says which experiment file they belong to; refused, not mixed: choose "
+                              "another folder.")
         try:
             folder.mkdir(parents=True, exist_ok=True)
             probe = folder / ".pybai-write-test"
@@ -271,6 +317,8 @@ class ResultStore:
             probe.unlink()
         except OSError as exc:
             raise ConfigError(f"--out {folder}: cannot write there ({exc.strerror or exc}).") from None
+        if not locked:
+            release_lock(take_lock(folder))  # refuse a store in use before any work
         return folder
 
     @classmethod
@@ -278,9 +326,17 @@ class ResultStore:
              fsync: str = "background") -> "ResultStore":
         """Create the store in ``folder``, or continue it (``resume``) when it holds this sweep's."""
         folder = cls.check_folder(folder, sweep, resume)
-        store = cls(folder, sweep, fsync)
-        if not (folder / MANIFEST).exists():
-            write_text_atomic(folder / MANIFEST, json.dumps(_manifest(sweep, source), indent=1, default=str) + "\n")
+        lock = take_lock(folder)
+        try:
+            cls.check_folder(folder, sweep, resume, locked=True)  # again, holding the lock: what another run left
+            store = cls(folder, sweep, fsync)
+            store._lock = lock
+            if not (folder / MANIFEST).exists():
+                write_text_atomic(folder / MANIFEST,
+                                  json.dumps(_manifest(sweep, source), indent=1, default=str) + "\n")
+        except BaseException:
+            release_lock(lock)
+            raise
         return store
 
     def completed(self, tasks: list[Task]) -> dict[Task, list[Outcome]]:
@@ -327,13 +383,19 @@ class ResultStore:
         write_text_atomic(self.folder / SUMMARY, table + "\n")
 
     def close(self) -> None:
-        """Wait for the last fsync and close the file."""
+        """Wait for the last fsync and close the file (the store stays locked: see :meth:`release`)."""
         if self._syncer is not None:
             self._syncer.close()
             self._syncer = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def release(self) -> None:
+        """Close the store and give up its lock (another run may then continue it)."""
+        self.close()
+        release_lock(self._lock)
+        self._lock = None
 
 
 @dataclass
