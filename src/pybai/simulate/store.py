@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from pybai._validation import read_user_text
 from pybai._version import __version__
 from pybai.exceptions import ConfigError
 from pybai.simulate.runner import Outcome
@@ -200,9 +201,10 @@ def _jsonable_dict(values: dict) -> dict:
 
 
 def _load_manifest(folder: Path) -> dict[str, Any]:
+    text = read_user_text(folder / MANIFEST, "a store manifest (JSON)", ConfigError)  # capped, no special files
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        manifest = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise ConfigError(f"{folder}: unreadable store manifest ({exc}).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != STORE_FORMAT:
         raise ConfigError(f"{folder}/{MANIFEST}: not a pybai store manifest.")
