@@ -35,6 +35,7 @@ from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.batching import check_batch, remaining_after, split_plan
+from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 __all__ = ["Strategy"]
 
@@ -52,14 +53,6 @@ _REQUIREMENTS = {
                   "'correlated-gaussian')"),
     "answer-mask": "needs the arms of the answer (answer_mask)",
 }
-
-
-def _read_only_view(array):
-    if not isinstance(array, np.ndarray):
-        return array
-    view = array.view()
-    view.setflags(write=False)
-    return view
 
 
 class Strategy:

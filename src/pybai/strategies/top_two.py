@@ -9,7 +9,7 @@ from numba import njit
 
 from pybai._validation import check_choice, check_probability
 from pybai.models._kl import pair_cost
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
 __all__ = ["TopTwo"]
@@ -58,6 +58,10 @@ class TopTwo(Strategy):
     algorithm. NeurIPS 2023.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    leader_rounds_ = StateArray()
+    leader_pulls_ = StateArray()
+
     name = "top-two"
     goals = ("best-arm",)
     _state_attrs = ("leader_rounds_", "leader_pulls_")
@@ -85,18 +89,18 @@ class TopTwo(Strategy):
 
     def _initialize(self):
         n = self.problem_.n_sources
-        self.leader_rounds_ = np.zeros(n)
-        self.leader_pulls_ = np.zeros(n)
+        self._leader_rounds_ = np.zeros(n)
+        self._leader_pulls_ = np.zeros(n)
 
     def _select(self):
         fam = self.problem_.family
         leader = int(np.argmax(self.means_))
-        self.leader_rounds_[leader] += 1.0
+        self._leader_rounds_[leader] += 1.0
         if self.selection == "tracking":
-            take_leader = self.leader_pulls_[leader] <= self.beta * self.leader_rounds_[leader]
+            take_leader = self._leader_pulls_[leader] <= self.beta * self._leader_rounds_[leader]
         else:
             take_leader = self.rng_.random() < self.beta
         if take_leader:
-            self.leader_pulls_[leader] += 1.0
+            self._leader_pulls_[leader] += 1.0
             return leader
         return _challenger(fam.code, self.counts_, self.means_, fam.variances, leader, self.challenger == "tci")
