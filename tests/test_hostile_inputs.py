@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pybai.cli import main
 from pybai.session import Session
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 SESSION = {"name": "h", "seed": 1, "problem": {"goal": "best-arm", "delta": 0.1},
