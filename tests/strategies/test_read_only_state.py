@@ -34,6 +34,11 @@ def test_public_arrays_are_read_only_views_and_the_rule_still_runs(problem, envi
     public = {attr: getattr(strategy, attr, None) for attr in dir(strategy)
               if attr.endswith("_") and not attr.startswith("_") and not attr.endswith("__")}
     arrays = {attr: value for attr, value in public.items() if isinstance(value, np.ndarray)}
+    tracker = public.get("tracker_")  # a component's public arrays too (the tracking of weight rules)
+    if tracker is not None:
+        arrays.update({f"tracker_.{attr}": getattr(tracker, attr, None) for attr in dir(tracker)
+                       if attr.endswith("_") and not attr.startswith("_")
+                       and isinstance(getattr(tracker, attr, None), np.ndarray)})
     assert arrays  # at least counts_, sums_, means_
     for attr, value in arrays.items():
         assert not value.flags.writeable, f"{name}.{attr} is writable"

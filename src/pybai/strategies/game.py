@@ -139,7 +139,7 @@ class GameSampling(Strategy):
             features, spanning, level = explorer.features, explorer.spanning, explorer.level_scale
         else:
             design, features, spanning, level = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.intp), 0.0
-        self.mix_gap_, nxt = game_stretch(best_response, data, self._cum_loss_, self.mix_gap_, widths, tracker.cumulative_,
+        self.mix_gap_, nxt = game_stretch(best_response, data, self._cum_loss_, self.mix_gap_, widths, tracker._cumulative_,
                                           counts, float(self.t_), out, features, design, spanning, level,
                                           int(tracker.forced_next_), explorer is not None)
         tracker.forced_next_ = int(nxt)
