@@ -18,7 +18,12 @@ Examples
 0
 """
 
-from pybai._version import __version__
+from pybai import _interrupts
+
+_interrupts.at_import()  # in the pybai command only: Ctrl-C while it starts -> one line, status 130
+del _interrupts
+
+from pybai._version import __version__  # noqa: E402
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
 from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment

@@ -19,6 +19,7 @@ from pybai.exceptions import InvalidParameterError
 
 __all__ = [
     "SAMPLE_LIMIT",
+    "BATCH_SIZE_LIMIT",
     "REPLICATION_LIMIT",
     "SIGMA_ABSOLUTE_RANGE",
     "SIGMA_RELATIVE_RANGE",
@@ -38,6 +39,10 @@ __all__ = [
 #: Largest ``max_samples`` or ``budget`` accepted (samples; for batch problems, budget x batch size):
 #: at about 1 microsecond per sample, 10^9 samples are already a quarter of an hour per replication.
 SAMPLE_LIMIT = 10**9
+
+#: Largest batch size b: a batch is held in memory as arrays of b entries (the requests, the
+#: rewards, the sources: about 24 bytes per sample), so 10^7 samples are a quarter of a gigabyte.
+BATCH_SIZE_LIMIT = 10**7
 
 #: Largest number of replications of an experiment.
 REPLICATION_LIMIT = 10**6

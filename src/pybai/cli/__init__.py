@@ -13,6 +13,7 @@ import importlib
 import sys
 import warnings
 
+from pybai import _interrupts
 from pybai._version import __version__
 from pybai.exceptions import PybaiError, PybaiWarning
 
@@ -49,12 +50,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``pybai`` command; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Entry point of the ``pybai`` command; returns the exit status.
+
+    Ctrl-C gives one line and status 130 at any moment (see :mod:`pybai._interrupts`).
+    """
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("pybai: interrupted", file=sys.stderr)
+        return 130
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
+            _interrupts.raise_on_interrupt()
             return args.func(args)
         except PybaiError as exc:
             print(f"pybai: error: {exc}", file=sys.stderr)
@@ -64,9 +73,22 @@ def main(argv: list[str] | None = None) -> int:
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemError) as exc:
+            # Ctrl-C inside compiled (numba) code may surface as a SystemError caused by the KeyboardInterrupt
+            if not isinstance(exc, KeyboardInterrupt) and not _caused_by_interrupt(exc):
+                raise
+            _interrupts.exit_at_once()
             print("pybai: interrupted", file=sys.stderr)
+            _interrupts.said()
             return 130
+        finally:
+            _interrupts.finishing()
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    from pybai.simulate.engine import interrupted
+
+    return interrupted(exc)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pybai._validation import read_user_text
 from pybai.cli._common import write_json
+from pybai.exceptions import ConfigError
 
 
 def add_parser(sub) -> None:
@@ -20,7 +22,7 @@ def add_parser(sub) -> None:
 
 def _leading_comment(path: Path) -> str:
     """The file's first comment line (without ``#``), else ``""``."""
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_user_text(path, "an experiment file (TOML)", ConfigError).splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
             return stripped.lstrip("#").strip()

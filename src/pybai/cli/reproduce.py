@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from pybai import _interrupts
+
 from pybai.cli._common import note
 from pybai.cli.run import add_backend_options
 
@@ -38,6 +40,7 @@ def command(args) -> int:
                                  scheduler=args.scheduler, resume=args.resume, progress=not args.quiet, note=note)
     except RunInterrupted as exc:
         print(f"pybai: {exc.message()}", file=sys.stderr)
+        _interrupts.said()
         return 130
     print(f"report: {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from pybai import _interrupts
 from pybai.cli._common import check_output_file, experiment_file, note, positive_int, write_json
 
 
@@ -48,7 +49,9 @@ def command(args) -> int:
         document = run_sweep(sweep, backend=backend, out=args.out, resume=args.resume,
                              progress=not args.quiet, note=note, source=str(args.file))
     except RunInterrupted as exc:
+        _interrupts.exit_at_once()  # stopping: a further Ctrl-C ends the process at once
         print(f"pybai: {exc.message()}", file=sys.stderr)
+        _interrupts.said()
         return 130
     # with --json - the document owns standard output; the table goes to standard error
     print(format_results(document), file=sys.stderr if args.json == "-" else sys.stdout)

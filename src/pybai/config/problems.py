@@ -72,6 +72,9 @@ def read_regime(table: Table):
     if bt is not None:
         size = bt.raw("size")
         batch = bt.construct(BatchSpec, ("size", "max_repeats"), **({} if bt.has("max_repeats") else {"max_repeats": size}))
+        if isinstance(regime, FixedConfidence) and batch.size > regime.max_samples:
+            raise ConfigError(f"{bt.key('size')}: expected at most max_samples ({regime.max_samples}) samples per "
+                              f"batch (a larger batch is never completed), got {batch.size}.")
     return regime, batch
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pybai._validation import SAMPLE_LIMIT, check_array, check_positive_int, check_probability, fail
+from pybai._validation import BATCH_SIZE_LIMIT, SAMPLE_LIMIT, check_array, check_positive_int, check_probability, fail
 from pybai.models import _kl
 from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
@@ -81,7 +81,7 @@ class BatchSpec:
     max_repeats: int
 
     def __post_init__(self):
-        check_positive_int(self.size, "size", "BatchSpec")
+        check_positive_int(self.size, "size", "BatchSpec", maximum=BATCH_SIZE_LIMIT)  # held in memory
         check_positive_int(self.max_repeats, "max_repeats", "BatchSpec")
         if self.max_repeats > self.size:
             raise fail("max_repeats", "BatchSpec", f"an int <= size ({self.size})", self.max_repeats)
@@ -124,6 +124,9 @@ class Problem(ABC):
         if batch is not None and isinstance(regime, FixedBudget) and regime.budget * batch.size > SAMPLE_LIMIT:
             raise fail("budget", type(self).__name__, f"at most {SAMPLE_LIMIT:.0e} samples in all (budget x batch "
                        f"size = {regime.budget} x {batch.size})", regime.budget)
+        if batch is not None and isinstance(regime, FixedConfidence) and batch.size > regime.max_samples:
+            raise fail("size", "BatchSpec", f"an int <= max_samples ({regime.max_samples}): a batch larger than "
+                       "the run's sample cap is never completed", batch.size)
         self.family = family
         self.regime = regime
         self.batch = batch

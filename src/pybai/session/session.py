@@ -24,6 +24,7 @@ from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence
+from pybai.session.integrity import damaged, read_only
 from pybai.session.intervals import confidence_intervals
 from pybai.session.replay import Replay, ReplayDiverged
 from pybai.session.rows import Layout, read_csv
@@ -193,6 +194,8 @@ class Session:
             try:
                 spec = parse_session_file(definition["document"], default_name=definition["name"])
             except PybaiError as exc:
+                if store.meta().get("package_version") == __version__:
+                    raise damaged(path, f"the stored session file does not read ({exc})") from None
                 raise SessionStateError(f"{path}: the stored session file does not read in this version of "
                                         f"pybai ({exc})") from None
             spec.seed = int(definition["seed"])
@@ -234,6 +237,8 @@ class Session:
             except ReplayDiverged as exc:
                 self._replay = None
                 written = self._store.meta().get("package_version", "?")
+                if written == __version__:  # the code that wrote the log reads it back: the log changed
+                    raise damaged(self.path, str(exc)) from None
                 raise SessionStateError(
                     f"{self.path}: {exc} The session was written by pybai {written}, this is {__version__}; "
                     "open it with the version that wrote it (pybai session export still lists every observation)."
@@ -264,13 +269,16 @@ class Session:
             The session has stopped (the message gives the recommendation).
         """
         changed = False
-        try:
-            with self._store.writing():
+        store = self._store
+        try:  # a read-only database still hands out its pending request
+            with store.writing("record the request") if store.writable else store.reading():
                 replay = self._sync()
                 strategy = replay.strategy
                 if strategy.stopped:
                     raise SessionStateError(self._stopped_text(strategy))
                 new = strategy.request_id is None
+                if new and not store.writable:
+                    raise read_only(self.path, "cannot record the next request")
                 changed = new
                 requests = strategy.ask().copy()
                 if new:
@@ -307,7 +315,7 @@ class Session:
         src, rew = _answer_arrays(sources, rewards)
         changed = False
         try:
-            with self._store.writing():
+            with self._store.writing("record the answer"):
                 replay = self._sync()
                 strategy = replay.strategy
                 self._check_answerable(strategy, rid)

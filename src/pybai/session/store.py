@@ -29,11 +29,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
 from pybai._version import __version__
 from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.session.integrity import (SQLITE_MAGIC, answer_rows, check_database, damaged, read_only,
+                                     request_sources, translate)
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "utc_now"]
 
@@ -107,21 +110,57 @@ def _fail(path, message: str) -> SessionStateError:
     return SessionStateError(f"{path}: {message}")
 
 
-class Store:
-    """An open session database (use :meth:`create` or :meth:`open`)."""
+def _starts_like_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
-    def __init__(self, path: Path, connection: sqlite3.Connection):
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the file and create its ``-wal``/``-shm`` files beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+class Store:
+    """An open session database (use :meth:`create` or :meth:`open`).
+
+    Every ``sqlite3`` error of a query becomes one :class:`SessionStateError` line naming the
+    file (:func:`pybai.session.integrity.translate`): "database is damaged", "read-only", or
+    busy.  A store opened on a file this process may not write is read-only: reading works,
+    :meth:`writing` refuses before anything is written.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, writable: bool = True):
         self.path = path
         self._db = connection
+        self.writable = writable
+
+    # ------------------------------------------------------------ queries (errors as one line)
+    def _rows(self, sql: str, params=(), doing: str = "read it") -> list:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise translate(self.path, exc, doing) from None
+
+    def _one(self, sql: str, params=(), doing: str = "read it"):
+        rows = self._rows(sql, params, doing)
+        return rows[0] if rows else None
 
     # ------------------------------------------------------------ opening
     @staticmethod
-    def _connect(path: Path, mode: str) -> sqlite3.Connection:
-        uri = f"file:{path.resolve().as_posix()}?mode={mode}"
+    def _connect(path: Path, mode: str, immutable: bool = False) -> sqlite3.Connection:
+        uri = f"file:{quote(path.resolve().as_posix())}?mode={mode}" + ("&immutable=1" if immutable else "")
         db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA foreign_keys = ON")
+        try:
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            if mode != "ro":
+                db.execute("PRAGMA synchronous = FULL")
+            db.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            db.close()
+            raise
         return db
 
     @classmethod
@@ -135,6 +174,7 @@ class Store:
         except OSError as exc:
             raise InvalidParameterError(f"{path}: cannot create ({exc.strerror}).") from None
         os.close(fd)
+        db = None
         try:
             db = cls._connect(path, "rw")
             db.execute("PRAGMA journal_mode = WAL")
@@ -148,150 +188,176 @@ class Store:
             db.execute("INSERT INTO definition VALUES (1, ?, ?, ?, ?, ?)",
                        (name, json.dumps(document, allow_nan=False), int(seed), strategy, now))
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             try:
-                db.close()
+                if db is not None:
+                    db.close()
             except Exception:
                 pass
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
+            if isinstance(exc, sqlite3.Error):
+                raise InvalidParameterError(f"{path}: cannot create ({exc}).") from None
             raise
         return cls(path, db)
 
     @classmethod
     def open(cls, path) -> "Store":
-        """Open an existing database; refuses other files and newer schemas with one line."""
+        """Open an existing database; refuses other files, damaged ones and newer schemas with one line.
+
+        The checks of :func:`pybai.session.integrity.check_database` run first.  A file this
+        process may not write is opened read-only (see :class:`Store`).
+        """
         path = Path(path)
         if not path.is_file():
             raise InvalidParameterError(
                 f"{path}: no such session database (create one with: pybai session new FILE --db {path}).")
+        if not _starts_like_sqlite(path):
+            raise _fail(path, "not a pybai session database (not an SQLite file, or its header is damaged).")
+        writable = _writable(path)
+        # a folder nobody can write holds no -wal file being written: read the file as it is
+        immutable = not writable and not os.access(path.parent, os.W_OK) and not Path(f"{path}-wal").exists()
         try:
-            db = cls._connect(path, "rw")
-        except sqlite3.DatabaseError as exc:
-            if "not a database" in str(exc):
-                raise _fail(path, "not a pybai session database (not an SQLite file).") from None
-            raise _fail(path, f"cannot open ({exc}).") from None
+            db = cls._connect(path, "rw" if writable else "ro", immutable)
+        except sqlite3.Error as exc:
+            raise translate(path, exc, "open it") from None
+        store = cls(path, db, writable)
         try:
-            app = db.execute("PRAGMA application_id").fetchone()[0]
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError:
+            app = store._one("PRAGMA application_id")[0]
+            tables = {r[0] for r in store._rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if app != APPLICATION_ID and "meta" not in tables:
+                raise _fail(path, "not a pybai session database.")
+            if app != APPLICATION_ID:
+                raise damaged(path, f"the application id is {app}, expected {APPLICATION_ID}")
+            try:
+                check_database(db, path, _SCHEMA)
+            except sqlite3.Error as exc:
+                raise translate(path, exc, "read it") from None
+            version = int(store._one("SELECT value FROM meta WHERE key = 'schema_version'")[0])
+            if version > SCHEMA_VERSION:
+                raise _fail(path, f"written with session schema {version}, newer than this pybai ({__version__}) "
+                                  f"reads (schema {SCHEMA_VERSION}); upgrade pybai to open it.")
+            if version < 1:
+                raise _fail(path, "not a pybai session database (no schema version).")
+        except BaseException:
             db.close()
-            raise _fail(path, "not a pybai session database (not an SQLite file).") from None
-        if app != APPLICATION_ID or "meta" not in tables:
-            db.close()
-            raise _fail(path, "not a pybai session database.")
-        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        version = int(row[0]) if row else 0
-        if version > SCHEMA_VERSION:
-            db.close()
-            raise _fail(path, f"written with session schema {version}, newer than this pybai ({__version__}) "
-                              f"reads (schema {SCHEMA_VERSION}); upgrade pybai to open it.")
-        if version < 1:
-            db.close()
-            raise _fail(path, "not a pybai session database (no schema version).")
-        return cls(path, db)
+            raise
+        return store
 
     def close(self) -> None:
         self._db.close()
 
     # ------------------------------------------------------------ reading
     def meta(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(self._rows("SELECT key, value FROM meta"))
 
     def definition(self) -> dict:
-        name, document, seed, strategy, created = self._db.execute(
-            "SELECT name, document, seed, strategy, created FROM definition WHERE id = 1").fetchone()
-        return {"name": name, "document": json.loads(document), "seed": seed, "strategy": strategy,
-                "created": created}
+        row = self._one("SELECT name, document, seed, strategy, created FROM definition WHERE id = 1")
+        if row is None:
+            raise damaged(self.path, "the definition row is missing")
+        name, document, seed, strategy, created = row
+        try:
+            parsed = json.loads(document)
+        except (TypeError, ValueError, RecursionError):
+            raise damaged(self.path, "the definition's document is not valid JSON") from None
+        return {"name": name, "document": parsed, "seed": seed, "strategy": strategy, "created": created}
 
     @contextmanager
     def reading(self):
         """A read transaction: every query inside sees one consistent state of the log."""
-        try:
-            self._db.execute("BEGIN")
-        except sqlite3.Error as exc:
-            raise _fail(self.path, f"cannot read ({exc}).") from None
+        self._rows("BEGIN", doing="read it")
         try:
             yield self
         finally:
             if self._db.in_transaction:
-                self._db.execute("COMMIT")
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error:
+                    pass  # a read transaction wrote nothing: ending it cannot lose anything
 
     @contextmanager
-    def writing(self):
-        """A write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back on error."""
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise _fail(self.path, f"cannot write ({exc}).") from None
+    def writing(self, doing: str = "record anything"):
+        """A write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back on error.
+
+        Refused with one "read-only" line, before anything is read, on a read-only store.
+        """
+        if not self.writable:
+            raise read_only(self.path, f"cannot {doing}")
+        self._rows("BEGIN IMMEDIATE", doing="write")
         try:
             yield self
         except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
-            if self._db.in_transaction:
+            self._rollback()
+            error = translate(self.path, exc, "store the answer")
+            raise SessionStateError(f"{error} Nothing was recorded.") from None
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            try:
                 self._db.execute("ROLLBACK")
-            raise _fail(self.path, f"the answer could not be stored ({exc}); nothing was recorded.") from None
+            except sqlite3.Error:
+                pass  # SQLite rolls an unfinished transaction back itself when the connection closes
 
     def events_after(self, last_request: int, last_answer: int) -> Snapshot:
-        """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order."""
-        db = self._db
-        requests = [LoggedRequest(i, np.asarray(json.loads(s), dtype=np.intp), c) for i, s, c in db.execute(
-            "SELECT id, sources, created FROM requests WHERE id > ? ORDER BY id", (last_request,))]
-        rows = db.execute(
-            "SELECT a.id, a.request, a.created, o.source, o.reward FROM answers a JOIN observations o "
-            "ON o.answer = a.id WHERE a.id > ? ORDER BY a.id, o.id", (last_answer,)).fetchall()
-        answers: list[LoggedAnswer] = []
-        start = 0
-        for end in range(1, len(rows) + 1):
-            if end == len(rows) or rows[end][0] != rows[start][0]:
-                chunk = rows[start:end]
-                aid, request, created = chunk[0][:3]
-                answers.append(LoggedAnswer(aid, request, np.array([r[3] for r in chunk], dtype=np.intp),
-                                            np.array([r[4] for r in chunk], dtype=float), created))
-                start = end
+        """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
+
+        Every row is checked (:func:`pybai.session.integrity.request_sources`,
+        :func:`~pybai.session.integrity.answer_rows`): a damaged one is refused with one line.
+        """
+        requests = [LoggedRequest(i, np.asarray(request_sources(self.path, i, s), dtype=np.intp), c)
+                    for i, s, c in self._rows(
+                        "SELECT id, sources, created FROM requests WHERE id > ? ORDER BY id", (last_request,))]
+        rows = self._rows(
+            "SELECT a.id, a.request, a.size, a.created, o.request, o.source, o.reward FROM answers a "
+            "LEFT JOIN observations o ON o.answer = a.id WHERE a.id > ? ORDER BY a.id, o.id", (last_answer,))
+        answers = [LoggedAnswer(aid, request, np.array(sources, dtype=np.intp), np.array(rewards, dtype=float),
+                                created) for aid, request, created, sources, rewards in answer_rows(self.path, rows)]
         return Snapshot(requests, answers)
 
     def counts(self) -> tuple[int, int, int]:
         """(requests, answers, observations) in the log."""
-        return tuple(self._db.execute(
+        return tuple(self._one(
             "SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers), "
-            "(SELECT COUNT(*) FROM observations)").fetchone())
+            "(SELECT COUNT(*) FROM observations)"))
 
     def last_answer_time(self) -> str | None:
-        return self._db.execute("SELECT MAX(created) FROM answers").fetchone()[0]
+        return self._one("SELECT MAX(created) FROM answers")[0]
 
     def request_info(self, request_id: int) -> tuple[int, int, str | None] | None:
         """(size of the request, samples answered so far, time of the last answer) or None if unknown."""
-        row = self._db.execute("SELECT sources FROM requests WHERE id = ?", (request_id,)).fetchone()
+        row = self._one("SELECT sources FROM requests WHERE id = ?", (request_id,))
         if row is None:
             return None
-        answered, last = self._db.execute(
-            "SELECT COALESCE(SUM(size), 0), MAX(created) FROM answers WHERE request = ?", (request_id,)).fetchone()
-        return len(json.loads(row[0])), int(answered), last
+        answered, last = self._one(
+            "SELECT COALESCE(SUM(size), 0), MAX(created) FROM answers WHERE request = ?", (request_id,))
+        return len(request_sources(self.path, request_id, row[0])), int(answered), last
 
     def observation_rows(self):
         """Every observation, in order: (id, answer, request, source, reward, time)."""
-        return self._db.execute(
-            "SELECT id, answer, request, source, reward, time FROM observations ORDER BY id").fetchall()
+        return self._rows("SELECT id, answer, request, source, reward, time FROM observations ORDER BY id")
 
     # ------------------------------------------------------------ writing (inside writing())
     def add_request(self, request_id: int, requests: np.ndarray, created: str) -> None:
-        self._db.execute("INSERT INTO requests VALUES (?, ?, ?)",
-                         (int(request_id), json.dumps([int(r) for r in requests]), created))
+        self._rows("INSERT INTO requests VALUES (?, ?, ?)",
+                   (int(request_id), json.dumps([int(r) for r in requests]), created), doing="record the request")
 
     def add_answer(self, request_id: int, sources: np.ndarray, rewards: np.ndarray, created: str) -> int:
-        cur = self._db.execute("INSERT INTO answers (request, size, created) VALUES (?, ?, ?)",
-                               (int(request_id), int(sources.shape[0]), created))
-        answer = cur.lastrowid
-        self._db.executemany(
-            "INSERT INTO observations (answer, request, source, reward, time) VALUES (?, ?, ?, ?, ?)",
-            [(answer, int(request_id), int(s), float(r), created) for s, r in zip(sources.tolist(), rewards.tolist())])
+        try:
+            cur = self._db.execute("INSERT INTO answers (request, size, created) VALUES (?, ?, ?)",
+                                   (int(request_id), int(sources.shape[0]), created))
+            answer = cur.lastrowid
+            self._db.executemany(
+                "INSERT INTO observations (answer, request, source, reward, time) VALUES (?, ?, ?, ?, ?)",
+                [(answer, int(request_id), int(s), float(r), created)
+                 for s, r in zip(sources.tolist(), rewards.tolist())])
+        except sqlite3.Error as exc:
+            raise translate(self.path, exc, "store the answer") from None
         return answer
 
     def integrity_check(self) -> str:
-        return self._db.execute("PRAGMA integrity_check").fetchone()[0]
+        return self._one("PRAGMA integrity_check")[0]

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from pybai.config.experiment import Experiment
@@ -149,6 +150,25 @@ def _run_on_dask_worker(task: Task, payload) -> TaskResult:
     return run_task(experiments, task, gridded)
 
 
+@contextmanager
+def _interrupt_deferred():
+    """Ctrl-C inside the block takes effect when the block ends (Python's SIGINT handler runs then)."""
+    pending = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pending:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        raise KeyboardInterrupt
+
+
 class DaskBackend(Backend):
     """A Dask distributed cluster: a LocalCluster of ``n_workers`` processes, or an existing scheduler.
 
@@ -181,11 +201,14 @@ class DaskBackend(Backend):
         import logging
 
         if self.n_workers is not None:
-            self._cluster = LocalCluster(
-                n_workers=self.n_workers, threads_per_worker=1, processes=self.processes,
-                dashboard_address=None, silence_logs=logging.ERROR,
-            )
-            self._client = Client(self._cluster)
+            # workers ignore Ctrl-C (pybai._interrupts) and the main process closes them; their logs of
+            # the scheduler going away at that moment are noise
+            with _interrupt_deferred():  # a cluster half built cannot be closed cleanly
+                self._cluster = LocalCluster(
+                    n_workers=self.n_workers, threads_per_worker=1, processes=self.processes,
+                    dashboard_address=None, silence_logs=logging.CRITICAL,
+                )
+                self._client = Client(self._cluster)
         else:
             try:
                 self._client = Client(self.scheduler, timeout="10s")

@@ -48,6 +48,17 @@ class RunInterrupted(KeyboardInterrupt):
         return f"interrupted: {self.done} of {self.total} tasks finished{where}."
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was caused by, a ``KeyboardInterrupt`` (Ctrl-C)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def _truth(experiment: Experiment):
     try:
         return experiment.environment.source_means
@@ -220,7 +231,10 @@ def execute_sweep(
                 if callback is not None:
                     callback(task.size)
         abort = False
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemError) as exc:
+        # Ctrl-C inside compiled (numba) code may surface as a SystemError caused by the KeyboardInterrupt
+        if not isinstance(exc, KeyboardInterrupt) and not interrupted(exc):
+            raise
         raise RunInterrupted(len(outcomes), len(tasks), store.folder if store else None) from None
     finally:
         try:
@@ -280,11 +294,15 @@ def run_sweep(
         On Ctrl-C: workers are ended within about a second; finished tasks stay in the store.
     """
     store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
-    run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
-                        progress=progress, note=note)
-    document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
-    if store is not None:
-        from pybai.report.table import format_results
+    try:
+        run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
+                            progress=progress, note=note)
+        document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
+        if store is not None:
+            from pybai.report.table import format_results
 
-        store.write_results(document, format_results(document))
+            store.write_results(document, format_results(document))
+    finally:
+        if store is not None:
+            store.release()
     return document

@@ -21,6 +21,12 @@ Files in the folder:
     ``pandas.read_json(DIR / "outcomes.jsonl", lines=True)`` reads it (polars: ``read_ndjson``).
 ``results.json``, ``summary.txt``
     The result document and its table, written when a run completes.
+``.pybai-lock``
+    Locked (``flock``) by the run writing to the store: a second run on the same folder is
+    refused with one line while the first one runs.
+
+A folder with outcomes but no manifest is refused, with or without ``--resume``: nothing says
+which experiment file its lines belong to.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from pybai._validation import read_user_text
 from pybai._version import __version__
 from pybai.exceptions import ConfigError
 from pybai.simulate.runner import Outcome
@@ -49,6 +56,7 @@ MANIFEST = "manifest.json"
 OUTCOMES = "outcomes.jsonl"
 RESULTS = "results.json"
 SUMMARY = "summary.txt"
+LOCK = ".pybai-lock"
 
 _FLOATS = ("simple_regret", "false_negative", "seconds", "cpu_seconds")
 
@@ -196,15 +204,50 @@ def _jsonable_dict(values: dict) -> dict:
 
 
 def _load_manifest(folder: Path) -> dict[str, Any]:
+    text = read_user_text(folder / MANIFEST, "a store manifest (JSON)", ConfigError)  # capped, no special files
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        manifest = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise ConfigError(f"{folder}: unreadable store manifest ({exc}).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != STORE_FORMAT:
         raise ConfigError(f"{folder}/{MANIFEST}: not a pybai store manifest.")
     if manifest.get("format_version") != STORE_VERSION:
         raise ConfigError(f"{folder}: store format {manifest.get('format_version')}, this pybai reads {STORE_VERSION}.")
     return manifest
+
+
+def take_lock(folder: Path) -> int | None:
+    """Lock the store in ``folder`` for this process, or refuse with one line when a run holds it.
+
+    An advisory ``flock`` on the file ``.pybai-lock`` (the system drops it when the process
+    ends, however it ends); None where the platform has no ``fcntl``.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    path = folder / LOCK
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise ConfigError(f"--out {folder}: cannot lock the store ({exc.strerror or exc}).") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        who = f" (process {holder})" if holder.isdigit() else ""
+        raise ConfigError(f"--out {folder}: another pybai run is writing to this store{who}; wait until it "
+                          "ends, then --resume, or choose another folder.") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def release_lock(fd: int | None) -> None:
+    """Give up a lock of :func:`take_lock`."""
+    if fd is not None:
+        os.close(fd)  # closing the descriptor drops the flock
 
 
 class _Syncer:
@@ -245,10 +288,14 @@ class ResultStore:
         self.folder, self.sweep, self.fsync = folder, sweep, fsync
         self._fd: int | None = None
         self._syncer: _Syncer | None = None
+        self._lock: int | None = None
 
     @classmethod
-    def check_folder(cls, folder: str | Path, sweep: Sweep, resume: bool) -> Path:
-        """Refuse, before any work, a folder that cannot hold this sweep's store (one line each)."""
+    def check_folder(cls, folder: str | Path, sweep: Sweep, resume: bool, locked: bool = False) -> Path:
+        """Refuse, before any work, a folder that cannot hold this sweep's store (one line each).
+
+        Also refused: a store another run holds (unless ``locked``: this process holds it).
+        """
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"--out {folder}: is a file, expected a folder for the results store.")
@@ -263,10 +310,11 @@ class ResultStore:
                     f"--out {folder}: holds the store of another experiment file (\"{manifest.get('name')}\", "
                     "different content); refused, not mixed: choose another folder."
                 )
-        elif folder.exists() and any(folder.iterdir()) and not resume:
-            names = {p.name for p in folder.iterdir()}
-            if names & {OUTCOMES, RESULTS}:
-                raise ConfigError(f"--out {folder}: holds results without a manifest; choose another folder.")
+        elif folder.is_dir() and {p.name for p in folder.iterdir()} & {OUTCOMES, RESULTS}:
+            # outcomes of an unknown experiment file: resuming would mix them with this one's
+            raise ConfigError(f"--out {folder}: holds results without a manifest ({MANIFEST} is missing), so "
+                              "nothing says which experiment file they belong to; refused, not mixed: choose "
+                              "another folder.")
         try:
             folder.mkdir(parents=True, exist_ok=True)
             probe = folder / ".pybai-write-test"
@@ -274,6 +322,8 @@ class ResultStore:
             probe.unlink()
         except OSError as exc:
             raise ConfigError(f"--out {folder}: cannot write there ({exc.strerror or exc}).") from None
+        if not locked:
+            release_lock(take_lock(folder))  # refuse a store in use before any work
         return folder
 
     @classmethod
@@ -281,9 +331,17 @@ class ResultStore:
              fsync: str = "background") -> "ResultStore":
         """Create the store in ``folder``, or continue it (``resume``) when it holds this sweep's."""
         folder = cls.check_folder(folder, sweep, resume)
-        store = cls(folder, sweep, fsync)
-        if not (folder / MANIFEST).exists():
-            write_text_atomic(folder / MANIFEST, json.dumps(_manifest(sweep, source), indent=1, default=str) + "\n")
+        lock = take_lock(folder)
+        try:
+            cls.check_folder(folder, sweep, resume, locked=True)  # again, holding the lock: what another run left
+            store = cls(folder, sweep, fsync)
+            store._lock = lock
+            if not (folder / MANIFEST).exists():
+                write_text_atomic(folder / MANIFEST,
+                                  json.dumps(_manifest(sweep, source), indent=1, default=str) + "\n")
+        except BaseException:
+            release_lock(lock)
+            raise
         return store
 
     def completed(self, tasks: list[Task]) -> dict[Task, list[Outcome]]:
@@ -330,13 +388,19 @@ class ResultStore:
         write_text_atomic(self.folder / SUMMARY, table + "\n")
 
     def close(self) -> None:
-        """Wait for the last fsync and close the file."""
+        """Wait for the last fsync and close the file (the store stays locked: see :meth:`release`)."""
         if self._syncer is not None:
             self._syncer.close()
             self._syncer = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def release(self) -> None:
+        """Close the store and give up its lock (another run may then continue it)."""
+        self.close()
+        release_lock(self._lock)
+        self._lock = None
 
 
 @dataclass

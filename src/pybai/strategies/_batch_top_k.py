@@ -33,7 +33,7 @@ import numpy as np
 from pybai._validation import check_choice
 from pybai.batch.ranking import ranking_means, top_positions
 from pybai.batch.round_robin import round_robin
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 
 __all__ = ["BatchTopKRule", "batch_shape"]
 
@@ -65,6 +65,10 @@ class BatchTopKRule(Strategy):
     answer_ : ndarray of int or None
         The k arms the rule decided (sorted), None before.
     """
+
+    # state arrays: the rule writes the private ones, callers get read-only views
+    priority_ = StateArray()
+    answer_ = StateArray()
 
     goals = ("top-k",)
     batched = True
@@ -103,10 +107,10 @@ class BatchTopKRule(Strategy):
 
     def _top(self, arms: np.ndarray, kk: int) -> np.ndarray:
         """The kk arms of ``arms`` with the largest empirical means (ties by the tie order)."""
-        return arms[top_positions(self._means()[arms], self.priority_[arms], kk)]
+        return arms[top_positions(self._means()[arms], self._priority_[arms], kk)]
 
     def _decide(self, arms) -> None:
-        self.answer_ = np.sort(np.asarray(arms, dtype=np.int64))
+        self._answer_ = np.sort(np.asarray(arms, dtype=np.int64))
 
     # --- Strategy hooks -----------------------------------------------------------
     def _check_params(self, problem):
@@ -125,23 +129,23 @@ class BatchTopKRule(Strategy):
         n = self.problem_.n_sources
         self.size_, self.max_repeats_ = batch_shape(self.problem_)
         self._arms = np.arange(n)
-        self.priority_ = self.rng_.permutation(n) if self.ties == "random" else np.arange(n)
-        self.answer_ = None
+        self._priority_ = self.rng_.permutation(n) if self.ties == "random" else np.arange(n)
+        self._answer_ = None
         # RoundRobin reaches every arm before any decision: the rule is in charge from the start
         self._ready = True
         self._start_rule()
 
     def _select(self):
         pulls = round_robin(self.counts_, self.size_, self.max_repeats_, active=self._survivors(),
-                            priority=self.priority_)
+                            priority=self._priority_)
         return np.repeat(self._arms, pulls)
 
     def _observe(self, sources, rewards):
-        if self._pending is None and self.answer_ is None:  # a complete batch (parts wait for the rest)
+        if self._pending is None and self._answer_ is None:  # a complete batch (parts wait for the rest)
             self._after_batch()
 
     def _should_stop(self):
-        if self.answer_ is None:
+        if self._answer_ is None:
             return False
         self.statistic_ = self._final_statistic()
         if self.threshold_ is not None:
@@ -151,6 +155,6 @@ class BatchTopKRule(Strategy):
     def _recommend(self):
         if self.t_ == 0:
             return None
-        if self.answer_ is not None:
-            return self.answer_.copy()
+        if self._answer_ is not None:
+            return self._answer_.copy()
         return np.sort(self._current_answer())

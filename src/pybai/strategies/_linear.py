@@ -33,7 +33,7 @@ import numpy as np
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
 from pybai.stopping.thresholds import KINDS
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.tracking import geometric_chunk
 
 __all__ = ["LinearRule", "StaticDesignRule", "rounded_requests"]
@@ -57,6 +57,9 @@ class LinearRule(Strategy):
     n_init : int, default 1
         Rounds of the initial spanning set (d linearly independent arms).
     """
+
+    # state arrays: the rule writes the private ones, callers get read-only views
+    weights_ = StateArray()
 
     goals = ("best-arm",)
     regimes = ("fixed-confidence",)
@@ -97,6 +100,7 @@ class StaticDesignRule(LinearRule):
     """
 
     _state_attrs = ("weights_", "rule_counts_")
+    rule_counts_ = StateArray()  # read-only to callers (see StateArray)
     #: targets of the greedy rule: "arms" (G) or "pairs" (XY)
     _greedy_targets: ClassVar[str] = "arms"
 
@@ -116,15 +120,15 @@ class StaticDesignRule(LinearRule):
         raise NotImplementedError
 
     def _initialize(self):
-        self.weights_ = np.asarray(self._design(), dtype=float)
-        self.rule_counts_ = np.zeros(self.weights_.size, dtype=np.int64)  # the rule's samples (after the start)
+        self._weights_ = np.asarray(self._design(), dtype=float)
+        self._rule_counts_ = np.zeros(self._weights_.size, dtype=np.int64)  # the rule's samples (after the start)
 
     def _select(self):
         size = self._chunk()
         if self.allocation == "greedy":
             return self._greedy(size)
-        add = rounded_increment(self.weights_, self.rule_counts_, size)
-        self.rule_counts_ += add
+        add = rounded_increment(self._weights_, self._rule_counts_, size)
+        self._rule_counts_ += add
         return np.repeat(np.arange(add.size, dtype=np.intp), add)
 
     def _greedy(self, size: int) -> np.ndarray:
@@ -140,7 +144,7 @@ class StaticDesignRule(LinearRule):
             u = inv @ x[a]
             inv -= np.outer(u, u) / (1.0 + x[a] @ u)
             out[i] = a
-        np.add.at(self.rule_counts_, out, 1)
+        np.add.at(self._rule_counts_, out, 1)
         return out
 
 

@@ -35,6 +35,7 @@ from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.batching import check_batch, remaining_after, split_plan
+from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 __all__ = ["Strategy"]
 
@@ -54,14 +55,6 @@ _REQUIREMENTS = {
     "known-noise": ("needs a known noise scale for its confidence widths; under reward_model "
                     "'gaussian-unknown-variance' use tas, top-two, lucb, game or uniform"),
 }
-
-
-def _read_only_view(array):
-    if not isinstance(array, np.ndarray):
-        return array
-    view = array.view()
-    view.setflags(write=False)
-    return view
 
 
 class Strategy:

@@ -11,6 +11,7 @@ from pybai.batch.racing import racing_step, survivor_deviations
 from pybai.strategies._batch_top_k import BatchTopKRule
 from pybai.strategies._fixed_budget import noise_std
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["BatchRacingStrategy"]
 
@@ -59,6 +60,12 @@ class BatchRacingStrategy(BatchTopKRule):
         ends censored), None before.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    survivors_ = StateArray()
+    accepted_ = StateArray()
+    rejected_ = StateArray()
+    censored_answer_ = StateArray()
+
     name = "batch-racing"
     requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
     regimes = ("fixed-confidence",)
@@ -79,55 +86,55 @@ class BatchRacingStrategy(BatchTopKRule):
         n = problem.n_sources
         self._omega = lil_omega(problem.regime.delta, n)
         self._scale = noise_std(problem.family) if self.sigma is None else float(self.sigma)
-        self.survivors_ = np.arange(n)
-        self.accepted_ = np.zeros(n, dtype=bool)
-        self.rejected_ = np.zeros(n, dtype=bool)
-        self.censored_answer_ = None
+        self._survivors_ = np.arange(n)
+        self._accepted_ = np.zeros(n, dtype=bool)
+        self._rejected_ = np.zeros(n, dtype=bool)
+        self._censored_answer_ = None
 
     def _survivors(self):
-        return self.survivors_
+        return self._survivors_
 
     def _select(self):
         req = super()._select()
         limit = self._max_samples
         if limit is not None and self.t_ + req.size > limit:  # ask cuts this batch: the last one
-            self.censored_answer_ = np.sort(self._current_answer())
+            self._censored_answer_ = np.sort(self._current_answer())
         return req
 
     def _observe(self, sources, rewards):
-        if self.censored_answer_ is None:  # a cut batch is never decided on
+        if self._censored_answer_ is None:  # a cut batch is never decided on
             super()._observe(sources, rewards)
 
     def _after_batch(self):
-        idx = self.survivors_.astype(np.int64)  # compacted in place by the step
+        idx = self._survivors_.astype(np.int64)  # compacted in place by the step
         m = idx.size
         devs = survivor_deviations(self.counts_[idx].astype(np.int64), self._omega, self._scale)
-        kept, _ = racing_step(self.counts_, self.sums_, devs, idx, m, self.problem_.k - int(self.accepted_.sum()),
-                              self.accepted_, self.rejected_, np.empty(m), np.empty(m), np.empty(m))
+        kept, _ = racing_step(self.counts_, self.sums_, devs, idx, m, self.problem_.k - int(self._accepted_.sum()),
+                              self._accepted_, self._rejected_, np.empty(m), np.empty(m), np.empty(m))
         if kept < m:
-            self.survivors_ = idx[:kept].copy()
+            self._survivors_ = idx[:kept].copy()
         self._conclude()
 
     def _conclude(self):
         """Decide the answer when it is forced: k arms accepted, or as many survivors as arms to accept."""
-        kt = self.problem_.k - int(self.accepted_.sum())
+        kt = self.problem_.k - int(self._accepted_.sum())
         if kt == 0:
-            self._decide(np.flatnonzero(self.accepted_))
-        elif self.survivors_.size == kt:
-            self._decide(np.concatenate([np.flatnonzero(self.accepted_), self.survivors_]))
+            self._decide(np.flatnonzero(self._accepted_))
+        elif self._survivors_.size == kt:
+            self._decide(np.concatenate([np.flatnonzero(self._accepted_), self._survivors_]))
 
     def _current_answer(self):
         """Anytime answer: the accepted arms and the empirical best of the survivors."""
-        kt = self.problem_.k - int(self.accepted_.sum())
-        return np.concatenate([np.flatnonzero(self.accepted_), self._top(self.survivors_, kt)])
+        kt = self.problem_.k - int(self._accepted_.sum())
+        return np.concatenate([np.flatnonzero(self._accepted_), self._top(self._survivors_, kt)])
 
     def _recommend(self):
-        if self.censored_answer_ is not None:
-            return self.censored_answer_.copy()
+        if self._censored_answer_ is not None:
+            return self._censored_answer_.copy()
         return super()._recommend()
 
     def _final_statistic(self):
-        return float((self.accepted_ | self.rejected_).sum()) / self.accepted_.size
+        return float((self._accepted_ | self._rejected_).sum()) / self._accepted_.size
 
     def simulate_run(self, means, rng, sigma=None) -> bool:
         """Play the run against simulated arms in compiled code; False if not applicable.
@@ -145,15 +152,15 @@ class BatchRacingStrategy(BatchTopKRule):
         if self.status_ != "running" or self.t_ or self._pending is not None:
             return False
         run = simulate_batch_racing(means, rng, k=self.problem_.k, size=self.size_, max_repeats=self.max_repeats_,
-                                    omega=self._omega, scale=self._scale, priority=self.priority_,
+                                    omega=self._omega, scale=self._scale, priority=self._priority_,
                                     max_samples=self._max_samples, sigma=sigma)
         self.model_.set_statistics(run.counts, run.sums)
         self.t_ = run.samples
         self.batches_ = run.batches
         self._next_id += run.batches
-        self.accepted_[:] = run.accepted
-        self.rejected_[:] = run.rejected
-        self.survivors_ = run.survivors
+        self._accepted_[:] = run.accepted
+        self._rejected_[:] = run.rejected
+        self._survivors_ = run.survivors
         if run.status == "done":
             self._conclude()
             self.statistic_ = self._final_statistic()

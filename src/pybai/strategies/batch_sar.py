@@ -8,6 +8,7 @@ from pybai.batch.ranking import sorted_order
 from pybai.batch.sar import DONE_ALL_REMAINING, DONE_FINAL_STAGE, DONE_K_ACCEPTED, SARSchedule
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["BatchSARStrategy"]
 
@@ -43,6 +44,11 @@ class BatchSARStrategy(BatchTopKRule):
         R_s, the pulls of the arms removed so far.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    survivors_ = StateArray()
+    accepted_ = StateArray()
+    removed_ = StateArray()
+
     name = "batch-sar"
     regimes = ("fixed-budget",)
     may_stop_early = True
@@ -63,28 +69,28 @@ class BatchSARStrategy(BatchTopKRule):
     def _start_rule(self):
         n = self.problem_.n_sources
         self._schedule = self._make_schedule(self.problem_)
-        self.survivors_ = np.arange(n)
-        self.accepted_ = np.zeros(n, dtype=bool)
-        self.removed_ = 0
+        self._survivors_ = np.arange(n)
+        self._accepted_ = np.zeros(n, dtype=bool)
+        self._removed_ = 0
 
     def _survivors(self):
-        return self.survivors_
+        return self._survivors_
 
     def _after_batch(self):
-        idx = self.survivors_
+        idx = self._survivors_
         budget = self._schedule.budget
-        if self.batches_ < budget and self.counts_[idx].min() < self._schedule.target(idx.size, self.removed_):
+        if self.batches_ < budget and self.counts_[idx].min() < self._schedule.target(idx.size, self._removed_):
             return  # mid-stage: no decision, no sort
         means = self._means()[idx]
-        order = sorted_order(means, self.priority_[idx])
+        order = sorted_order(means, self._priority_[idx])
         arms = idx[order]
-        kprime = self.problem_.k - int(self.accepted_.sum())
-        lo, hi, kprime, self.removed_, status = self._schedule.stage_ends(
-            means[order], self.counts_[arms].astype(np.int64), kprime, self.removed_)
-        self.accepted_[arms[:lo]] = True
+        kprime = self.problem_.k - int(self._accepted_.sum())
+        lo, hi, kprime, self._removed_, status = self._schedule.stage_ends(
+            means[order], self.counts_[arms].astype(np.int64), kprime, self._removed_)
+        self._accepted_[arms[:lo]] = True
         survivors = arms[lo:hi]
-        self.survivors_ = np.sort(survivors)
-        accepted = np.flatnonzero(self.accepted_)
+        self._survivors_ = np.sort(survivors)
+        accepted = np.flatnonzero(self._accepted_)
         if status == DONE_ALL_REMAINING:
             self._decide(np.r_[accepted, survivors])
         elif status == DONE_K_ACCEPTED:
@@ -95,5 +101,5 @@ class BatchSARStrategy(BatchTopKRule):
             self._decide(np.r_[accepted, survivors[:kprime]])
 
     def _current_answer(self):
-        kt = self.problem_.k - int(self.accepted_.sum())
-        return np.concatenate([np.flatnonzero(self.accepted_), self._top(self.survivors_, kt)])
+        kt = self.problem_.k - int(self._accepted_.sum())
+        return np.concatenate([np.flatnonzero(self._accepted_), self._top(self._survivors_, kt)])

@@ -7,6 +7,7 @@ import numpy as np
 from pybai._validation import check_choice, check_positive_float
 from pybai.strategies.registry import register
 from pybai.strategies.track_and_stop import TrackAndStop
+from pybai.strategies.base import StateArray
 
 __all__ = ["ConstrainedTrackAndStop"]
 
@@ -61,6 +62,9 @@ class ConstrainedTrackAndStop(TrackAndStop):
     Subpopulations. Sections 4 and 5.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    weights_ = StateArray()
+
     name = "tas-cs"
     goals = ("best-feasible-arm",)
     _state_attrs = TrackAndStop._state_attrs + ("weights_",)
@@ -83,12 +87,12 @@ class ConstrainedTrackAndStop(TrackAndStop):
     def _initialize(self):
         super()._initialize()
         n = self.problem_.n_requests
-        self.weights_ = np.asarray(self.requests_.expand(np.full(n, 1.0 / n)), dtype=float)
+        self._weights_ = np.asarray(self.requests_.expand(np.full(n, 1.0 / n)), dtype=float)
 
     def _target_weights(self) -> np.ndarray:
         if self.oracle == "exact":
             _, w = self.problem_.oracle(self.means_)
         else:
-            w = self.problem_.subgradient_step(self.weights_, self.means_, self.step_size)
-        self.weights_ = w
+            w = self.problem_.subgradient_step(self._weights_, self.means_, self.step_size)
+        self._weights_ = w
         return self.requests_.weights(w)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_stretch
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, geometric_chunk, resolve_exploration
@@ -75,6 +75,9 @@ class GameSampling(Strategy):
     you can, hedge if you must. JMLR 2014.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    cum_loss_ = StateArray()
+
     name = "game"
     requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
     goals = ("best-arm", "best-feasible-arm", "top-k")
@@ -103,7 +106,7 @@ class GameSampling(Strategy):
 
     def _initialize(self):
         n = self.requests_.n_requests
-        self.cum_loss_ = np.zeros(n)
+        self._cum_loss_ = np.zeros(n)
         self.mix_gap_ = 0.0
         self._w = np.empty(n)
         self._grad = np.empty(self.problem_.n_sources)
@@ -116,12 +119,12 @@ class GameSampling(Strategy):
         kernel = problem.best_response_kernel(self.means_) if size > 1 else None
         if kernel is not None:  # the stretch's rounds in one compiled loop, at the current estimate
             return self._play_stretch(kernel, size)
-        adahedge_weights(self.cum_loss_, self.mix_gap_, self._w)
+        adahedge_weights(self._cum_loss_, self.mix_gap_, self._w)
         _, g = problem.alt_gradient(self.means_, space.expand(self._w), self._grad)
         if self.optimism == "ucb":
             g = self._optimistic(g)
         gains = space.gains(g)
-        self.mix_gap_ = adahedge_update(self.cum_loss_, self.mix_gap_, self._w, -size * gains)
+        self.mix_gap_ = adahedge_update(self._cum_loss_, self.mix_gap_, self._w, -size * gains)
         return self.tracker_.track(self._w, self.counts_, self.t_, self.model_, self.rng_)
 
     def _play_stretch(self, kernel, size: int) -> np.ndarray:
@@ -136,7 +139,7 @@ class GameSampling(Strategy):
             features, spanning, level = explorer.features, explorer.spanning, explorer.level_scale
         else:
             design, features, spanning, level = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.intp), 0.0
-        self.mix_gap_, nxt = game_stretch(best_response, data, self.cum_loss_, self.mix_gap_, widths, tracker.cumulative_,
+        self.mix_gap_, nxt = game_stretch(best_response, data, self._cum_loss_, self.mix_gap_, widths, tracker._cumulative_,
                                           counts, float(self.t_), out, features, design, spanning, level,
                                           int(tracker.forced_next_), explorer is not None)
         tracker.forced_next_ = int(nxt)

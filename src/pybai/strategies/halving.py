@@ -7,6 +7,7 @@ import numpy as np
 from pybai.batch.halving import halving_keep, halving_stage_budgets
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["HalvingStrategy"]
 
@@ -43,6 +44,10 @@ class HalvingStrategy(BatchTopKRule):
         S_s, increasing.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    survivors_ = StateArray()
+    stage_budgets_ = StateArray()
+
     name = "halving"
     regimes = ("fixed-budget",)
     _state_attrs = BatchTopKRule._state_attrs + ("stage_budgets_", "stage_", "in_stage_", "survivors_")
@@ -57,14 +62,14 @@ class HalvingStrategy(BatchTopKRule):
 
     def _start_rule(self):
         # drawn after the tie order, from the same generator
-        self.stage_budgets_ = self._stage_budgets(self.problem_, self.rng_ if self.ties == "random" else None)
+        self._stage_budgets_ = self._stage_budgets(self.problem_, self.rng_ if self.ties == "random" else None)
         self.stage_ = 0
         self.in_stage_ = 0
-        self.survivors_ = np.arange(self.problem_.n_sources)
+        self._survivors_ = np.arange(self.problem_.n_sources)
         self._advance()
 
     def _survivors(self):
-        return self.survivors_
+        return self._survivors_
 
     def _after_batch(self):
         self.in_stage_ += 1
@@ -73,14 +78,14 @@ class HalvingStrategy(BatchTopKRule):
     def _advance(self):
         """End every stage whose budget is spent (stages with no batch end at once)."""
         k = self.problem_.k
-        while self.answer_ is None and self.in_stage_ >= self.stage_budgets_[self.stage_]:
-            keep = halving_keep(self.survivors_.size, self.size_, self.max_repeats_, k)
-            if keep < self.survivors_.size:
-                self.survivors_ = np.sort(self._top(self.survivors_, keep))
+        while self._answer_ is None and self.in_stage_ >= self._stage_budgets_[self.stage_]:
+            keep = halving_keep(self._survivors_.size, self.size_, self.max_repeats_, k)
+            if keep < self._survivors_.size:
+                self._survivors_ = np.sort(self._top(self._survivors_, keep))
             self.stage_ += 1
             self.in_stage_ = 0
-            if self.stage_ == self.stage_budgets_.size:
-                self._decide(self._top(self.survivors_, k))
+            if self.stage_ == self._stage_budgets_.size:
+                self._decide(self._top(self._survivors_, k))
 
     def _current_answer(self):
-        return self._top(self.survivors_, self.problem_.k)
+        return self._top(self._survivors_, self.problem_.k)

@@ -11,6 +11,7 @@ from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.strategies._linear import LinearRule
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["RAGE", "rage_round_size", "rage_eliminated"]
 
@@ -92,6 +93,12 @@ class RAGE(LinearRule):
         Rounds of the spanning set before round 1.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    active_ = StateArray()
+    round_counts_ = StateArray()
+    round_sums_ = StateArray()
+    allocation_ = StateArray()
+
     name = "rage"
     _state_attrs = ("round_", "active_", "allocation_", "asked_", "round_counts_", "round_sums_", "round_open_",
                     "survivor_", "rho_", "round_sizes_")
@@ -113,12 +120,12 @@ class RAGE(LinearRule):
     def _initialize(self):
         k = self.problem_.features.shape[0]
         self.round_ = 1
-        self.active_ = np.zeros(k, dtype=bool)
-        self.active_[self.problem_.survivors(np.zeros(k, dtype=bool))] = True
-        self.allocation_ = np.zeros(k, dtype=np.int64)
+        self._active_ = np.zeros(k, dtype=bool)
+        self._active_[self.problem_.survivors(np.zeros(k, dtype=bool))] = True
+        self._allocation_ = np.zeros(k, dtype=np.int64)
         self.asked_ = 0
-        self.round_counts_ = np.zeros(k)
-        self.round_sums_ = np.zeros(k)
+        self._round_counts_ = np.zeros(k)
+        self._round_sums_ = np.zeros(k)
         self.round_open_ = False
         self.survivor_ = -1
         self.rho_ = 0.0
@@ -129,18 +136,18 @@ class RAGE(LinearRule):
     def _open_round(self) -> None:
         problem = self.problem_
         x = problem.features
-        active = np.flatnonzero(self.active_)
+        active = np.flatnonzero(self._active_)
         directions = pair_directions(x, active)
         design = xy_design(x, directions, rtol=1e-4)  # N_k uses the value of the design found
         self.rho_ = float(design.value)
         delta_k = problem.regime.delta / self.round_**2
-        self.allocation_ = rage_round_size(x, directions, design.weights, self.rho_, round_index=self.round_,
+        self._allocation_ = rage_round_size(x, directions, design.weights, self.rho_, round_index=self.round_,
                                            n_targets=active.size, delta_k=delta_k, sigma=problem.sigma,
                                            epsilon=float(self.epsilon), cap=problem.regime.max_samples)
-        self.round_sizes_.append(int(self.allocation_.sum()))
+        self.round_sizes_.append(int(self._allocation_.sum()))
         self.asked_ = 0
-        self.round_counts_[:] = 0.0
-        self.round_sums_[:] = 0.0
+        self._round_counts_[:] = 0.0
+        self._round_sums_[:] = 0.0
         self.round_open_ = True
         self._sequence = None
 
@@ -148,7 +155,7 @@ class RAGE(LinearRule):
         if not self.round_open_:
             self._open_round()
         if self._sequence is None:
-            self._sequence = interleaved_requests(self.allocation_)
+            self._sequence = interleaved_requests(self._allocation_)
         total = self._sequence.size
         size = total - self.asked_ if self.request_size == 0 else min(int(self.request_size), total - self.asked_)
         out = self._sequence[self.asked_ : self.asked_ + size]
@@ -157,26 +164,26 @@ class RAGE(LinearRule):
 
     def _observe(self, sources, rewards):
         if self.round_open_:  # the initial phase is not part of any round
-            np.add.at(self.round_counts_, sources, 1.0)
-            np.add.at(self.round_sums_, sources, rewards)
+            np.add.at(self._round_counts_, sources, 1.0)
+            np.add.at(self._round_sums_, sources, rewards)
 
     def _should_stop(self):
-        if not self.round_open_ or self._pending is not None or self.asked_ < int(self.allocation_.sum()):
+        if not self.round_open_ or self._pending is not None or self.asked_ < int(self._allocation_.sum()):
             return False
         self.round_open_ = False
         problem = self.problem_
         x = problem.features
-        a = x.T @ (self.round_counts_[:, None] * x)
-        theta = np.linalg.pinv(0.5 * (a + a.T)) @ (x.T @ self.round_sums_)  # least squares, this round only
+        a = x.T @ (self._round_counts_[:, None] * x)
+        theta = np.linalg.pinv(0.5 * (a + a.T)) @ (x.T @ self._round_sums_)  # least squares, this round only
         level = 2.0 ** -(self.round_ + 1)
-        active = np.flatnonzero(self.active_)
+        active = np.flatnonzero(self._active_)
         gaps = rage_gaps(x[active] @ theta)
         dropped = gaps >= level
         others = np.sort(gaps)[1:]
         self.statistic_ = float(others.min() / level) if others.size else 0.0
-        self.active_[active[dropped]] = False
+        self._active_[active[dropped]] = False
         self.round_ += 1
-        alive = np.flatnonzero(self.active_)
+        alive = np.flatnonzero(self._active_)
         if alive.size == 1:
             self.survivor_ = int(alive[0])
             return True

@@ -6,7 +6,7 @@ import numpy as np
 
 from pybai.fixed_budget.schedules import keep_top_half, sequential_halving_schedule
 from pybai.strategies._fixed_budget import empirical_means
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
 __all__ = ["SequentialHalving"]
@@ -36,6 +36,11 @@ class SequentialHalving(Strategy):
     n_init : int, default 1
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    active_ = StateArray()
+    round_counts_ = StateArray()
+    round_sums_ = StateArray()
+
     name = "sequential-halving"
     regimes = ("fixed-budget",)
     _state_attrs = ("active_", "round_", "round_counts_", "round_sums_")
@@ -43,14 +48,14 @@ class SequentialHalving(Strategy):
     def _initialize(self):
         K = self.counts_.shape[0]
         self._pulls = [pulls for _, pulls in sequential_halving_schedule(K, self.problem_.regime.budget)]
-        self.active_ = np.arange(K, dtype=np.intp)
+        self._active_ = np.arange(K, dtype=np.intp)
         self.round_ = 0
-        self.round_counts_ = np.zeros(K, dtype=np.int64)  # counts and sums when the round began
-        self.round_sums_ = np.zeros(K)
+        self._round_counts_ = np.zeros(K, dtype=np.int64)  # counts and sums when the round began
+        self._round_sums_ = np.zeros(K)
 
     def _round_means(self) -> np.ndarray:
-        n = self.counts_ - self.round_counts_
-        own = empirical_means(n, self.sums_ - self.round_sums_)
+        n = self.counts_ - self._round_counts_
+        own = empirical_means(n, self.sums_ - self._round_sums_)
         return np.where(n > 0, own, empirical_means(self.counts_, self.sums_))
 
     def _observe(self, sources, rewards):
@@ -59,18 +64,18 @@ class SequentialHalving(Strategy):
         # end every round whose pulls are complete (several at once when n_init exceeds them)
         counts = self.counts_
         last = len(self._pulls) - 1
-        while self.round_ < last and (counts - self.round_counts_)[self.active_].min() >= self._pulls[self.round_]:
-            self.active_ = keep_top_half(self._round_means(), self.active_)
+        while self.round_ < last and (counts - self._round_counts_)[self._active_].min() >= self._pulls[self.round_]:
+            self._active_ = keep_top_half(self._round_means(), self._active_)
             self.round_ += 1
-            self.round_counts_ = counts.astype(np.int64, copy=True)
-            self.round_sums_ = self.sums_.astype(float, copy=True)
+            self._round_counts_ = counts.astype(np.int64, copy=True)
+            self._round_sums_ = self.sums_.astype(float, copy=True)
 
     def _select(self):
-        active = self.active_
+        active = self._active_
         return int(active[np.argmin(self.counts_[active])])
 
     def _recommend(self):
-        mu = self._round_means()[self.active_]
+        mu = self._round_means()[self._active_]
         if np.isnan(mu).all():
             return None
-        return int(self.active_[np.nanargmax(mu)])
+        return int(self._active_[np.nanargmax(mu)])

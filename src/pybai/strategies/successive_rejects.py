@@ -6,7 +6,7 @@ import numpy as np
 
 from pybai.fixed_budget.schedules import reject_worst, successive_rejects_lengths
 from pybai.strategies._fixed_budget import empirical_means
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
 __all__ = ["SuccessiveRejects"]
@@ -37,6 +37,9 @@ class SuccessiveRejects(Strategy):
         Pulls of every arm before the phases (must not exceed the budget).
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    active_ = StateArray()
+
     name = "successive-rejects"
     regimes = ("fixed-budget",)
     _state_attrs = ("active_", "phase_")
@@ -44,7 +47,7 @@ class SuccessiveRejects(Strategy):
     def _initialize(self):
         K = self.counts_.shape[0]
         self._lengths = successive_rejects_lengths(K, self.problem_.regime.budget)
-        self.active_ = np.arange(K, dtype=np.intp)
+        self._active_ = np.arange(K, dtype=np.intp)
         self.phase_ = 0  # index into _lengths; phase_ == K - 2 is the last phase (two survivors)
 
     def _observe(self, sources, rewards):
@@ -53,16 +56,16 @@ class SuccessiveRejects(Strategy):
         # end every phase whose pulls are complete (several at once when n_init exceeds them)
         counts = self.counts_
         last = len(self._lengths) - 1
-        while self.phase_ < last and counts[self.active_].min() >= self._lengths[self.phase_]:
-            self.active_ = reject_worst(empirical_means(counts, self.sums_), self.active_)
+        while self.phase_ < last and counts[self._active_].min() >= self._lengths[self.phase_]:
+            self._active_ = reject_worst(empirical_means(counts, self.sums_), self._active_)
             self.phase_ += 1
 
     def _select(self):
-        active = self.active_
+        active = self._active_
         return int(active[np.argmin(self.counts_[active])])
 
     def _recommend(self):
-        mu = empirical_means(self.counts_, self.sums_)[self.active_]
+        mu = empirical_means(self.counts_, self.sums_)[self._active_]
         if np.isnan(mu).all():
             return None
-        return int(self.active_[np.nanargmax(mu)])
+        return int(self._active_[np.nanargmax(mu)])

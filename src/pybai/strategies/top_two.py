@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
-from pybai.strategies.base import Strategy
+from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
 __all__ = ["TopTwo"]
@@ -80,6 +80,11 @@ class TopTwo(Strategy):
     Z. Wang, S. Yang. Information-directed selection for top-two algorithms. ICML 2023.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    leader_rounds_ = StateArray()
+    leader_pulls_ = StateArray()
+    leader_target_ = StateArray()
+
     name = "top-two"
     goals = ("best-arm",)
     _state_attrs = ("leader_rounds_", "leader_pulls_", "leader_target_")
@@ -110,29 +115,29 @@ class TopTwo(Strategy):
 
     def _initialize(self):
         n = self.problem_.n_sources
-        self.leader_rounds_ = np.zeros(n)
-        self.leader_pulls_ = np.zeros(n)
-        self.leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
+        self._leader_rounds_ = np.zeros(n)
+        self._leader_pulls_ = np.zeros(n)
+        self._leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
 
     def _select(self):
         problem = self.problem_
         leader = int(np.argmax(self.means_))
-        self.leader_rounds_[leader] += 1.0
+        self._leader_rounds_[leader] += 1.0
         costs = problem.transport_costs(self.counts_, self.means_, leader)
         challenger = _penalized_argmin(costs, self.counts_, leader, self.challenger == "tci")
         if isinstance(self.beta, str):  # "ids"
             beta = self._ids_beta(leader, challenger)
-            self.leader_target_[leader] += beta
-            target = self.leader_target_[leader]
+            self._leader_target_[leader] += beta
+            target = self._leader_target_[leader]
         else:
             beta = self.beta
-            target = beta * self.leader_rounds_[leader]
+            target = beta * self._leader_rounds_[leader]
         if self.selection == "tracking":
-            take_leader = self.leader_pulls_[leader] <= target
+            take_leader = self._leader_pulls_[leader] <= target
         else:
             take_leader = self.rng_.random() < beta
         if take_leader:
-            self.leader_pulls_[leader] += 1.0
+            self._leader_pulls_[leader] += 1.0
             return leader
         return challenger
 

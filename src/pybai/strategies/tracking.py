@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import fail
+from pybai.strategies._views import StateArray
 from pybai.strategies.design_exploration import DesignExploration
 
 __all__ = ["project_capped_simplex", "c_tracking_step", "d_tracking_step", "tracking_chunk", "geometric_chunk", "Tracker",
@@ -152,6 +153,10 @@ class Tracker:
     check_growth, oracle_growth : float
     """
 
+    # state arrays: written here under the private names, read-only to callers
+    cumulative_ = StateArray()
+    lazy_weights_ = StateArray()
+
     def __init__(self, space, *, rule: str = "C", exploration: str = "arms", random_cells: bool = False,
                  check_growth: float = 0.0, oracle_growth: float = 0.0):
         view = space.arm_view() if random_cells else None
@@ -166,8 +171,8 @@ class Tracker:
             features, spanning = space.design()
             self._design = DesignExploration(features, spanning, forced=exploration == "design")
         n = space.n_requests if self._cells is None else self._cells.n_arms
-        self.cumulative_ = np.zeros(n)
-        self.lazy_weights_ = None
+        self._cumulative_ = np.zeros(n)
+        self._lazy_weights_ = None
         self.lazy_until_ = 0
         self.forced_next_ = 0
 
@@ -178,10 +183,10 @@ class Tracker:
 
     def _stretch_weights(self, w, t: int):
         """With lazy oracle updates: keep the stretch's weights until t reaches ``lazy_until_``."""
-        if self.lazy_weights_ is None or t >= self.lazy_until_:
-            self.lazy_weights_ = w
+        if self._lazy_weights_ is None or t >= self.lazy_until_:
+            self._lazy_weights_ = w
             self.lazy_until_ = int(np.ceil(t * (1.0 + self._oracle_growth)))
-        return self.lazy_weights_
+        return self._lazy_weights_
 
     def select(self, target, counts: np.ndarray, t: int, model, rng: np.random.Generator):
         """The next request(s) towards ``target()`` (per request), called only when needed.
@@ -191,8 +196,8 @@ class Tracker:
         for the forced exploration of the design), ``rng`` the rule's stream (cell draws).
         """
         lazy = self._lazy and self._cells is None
-        if lazy and self.lazy_weights_ is not None and t < self.lazy_until_:
-            w = self.lazy_weights_
+        if lazy and self._lazy_weights_ is not None and t < self.lazy_until_:
+            w = self._lazy_weights_
         else:
             w = target()
         return self.track(w, counts, t, model, rng, lazy=lazy)
@@ -203,7 +208,7 @@ class Tracker:
             cells = self._cells
             arm_w, arm_counts = cells.arm_weights(w), cells.arm_counts(counts)
             if self._cumulative_rule:
-                arm = c_tracking_step(self.cumulative_, arm_counts, arm_w, float(t))
+                arm = c_tracking_step(self._cumulative_, arm_counts, arm_w, float(t))
             else:
                 arm = d_tracking_step(arm_counts, arm_w, float(t))
             return cells.random_cell(arm, rng)
@@ -213,15 +218,15 @@ class Tracker:
         requests = self._space.counts(counts)
         if self._design is not None:
             size = geometric_chunk(t, growth)
-            out, self.forced_next_ = self._design.chunk(self.cumulative_, requests, w, t, size, model.design_matrix,
+            out, self.forced_next_ = self._design.chunk(self._cumulative_, requests, w, t, size, model.design_matrix,
                                                         self.forced_next_, self._cumulative_rule)
             return out if growth > 0 else int(out[0])
         if growth > 0:
             out = np.empty(geometric_chunk(t, growth), dtype=np.intp)
-            tracking_chunk(self.cumulative_, requests, w, float(t), out, self._cumulative_rule)
+            tracking_chunk(self._cumulative_, requests, w, float(t), out, self._cumulative_rule)
             return out
         if self._cumulative_rule:
-            return c_tracking_step(self.cumulative_, requests, w, float(t))
+            return c_tracking_step(self._cumulative_, requests, w, float(t))
         return d_tracking_step(requests, w, float(t))
 
 

@@ -9,6 +9,7 @@ from pybai.design.transductive import pair_directions, xy_design
 from pybai.models.linear import LeastSquares
 from pybai.strategies._linear import LinearRule, rounded_requests
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["XYAdaptive"]
 
@@ -55,6 +56,12 @@ class XYAdaptive(LinearRule):
         Unused (the checks are at phase ends); kept for the common interface.
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    active_ = StateArray()
+    phase_counts_ = StateArray()
+    phase_sums_ = StateArray()
+    target_ = StateArray()
+
     name = "xy-adaptive"
     _state_attrs = ("phase_", "active_", "target_", "phase_counts_", "phase_sums_", "phase_open_", "survivor_",
                     "next_target_")
@@ -72,14 +79,14 @@ class XYAdaptive(LinearRule):
         problem = self.problem_
         k, d = problem.features.shape
         self.phase_ = 1
-        self.active_ = np.zeros(k, dtype=bool)
-        self.active_[problem.survivors(np.zeros(k, dtype=bool))] = True
-        self.target_ = 1.0 / (d * (d + 1) + 1)  # rho^0 / n_0 of Fig. 3
-        self.phase_counts_ = np.zeros(k)
-        self.phase_sums_ = np.zeros(k)
+        self._active_ = np.zeros(k, dtype=bool)
+        self._active_[problem.survivors(np.zeros(k, dtype=bool))] = True
+        self._target_ = 1.0 / (d * (d + 1) + 1)  # rho^0 / n_0 of Fig. 3
+        self._phase_counts_ = np.zeros(k)
+        self._phase_sums_ = np.zeros(k)
         self.phase_open_ = False
         self.survivor_ = -1
-        self.next_target_ = self.target_
+        self.next_target_ = self._target_
         self._spanning = np.unique(self.requests_.initial_requests(1))
 
     # ------------------------------------------------------------------ phases
@@ -112,7 +119,7 @@ class XYAdaptive(LinearRule):
         problem = self.problem_
         x = problem.features
         d = x.shape[1]
-        active = np.flatnonzero(self.active_)
+        active = np.flatnonzero(self._active_)
         directions = pair_directions(x, active)
         weights = xy_design(x, directions).weights
         first = self.phase_ == 1
@@ -120,7 +127,7 @@ class XYAdaptive(LinearRule):
         base = x[spanning].T @ x[spanning] * (self.n_init if first else 1)
         start = 0 if first else spanning.size
         minimum = max(int(np.count_nonzero(weights > 0)), d * (d + 1) + 1 - (self.n_init if first else 1) * spanning.size, 1)
-        n = self._phase_length(weights, base, directions, self.alpha * self.target_, minimum)
+        n = self._phase_length(weights, base, directions, self.alpha * self._target_, minimum)
         design = rounded_requests(weights, 0, n)
         inv = np.linalg.inv(base + x.T @ (np.bincount(design, minlength=x.shape[0])[:, None] * x))
         self.next_target_ = float(((directions @ inv) * directions).sum(axis=1).max())
@@ -128,31 +135,31 @@ class XYAdaptive(LinearRule):
         return design if start == 0 else np.concatenate([spanning.astype(np.intp), design])
 
     def _observe(self, sources, rewards):
-        np.add.at(self.phase_counts_, sources, 1.0)
-        np.add.at(self.phase_sums_, sources, rewards)
+        np.add.at(self._phase_counts_, sources, 1.0)
+        np.add.at(self._phase_sums_, sources, rewards)
 
     def _should_stop(self):
         if not self.phase_open_ or self._pending is not None:
             return False
         self.phase_open_ = False
         problem = self.problem_
-        fit = LeastSquares.from_statistics(problem.features, self.phase_counts_, self.phase_sums_)
+        fit = LeastSquares.from_statistics(problem.features, self._phase_counts_, self._phase_sums_)
         level = self.threshold_.at(max(self.t_, 1), fit, delta_share=1.0 / (self.phase_ * (self.phase_ + 1)))
         strength = problem.domination(fit.estimate, fit.inverse_design)
-        dominated = (strength > level) | ~self.active_  # discarded arms stay out (see the class docstring)
+        dominated = (strength > level) | ~self._active_  # discarded arms stay out (see the class docstring)
         alive = problem.survivors(dominated)
         # statistic: the weakest evidence of this phase against the arms that were still in it,
         # other than the best (> level once they are all discarded)
-        was_active = problem.survivors(~self.active_)
+        was_active = problem.survivors(~self._active_)
         best = was_active[np.argmin(strength[was_active])]
         rest = was_active[was_active != best]
         self.statistic_ = float(strength[rest].min()) if rest.size else 0.0
-        self.active_[:] = False
-        self.active_[alive] = True
-        self.target_ = self.next_target_
+        self._active_[:] = False
+        self._active_[alive] = True
+        self._target_ = self.next_target_
         self.phase_ += 1
-        self.phase_counts_[:] = 0.0
-        self.phase_sums_[:] = 0.0
+        self._phase_counts_[:] = 0.0
+        self._phase_sums_[:] = 0.0
         if alive.size == 1:
             self.survivor_ = int(alive[0])
             return True

@@ -9,6 +9,7 @@ from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.strategies._linear import LinearRule, prop2_width, regularized_fit
 from pybai.strategies.registry import register
+from pybai.strategies.base import StateArray
 
 __all__ = ["XYFullyAdaptive"]
 
@@ -50,6 +51,9 @@ class XYFullyAdaptive(LinearRule):
     n_init : int, default 1
     """
 
+    # state arrays: the rule writes the private ones, callers get read-only views
+    active_ = StateArray()
+
     name = "xy-fully-adaptive"
     _state_attrs = ("active_", "weights_", "survivor_")
 
@@ -71,21 +75,21 @@ class XYFullyAdaptive(LinearRule):
     def _initialize(self):
         problem = self.problem_
         k = problem.features.shape[0]
-        self.active_ = np.zeros(k, dtype=bool)
-        self.active_[problem.survivors(np.zeros(k, dtype=bool))] = True
-        self.weights_ = self._active_design()
+        self._active_ = np.zeros(k, dtype=bool)
+        self._active_[problem.survivors(np.zeros(k, dtype=bool))] = True
+        self._weights_ = self._active_design()
         self.survivor_ = -1
         self._max_norm2 = float(np.max(np.sum(problem.features**2, axis=1)))
 
     def _active_design(self) -> np.ndarray:
         x = self.problem_.features
-        return xy_design(x, pair_directions(x, np.flatnonzero(self.active_))).weights
+        return xy_design(x, pair_directions(x, np.flatnonzero(self._active_))).weights
 
     def _select(self):
         size = self._chunk()
-        deficit = np.maximum((self.t_ + size) * self.weights_ - self.counts_, 0.0)
+        deficit = np.maximum((self.t_ + size) * self._weights_ - self.counts_, 0.0)
         if deficit.sum() <= 0.0:
-            deficit = self.weights_
+            deficit = self._weights_
         counts = efficient_rounding(deficit, size)
         return np.repeat(np.arange(counts.size, dtype=np.intp), counts)
 
@@ -103,8 +107,8 @@ class XYFullyAdaptive(LinearRule):
         if alive.size == 1:
             self.survivor_ = int(alive[0])
             return True
-        if not np.array_equal(np.flatnonzero(self.active_), alive):
-            self.active_[:] = False
-            self.active_[alive] = True
-            self.weights_ = self._active_design()
+        if not np.array_equal(np.flatnonzero(self._active_), alive):
+            self._active_[:] = False
+            self._active_[alive] = True
+            self._weights_ = self._active_design()
         return False

@@ -42,16 +42,16 @@ class XYOracle(StaticDesignRule):
                 f"The 'allocation' parameter of XYOracle must be \"rounding\" (the oracle design). Got {self.allocation!r}.")
 
     def _initialize(self):
-        self.weights_ = None  # the oracle design, once the truth is revealed
-        self.rule_counts_ = np.zeros(self.problem_.n_sources, dtype=np.int64)
+        self._weights_ = None  # the oracle design, once the truth is revealed
+        self._rule_counts_ = np.zeros(self.problem_.n_sources, dtype=np.int64)
 
     def reveal_truth(self, means) -> None:
         """Take the true arm means X theta: the design is the oracle's w*(theta)."""
         means = self.problem_.check_means(means, "means")
-        self.weights_ = np.asarray(self.problem_.oracle(means)[1], dtype=float)
+        self._weights_ = np.asarray(self.problem_.oracle(means)[1], dtype=float)
 
     def _select(self):
-        if self.weights_ is None:
+        if self._weights_ is None:
             raise SessionStateError(
                 "XYOracle ('xy-oracle') is a reference that needs the true theta, told by the simulation "
                 "(reveal_truth): it runs in simulations of a 'linear-gaussian' environment only.")
