@@ -14,7 +14,7 @@ Conventions
   Freitas (2014, sections 4 and 6.2) write the kernel without the 2 ("unit length scale, i.e.
   k(x, x') = e^{-(x - x')^2}"): their length scale ``l`` is ``lengthscale = l / sqrt(2)`` here,
   so their unit length scale is ``lengthscale = 1 / sqrt(2) = 0.7071067811865475``.  (pybai
-  before 0.2 used the paper's form; its files convert by dividing lengthscales by sqrt(2).)
+  0.1.0 used the paper's form; its files convert by dividing lengthscales by sqrt(2).)
 * A covariance is accepted when it is symmetric up to ``1e-8 * max|G|`` (then symmetrised),
   has a positive diagonal, and its smallest eigenvalue is ``>= -PSD_TOLERANCE * max(1,
   largest eigenvalue)`` with ``PSD_TOLERANCE = 1e-8``; eigenvalues within that tolerance
