@@ -19,7 +19,7 @@ document["replications"] = 40
 document["strategy"] = [s for s in document["strategy"] if s.get("label") in ("tas-D", "tas-C")
                         or s["name"] == "uniform"]
 experiment = pybai.parse_experiment(document)
-print(experiment.environment)
+print("means:", experiment.environment.source_means)
 
 # %%
 # The complexity of the instance: T*(mu), the optimal proportions w*(mu) and the lower bound
