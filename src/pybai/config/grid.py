@@ -111,7 +111,7 @@ def expand_grid(data: dict[str, Any]) -> list[GridPoint]:
         axes.append(settings)
     points = []
     for combo in itertools.product(*axes):
-        values: dict[str, Any] = {}
+        values = {}  # a grid point: dotted path -> value
         for setting in combo:
             values.update(setting)
         document = copy.deepcopy(base)

@@ -75,11 +75,15 @@ class ModelSpec:
     coords: tuple[int, ...]
 
     def build(self, seed: int | None = None):
-        """A fresh unfitted scikit-learn estimator."""
-        from sklearn.ensemble import RandomForestRegressor
-        from sklearn.linear_model import Lasso
-        from sklearn.neighbors import KNeighborsRegressor
-        from sklearn.svm import SVR
+        """A fresh unfitted scikit-learn estimator (scikit-learn: the ``wine`` extra)."""
+        try:
+            from sklearn.ensemble import RandomForestRegressor
+            from sklearn.linear_model import Lasso
+            from sklearn.neighbors import KNeighborsRegressor
+            from sklearn.svm import SVR
+        except ImportError:
+            raise ImportError("the wine model-selection data set fits scikit-learn models, which is not installed: "
+                              "pip install 'pybai[wine]' (or pip install scikit-learn).") from None
 
         if self.model_class == "lasso":
             return Lasso(max_iter=10000, **self.params)
@@ -194,7 +198,7 @@ def make_wine_reward(path=None, *, arms=None, train_fraction: float = 0.1, test_
             pred = model.predict(x_test)
         return -math.sqrt(float(np.mean((pred - y[test]) ** 2)))
 
-    reward.arms = specs
+    reward.arms = specs  # type: ignore[attr-defined]  # the model grid travels with the reward function
     return reward
 
 

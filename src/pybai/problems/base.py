@@ -203,9 +203,10 @@ class Problem(ABC):
         z = self.statistic(model)
         if not getattr(threshold, "count_dependent", False):
             return z, z > threshold.at(t, model)
-        if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
+        counted: Any = threshold  # a count-dependent threshold: it has min_statistic and min_margin
+        if not z > counted.min_statistic:  # the smallest pair GLR is z: some pair fails
             return z, False
-        margin = threshold.min_margin(model.counts, model.estimate, self.family.variances, top, bottom)
+        margin = counted.min_margin(model.counts, model.estimate, self.family.variances, top, bottom)
         return z, margin > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:

@@ -6,6 +6,8 @@ reader counts them; result documents keep 0-based indices (docs/reference.md).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
@@ -59,7 +61,7 @@ def allocation(data: FigureData, options: dict):
     """
     point = data.select(options.get("at"))
     labels = [s for s in data.strategies(options.get("strategies")) if data.result(point, s)]
-    series = [(s, np.asarray(data.result(point, s)["mean_allocation"], dtype=float)) for s in labels]
+    series = [(s, np.asarray(cast(dict, data.result(point, s))["mean_allocation"], dtype=np.float64)) for s in labels]
     reference = _reference(data, point, options)
     if reference is not None:
         series.append((options.get("reference_label", "reference"), reference))

@@ -99,7 +99,8 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
     is a metric (of the results, derived, or of the complexity report): ``<metric> (paper)`` and
     ``<metric> (pybai)``.
     """
-    keys, metrics = [], []
+    keys: list[tuple[str, str | None]] = []
+    metrics: list[str] = []
     for i, column in enumerate(paper.columns):
         if column == "strategy" or all(isinstance(row[i], str) for row in paper.rows):
             keys.append((column, None))  # a label, or a published finding in words: shown as it is

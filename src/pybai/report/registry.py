@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -198,8 +198,8 @@ def _derived(data: FigureData, point: dict, strategy: str, metric: DerivedMetric
     at = dict(metric.at)
     other_strategy = at.pop("strategy", strategy)
     other_point = data.select(at, base=point) if at else point
-    top = _number(measured(data, point, strategy, metric.of))
-    bottom = _number(measured(data, other_point, other_strategy, metric.over or metric.of))
+    top = _number(measured(data, point, strategy, cast(str, metric.of)))
+    bottom = _number(measured(data, other_point, other_strategy, cast(str, metric.over or metric.of)))
     value = ratio(bottom, top) if metric.invert else ratio(top, bottom)
     if value is None or metric.scale == 1.0:
         return value
@@ -219,7 +219,8 @@ def measured(data: FigureData, point: dict, strategy: str, metric: str):
             return None
     rows = data.rows_of(point["point"], strategy)
     if rows and metric in METRICS:
-        return Estimate(*metric_interval(rows, metric), METRICS[metric].kind)
+        value, low, high = cast(tuple[float, float, float], metric_interval(rows, metric))  # registered: not None
+        return Estimate(value, low, high, METRICS[metric].kind)
     result = data.result(point, strategy)
     if result is not None and result.get(metric) is not None:
         return result.get(metric)

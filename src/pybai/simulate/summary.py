@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     samples = np.array([o.samples for o in outcomes], dtype=float)
     fractions = np.array([o.counts / max(o.counts.sum(), 1.0) for o in outcomes])
     regrets = np.array([o.simple_regret for o in outcomes], dtype=float)
-    fnr = [o.false_negative for o in outcomes]
+    fnr: list[Any] = [o.false_negative for o in outcomes]  # floats, or None for goals without one
     batched = problem.batch is not None
     summary = {
         "strategy": label,
@@ -51,7 +52,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     error_eps = problem.error_probability_epsilon(regrets)  # None unless the problem sets an epsilon
     if error_eps is not None:
         summary["error_probability_epsilon"] = _num(error_eps)
-    gains = [getattr(o, "gain", None) for o in outcomes]
+    gains: list[Any] = [getattr(o, "gain", None) for o in outcomes]
     if gains and gains[0] is not None:  # goals with a gain (top-k): mean gain and the oracle's
         summary["mean_gain"] = _num(np.mean(gains))
         summary["oracle_gain"] = _num(np.mean([o.oracle_gain for o in outcomes]))

@@ -16,10 +16,10 @@ from pybai.exceptions import InvalidParameterError
 
 __all__ = ["register", "get_strategy_class", "make_strategy", "registered_names"]
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Any]] = {}
 
 
-def register(cls: type) -> type:
+def register(cls: type[Any]) -> type[Any]:
     """Class decorator: register ``cls`` under its ``name`` attribute."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} has no contract name")
@@ -34,7 +34,7 @@ def registered_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_strategy_class(name: str) -> type:
+def get_strategy_class(name: str) -> type[Any]:
     """The class registered under ``name``."""
     if name not in _REGISTRY:
         raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name, hint=_closest(name, _REGISTRY))

@@ -104,7 +104,7 @@ class FeasibleArmProblem(Problem):
     def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floor=0.0,
                  family: Family | None = None, regime=None, batch: BatchSpec | None = None,
                  sampling: str = "pair"):
-        super().__init__(family, regime, batch)
+        super().__init__(family, regime, batch)  # type: ignore[arg-type]  # None: Problem takes the default family
         owner = type(self).__name__
         K = check_positive_int(n_arms, "n_arms", owner)
         L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
