@@ -1,4 +1,4 @@
-"""Environment builders, one per ``environment.kind`` of the contract.
+"""Environment builders, one per ``environment.kind`` of an experiment file (docs/reference.md).
 
 A builder reads the keys of its kind and hands them to the environment's constructor, which
 does every check; the constructor's message ("The 'sigma' parameter of ... must be ...") is

@@ -1,6 +1,6 @@
 """Sweeps: an experiment file's ``[grid]`` table expands into one experiment per grid point.
 
-Syntax (an addition to the contract's experiment file)::
+Syntax (a table of the experiment file, docs/engine.md)::
 
     [grid]
     "environment.d" = [2, 3, 4, 5]                       # one dotted key, a non-empty list of values

@@ -1,4 +1,4 @@
-"""Summaries of replications: the result document of the contract."""
+"""Summaries of replications: the per-strategy rows of the result document (docs/reference.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _num(x, digits=6):
 
 
 def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_seconds: float | None = None) -> dict:
-    """Contract summary of one strategy's replications.
+    """Summary of one strategy's replications (a row of the result document's ``results``).
 
     ``wall_seconds`` is the wall time of this strategy's replications (from the start of its
     first task to the end of its last, as the driver saw them; the sum of the replications'

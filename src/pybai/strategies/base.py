@@ -79,7 +79,7 @@ class Strategy:
         a spanning set of a linear problem) before the sampling rule takes over.
     """
 
-    #: contract name in the strategy registry
+    #: name in the strategy registry (what experiment files and make_strategy use)
     name: ClassVar[str] = ""
     #: goals this strategy can solve
     goals: ClassVar[tuple[str, ...]] = ("best-arm",)

@@ -1,4 +1,4 @@
-"""The registry of strategies by contract name (read by the CLI and the common checks).
+"""The registry of strategies by name (read by the CLI and the common checks).
 
 A leaf of the strategies package: every strategy module imports :func:`register` from here, and
 this module imports no strategy.  The table is full whenever anyone can look at it: importing any
@@ -22,7 +22,7 @@ _REGISTRY: dict[str, type[Any]] = {}
 def register(cls: type[Any]) -> type[Any]:
     """Class decorator: register ``cls`` under its ``name`` attribute."""
     if not cls.name:
-        raise ValueError(f"{cls.__name__} has no contract name")
+        raise ValueError(f"{cls.__name__} has no registry name")
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise ValueError(f"strategy name {cls.name!r} registered twice")
     _REGISTRY[cls.name] = cls
@@ -30,7 +30,7 @@ def register(cls: type[Any]) -> type[Any]:
 
 
 def registered_names() -> list[str]:
-    """Every registered contract name, sorted."""
+    """Every registered strategy name, sorted."""
     return sorted(_REGISTRY)
 
 
