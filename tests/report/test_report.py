@@ -63,3 +63,21 @@ def test_report_page_reads_well(tmp_path):
     doc["results"][0].update(censored=0)
     html = write_report([ReportPart(FigureData("d", doc, []))], tmp_path / "2", "two parts").html.read_text()
     assert "<h2>d</h2>" in html and "the runs that stopped" not in html
+
+
+def test_allocation_heat_maps_name_arms_and_subpopulations():
+    from pybai.config.experiment import read_document
+    from pybai.experiments import experiment_path
+    from pybai.report.spec import parse_reproduce
+
+    doc = document([[0.2, 0.3], [0.4, 0.1]])
+    data = FigureData("d", doc, [])
+    fig = FIGURES["allocation"].function(data, {"arm_names": ["small", "large"], "subpopulation_names": ["x", "y"]})
+    first = [ax for ax in fig.axes if ax.images][0]
+    assert [t.get_text() for t in first.get_yticklabels()] == ["small", "large"]
+    assert [t.get_text() for t in first.get_xticklabels()] == ["x", "y"]
+    plt.close(fig)
+    # the shipped STAR study names its class types and school types
+    spec = parse_reproduce(read_document(experiment_path("star-class-size"))["reproduce"], where="star")
+    (alloc,) = [f for f in spec.figures if f.kind == "allocation"]
+    assert alloc.options["arm_names"][2] == "small" and len(alloc.options["subpopulation_names"]) == 4
