@@ -26,7 +26,7 @@ $(DOCS_STAMP): pyproject.toml $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)   # the site (user guide, API reference, executed gallery) in docs/_build/html; warnings are errors
-	rm -rf docs/_build docs/generated docs/auto_examples
+	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
 	MPLBACKEND=Agg $(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 typecheck: $(DOCS_STAMP)   # mypy on src/pybai with the settings of pyproject.toml [tool.mypy]
@@ -36,4 +36,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_track_and_stop.py
 
 clean:
-	rm -rf $(VENV) out build .build dist src/*.egg-info docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) out build .build dist src/*.egg-info docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
