@@ -3,14 +3,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench clean docs typecheck
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine]"
 	touch $(STAMP)
 
 demo: install
@@ -19,8 +19,21 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), one test file each at a time
 
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,docs,typecheck]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)   # the site (user guide, API reference, executed gallery) in docs/_build/html; warnings are errors
+	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
+	MPLBACKEND=Agg $(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
+typecheck: $(DOCS_STAMP)   # mypy on src/pybai with the settings of pyproject.toml [tool.mypy]
+	$(BIN)/python -m mypy
+
 bench: install
 	$(BIN)/python benchmarks/bench_track_and_stop.py
 
 clean:
-	rm -rf $(VENV) out build .build dist src/*.egg-info
+	rm -rf $(VENV) out build .build dist src/*.egg-info docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

@@ -61,3 +61,12 @@ def test_wine_pulls_are_negative_rmse_on_random_splits():
     env = CallableEnvironment("pybai.datasets.wine:make_wine_reward", n_arms=160, params={"path": str(WINE)})
     assert env.sample(np.array([7]), np.random.default_rng(1)).shape == (1,)
 
+
+
+def test_wine_models_without_scikit_learn_name_the_extra(monkeypatch):
+    """scikit-learn is the optional ``wine`` extra: building a model without it says how to install it."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn.ensemble", None)   # an import of it now raises ImportError
+    with pytest.raises(ImportError, match=r"pybai\[wine\]"):
+        wine_model_grid()[0].build()

@@ -50,7 +50,7 @@ def test_truths_table_by_replication_or_at_random():
 
 def test_kernel_specification():
     env = CorrelatedGaussianEnvironment([0.0, 1.0], kernel={"name": "rbf", "lengthscale": 2.0, "points": [0.0, 1.0]})
-    assert env.covariance[0, 1] == pytest.approx(np.exp(-0.25))
+    assert env.covariance[0, 1] == pytest.approx(np.exp(-1.0 / 8.0))   # exp(-d^2 / (2 l^2))
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pybai.models.posterior import GaussianPosterior
 
 def test_bayes_gap_error_probability_below_uniform_on_gp_draws():
     K, T, sigma, eta, R, eps = 40, 80, 0.5, 1.0, 150, 0.1
-    G = rbf_covariance(np.linspace(0.0, 10.0, K), lengthscale=0.5)
+    G = rbf_covariance(np.linspace(0.0, 10.0, K), lengthscale=0.5 / np.sqrt(2.0))   # exp(-d^2 / 0.5^2)
     env = CorrelatedGaussianEnvironment(covariance=G, sigma=sigma, eta=eta, draw="prior")
     rng = np.random.default_rng(2024)
     prior = GaussianPosterior(G, sigma, eta)

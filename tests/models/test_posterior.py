@@ -121,7 +121,8 @@ def test_bad_inputs_name_the_parameter():
 
 def test_kernel_matrix_convention_and_psd_tolerance():
     G = rbf_covariance([[0.0, 0.0], [1.0, 1.0], [0.0, 2.0]], lengthscale=2.0)
-    assert G[0, 1] == pytest.approx(np.exp(-2.0 / 4.0)) and G[0, 2] == pytest.approx(np.exp(-4.0 / 4.0))
+    # scikit-learn's convention exp(-d^2 / (2 l^2)): 2 l^2 = 8
+    assert G[0, 1] == pytest.approx(np.exp(-2.0 / 8.0)) and G[0, 2] == pytest.approx(np.exp(-4.0 / 8.0))
     # a fine grid is PSD only up to rounding: accepted, and X X^T reproduces it
     fine = rbf_covariance(np.linspace(0, 1, 60), 1.0)
     X = feature_matrix(fine)

@@ -40,3 +40,44 @@ def test_bars_and_allocation_kinds_draw_a_document():
     plt.close(fig)
     with pytest.raises(KeyError, match="missing"):
         FIGURES["allocation"].function(data, {"strategies": ["missing"]})
+
+
+def test_report_page_reads_well(tmp_path):
+    """One title, captions saying what a figure shows, readers' column names, w* and the lower bound by default."""
+    from pybai.report.experiment import ReportPart, write_report
+
+    doc = document([0.6, 0.4])
+    doc["results"][0].update(censored=2, mean_samples_stopped=90.0)
+    doc["results"][1].update(mean_samples_stopped=100.0)
+    complexity = {"lower_bound": 50.0, "optimal_weights": [0.5, 0.5]}
+    data = FigureData("d", doc, [], complexity_of=lambda point: complexity)
+    html = write_report([ReportPart(data)], tmp_path, "d").html.read_text()
+    assert html.count("<h1>d</h1>") == 1 and "<h2>d</h2>" not in html
+    captions = [c.split("</figcaption>")[0] for c in html.split("<figcaption>")[1:]]
+    assert len(captions) == 3 and not any(".png" in c for c in captions)
+    assert "beside w*(mu)" in captions[0] and "lower bound T* kl(delta, 1 - delta)" in captions[2]
+    headers = [h.split("</th>")[0] for h in html.split("<th>")[1:]]
+    assert "mean samples" in headers and "mean samples over the runs that stopped" in headers
+    assert not any("_" in h for h in headers), headers
+    # nothing censored: the column over the stopped runs is left out
+    doc["results"][0].update(censored=0)
+    html = write_report([ReportPart(FigureData("d", doc, []))], tmp_path / "2", "two parts").html.read_text()
+    assert "<h2>d</h2>" in html and "the runs that stopped" not in html
+
+
+def test_allocation_heat_maps_name_arms_and_subpopulations():
+    from pybai.config.experiment import read_document
+    from pybai.experiments import experiment_path
+    from pybai.report.spec import parse_reproduce
+
+    doc = document([[0.2, 0.3], [0.4, 0.1]])
+    data = FigureData("d", doc, [])
+    fig = FIGURES["allocation"].function(data, {"arm_names": ["small", "large"], "subpopulation_names": ["x", "y"]})
+    first = [ax for ax in fig.axes if ax.images][0]
+    assert [t.get_text() for t in first.get_yticklabels()] == ["small", "large"]
+    assert [t.get_text() for t in first.get_xticklabels()] == ["x", "y"]
+    plt.close(fig)
+    # the shipped STAR study names its class types and school types
+    spec = parse_reproduce(read_document(experiment_path("star-class-size"))["reproduce"], where="star")
+    (alloc,) = [f for f in spec.figures if f.kind == "allocation"]
+    assert alloc.options["arm_names"][2] == "small" and len(alloc.options["subpopulation_names"]) == 4

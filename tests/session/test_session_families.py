@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import World, learner_document
-from pybai.config.problems import GOALS
 from pybai.session import Session
-from pybai.strategies import registered_names
 from pybai.simulate.runner import run_replication
 from pybai.simulate.seeding import STREAM_STRATEGY, child, replication_seed
 from pybai.session.replay import strategy_seed
@@ -74,17 +72,12 @@ def test_session_equals_run_and_replays_exactly(workdir, case):
     check_session_equals_run(workdir, *CASES[case])
 
 
-# Families that land with other branches: tested here as soon as their config and strategies exist.
-LINEAR = "linear-gaussian" in GOALS.get("best-arm", {})
 LINEAR_ENV = {"kind": "linear-gaussian", "features": [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]], "theta": [1.0, -0.3],
               "sigma": 1.0}
 
 
-@pytest.mark.skipif(not LINEAR, reason="linear-gaussian is not in pybai.config yet (linear branch)")
 @pytest.mark.parametrize("name", ["tas", "xy-adaptive"])
 def test_linear_session_equals_run(workdir, name):
-    if name not in registered_names():
-        pytest.skip(f"{name} is not registered")
     check_session_equals_run(workdir, {"goal": "best-arm", "delta": 0.1}, LINEAR_ENV, {"name": name})
 
 
@@ -94,8 +87,6 @@ BATCH_TOP_K = {"batch-racing": {"delta": 0.1}, "batch-sar": {"budget": 6}, "halv
 
 @pytest.mark.parametrize("name", sorted(BATCH_TOP_K))
 def test_batch_top_k_session_equals_run(workdir, name):
-    if name not in registered_names():
-        pytest.skip(f"{name} is not registered yet (batch top-k branch)")
     problem = {"goal": "top-k", "k": 2, "batch": {"size": 6, "max_repeats": 2}, **BATCH_TOP_K[name]}
     check_session_equals_run(workdir, problem, {"kind": "gaussian", "means": [2.0, 1.5, 0.0, -0.5, -1.0]},
                              {"name": name})

@@ -76,3 +76,15 @@ def test_run_outcomes_is_the_engine_on_one_point():
     for r, o in enumerate(outs):
         again = run_replication(strategy, point.environment, point.problem, replication_seed(point.seed, r), r)
         assert (again.samples, again.recommendation) == (o.samples, o.recommendation)
+
+
+def test_censored_runs_are_reported_apart():
+    """mean_samples counts a censored run at max_samples; mean_samples_stopped is over the other runs."""
+    doc = json.loads(json.dumps(DOC))
+    doc["problem"]["max_samples"] = 60
+    doc["strategy"] = [{"name": "uniform"}]
+    (row,) = run_experiment(parse_experiment(doc))["results"]
+    assert 0 < row["censored"] < row["replications"]
+    stopped_total = row["mean_samples"] * row["replications"] - 60 * row["censored"]
+    assert abs(row["mean_samples_stopped"] - stopped_total / (row["replications"] - row["censored"])) < 0.01
+    assert row["mean_samples_stopped"] < 60

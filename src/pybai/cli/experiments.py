@@ -44,8 +44,9 @@ def shipped_experiments() -> list[dict]:
     for name in experiment_names():
         path = experiment_path(name)
         doc = read_document(path)
-        reproduce = doc.get("reproduce") if isinstance(doc.get("reproduce"), dict) else {}
-        problem = doc.get("problem") if isinstance(doc.get("problem"), dict) else {}
+        reproduce, problem = doc.get("reproduce"), doc.get("problem")
+        reproduce = reproduce if isinstance(reproduce, dict) else {}
+        problem = problem if isinstance(problem, dict) else {}
         title = reproduce.get("title") or _leading_comment(path) or str(doc.get("name", name))
         rows.append({"name": name, "goal": str(problem.get("goal", "")), "title": str(title), "path": str(path)})
     return rows

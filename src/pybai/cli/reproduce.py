@@ -29,9 +29,9 @@ def command(args) -> int:
 
     if args.list:
         for name, reproduction in shipped_reproductions().items():
-            files = ", ".join(path.stem + "".join(f" +{v.name}" for v in spec.variants)
+            stems = ", ".join(path.stem + "".join(f" +{v.name}" for v in spec.variants)
                               for path, spec in reproduction.files)
-            print(f"{name:<18} {reproduction.title}\n{'':<18} files: {files}")
+            print(f"{name:<18} {reproduction.title}\n{'':<18} files: {stems}")
         return 0
     if not args.name:
         raise ConfigError("reproduce: give a NAME (see pybai reproduce --list).")

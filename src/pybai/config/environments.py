@@ -1,4 +1,4 @@
-"""Environment builders, one per ``environment.kind`` of the contract.
+"""Environment builders, one per ``environment.kind`` of an experiment file (docs/reference.md).
 
 A builder reads the keys of its kind and hands them to the environment's constructor, which
 does every check; the constructor's message ("The 'sigma' parameter of ... must be ...") is
@@ -8,6 +8,7 @@ turned into the file's form ("environment.sigma: expected ..., got ...").
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from pybai.config.generators import generated_builder
 from pybai.config.keys import Table
@@ -21,7 +22,7 @@ from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 __all__ = ["ENVIRONMENT_BUILDERS", "build_environment", "register_environment", "keys_builder"]
 
 
-def keys_builder(cls: type, keys: tuple[str, ...]) -> Callable[[Table], Environment]:
+def keys_builder(cls: type[Any], keys: tuple[str, ...]) -> Callable[[Table], Environment]:
     """A builder passing the keys ``keys`` (those present) of the table to ``cls``."""
 
     def build(table: Table) -> Environment:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pybai._validation import REPLICATION_LIMIT, read_user_text
 from pybai.config.environments import build_environment
@@ -76,6 +76,7 @@ def _nesting_depth(value) -> int:
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
+        children: Any
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):
@@ -142,8 +143,9 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     name = top.str("name", default_name)
     replications = top.int("replications", 100, minimum=1, maximum=REPLICATION_LIMIT)
     seed = top.int("seed", 0, minimum=0)
-    environment = build_environment(top.table("environment"))
-    problem = build_problem(top.table("problem"), environment)
+    # required tables: table() raises when they are missing, so neither is None
+    environment = build_environment(cast(Table, top.table("environment")))
+    problem = build_problem(cast(Table, top.table("problem")), environment)
     entries = top.raw("strategy")
     if not isinstance(entries, list) or not entries:
         raise ConfigError("strategy: expected at least one [[strategy]] table.")

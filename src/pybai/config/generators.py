@@ -28,6 +28,7 @@ with the table's ``seed`` key (default 0), independent of the file's master seed
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,7 @@ def generated_means(table: Table, kind: str) -> np.ndarray | None:
         raise ConfigError(_config_message(table.prefix, str(exc))) from None
 
 
-def generated_builder(cls: type, keys: tuple[str, ...]) -> Callable[[Table], object]:
+def generated_builder(cls: type[Any], keys: tuple[str, ...]) -> Callable[[Table], Any]:
     """Builder of ``cls`` from its ``keys``, or from a ``generator`` instead of ``means``."""
 
     def build(table: Table):

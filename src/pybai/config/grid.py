@@ -1,6 +1,6 @@
 """Sweeps: an experiment file's ``[grid]`` table expands into one experiment per grid point.
 
-Syntax (an addition to the contract's experiment file)::
+Syntax (a table of the experiment file, docs/engine.md)::
 
     [grid]
     "environment.d" = [2, 3, 4, 5]                       # one dotted key, a non-empty list of values
@@ -111,7 +111,7 @@ def expand_grid(data: dict[str, Any]) -> list[GridPoint]:
         axes.append(settings)
     points = []
     for combo in itertools.product(*axes):
-        values: dict[str, Any] = {}
+        values = {}  # a grid point: dotted path -> value
         for setting in combo:
             values.update(setting)
         document = copy.deepcopy(base)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins  # annotations inside Table: its methods str/int/float shadow the built-in names
 import difflib
 import inspect
 import re
@@ -52,7 +53,7 @@ class Table:
             raise ConfigError(f'{self.key(name)}: expected one of {listed}, got "{value}".')
         return value
 
-    def int(self, name: str, default: Any = _MISSING, minimum: int | None = None, maximum: int | None = None) -> int:
+    def int(self, name: builtins.str, default: Any = _MISSING, minimum: int | None = None, maximum: int | None = None) -> int:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
@@ -67,7 +68,7 @@ class Table:
             raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {given}.")
         return value
 
-    def float(self, name: str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
+    def float(self, name: builtins.str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
@@ -84,7 +85,7 @@ class Table:
             )
         return float(value)
 
-    def array(self, name: str, default: Any = _MISSING, **checks) -> np.ndarray:
+    def array(self, name: builtins.str, default: Any = _MISSING, **checks) -> np.ndarray:
         value = self.raw(name, default)
         if value is default and default is not _MISSING:
             return value
@@ -93,7 +94,7 @@ class Table:
         except InvalidParameterError as exc:
             raise ConfigError(_config_message(self.prefix, str(exc))) from None
 
-    def table(self, name: str, default: Any = _MISSING) -> "Table | None":
+    def table(self, name: builtins.str, default: Any = _MISSING) -> "Table | None":
         if default is _MISSING and name not in self.data:
             raise ConfigError(f"{self.key(name)}: missing required table [{self.key(name)}].")
         value = self.raw(name, default)

@@ -38,7 +38,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -167,7 +167,7 @@ def _build_linear(table: Table) -> dict:
     return {"features": features, "sigma": sigma}
 
 
-def _describe_linear(problem: Problem) -> dict | None:
+def _describe_linear(problem: Any) -> dict | None:  # a LinearBestArmProblem
     return {"features": np.asarray(problem.features).tolist(), "sigma": float(problem.sigma)}
 
 
@@ -243,7 +243,7 @@ def parse_session_file(data: dict[str, Any], default_name: str = "session") -> S
     seed = top.int("seed", 0, minimum=0)
     top.raw("replications", None)  # an experiment file's key: allowed, unused by a session
     top.raw("reproduce", None)
-    problem = build_learner_problem(top.table("problem"), top.table("environment"))
+    problem = build_learner_problem(cast(Table, top.table("problem")), cast(Table, top.table("environment")))  # required: table() raises when missing
     entries = top.raw("strategy")
     if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
         count = len(entries) if isinstance(entries, list) else 0

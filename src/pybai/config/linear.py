@@ -2,7 +2,7 @@
 
 Two ways to write it:
 
-* explicit (the contract's keys): ``features`` (K x d), ``theta`` (d), ``sigma`` (default 1.0);
+* explicit (the keys of docs/reference.md): ``features`` (K x d), ``theta`` (d), ``sigma`` (default 1.0);
 * a named instance, so a figure can sweep its size with a ``[grid]``:
 
   - ``instance = "soare"``: the section-6 instance of Soare, Lazaric & Munos (2014), keys

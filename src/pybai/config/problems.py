@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 from pybai.config.keys import Table, closest
 from pybai.config.reward_models import all_keys, apply_reward_model
@@ -27,7 +28,7 @@ def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon
 
 
 #: goal -> {environment kind -> problem class}
-GOALS: dict[str, dict[str, type]] = {
+GOALS: dict[str, dict[str, Callable[..., Problem]]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem,
                  "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior,
                  "linear-gaussian": LinearBestArmProblem},

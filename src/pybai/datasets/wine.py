@@ -3,8 +3,9 @@ Hoffman, Shahriari and de Freitas 2014).
 
 Arms are 160 regression models (the paper's grid); pulling an arm draws a random training set
 and a disjoint random test set of 10% of the rows each, fits the model and returns minus its
-test RMSE.  The prior correlation is a squared-exponential kernel with unit length scale within
-each model class (zero across classes).
+test RMSE.  The prior correlation is a squared-exponential kernel with the paper's unit length
+scale, ``exp(-|c - c'|^2)`` (``lengthscale = 1 / sqrt(2)`` in scikit-learn's convention, which
+:func:`pybai.models.kernels.rbf_covariance` follows), within each model class (zero across classes).
 
 Choices where the paper is silent or current scikit-learn differs (documented):
 
@@ -74,11 +75,15 @@ class ModelSpec:
     coords: tuple[int, ...]
 
     def build(self, seed: int | None = None):
-        """A fresh unfitted scikit-learn estimator."""
-        from sklearn.ensemble import RandomForestRegressor
-        from sklearn.linear_model import Lasso
-        from sklearn.neighbors import KNeighborsRegressor
-        from sklearn.svm import SVR
+        """A fresh unfitted scikit-learn estimator (scikit-learn: the ``wine`` extra)."""
+        try:
+            from sklearn.ensemble import RandomForestRegressor
+            from sklearn.linear_model import Lasso
+            from sklearn.neighbors import KNeighborsRegressor
+            from sklearn.svm import SVR
+        except ImportError:
+            raise ImportError("the wine model-selection data set fits scikit-learn models, which is not installed: "
+                              "pip install 'pybai[wine]' (or pip install scikit-learn).") from None
 
         if self.model_class == "lasso":
             return Lasso(max_iter=10000, **self.params)
@@ -105,8 +110,12 @@ def wine_model_grid() -> list[ModelSpec]:
     return out
 
 
-def model_class_covariance(grid=None, lengthscale: float = 1.0) -> np.ndarray:
-    """Block-diagonal prior covariance: ``exp(-|c - c'|^2 / lengthscale^2)`` within a model class.
+#: The paper's unit length scale ``exp(-|c - c'|^2)`` in scikit-learn's convention ``exp(-|c - c'|^2 / (2 l^2))``.
+PAPER_LENGTHSCALE = 1.0 / math.sqrt(2.0)
+
+
+def model_class_covariance(grid=None, lengthscale: float = PAPER_LENGTHSCALE) -> np.ndarray:
+    """Block-diagonal prior covariance: ``exp(-|c - c'|^2 / (2 lengthscale^2))`` within a model class.
 
     Coordinates ``c`` are grid positions (:class:`ModelSpec`); models of different classes are
     uncorrelated.
@@ -189,7 +198,7 @@ def make_wine_reward(path=None, *, arms=None, train_fraction: float = 0.1, test_
             pred = model.predict(x_test)
         return -math.sqrt(float(np.mean((pred - y[test]) ** 2)))
 
-    reward.arms = specs
+    reward.arms = specs  # type: ignore[attr-defined]  # the model grid travels with the reward function
     return reward
 
 

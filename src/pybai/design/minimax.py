@@ -28,6 +28,8 @@ the restricted value enter the working sets, until the gap is below ``rtol``.  A
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pybai.design._linalg import inverse_design
@@ -227,7 +229,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
     if state is not None and state.directions is not None:
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
-    best = (np.inf, None)
+    best: tuple[float, Any] = (np.inf, None)  # (value, weights) of the best design seen
     lower = -np.inf
     inner_rtol = rtol
     mu_rel = 0.1

@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ def _fedorov_wynn(z: np.ndarray, w: np.ndarray, rtol: float, max_iter: int):
     """Frank-Wolfe with away steps on log det A(w); returns (w, max variance, iterations)."""
     r = z.shape[1]
     it = 0
-    m = None
+    m: Any = None  # A(w)^-1, refreshed every 200 iterations
     for it in range(max_iter + 1):
         if it % 200 == 0 or m is None:
             m = inverse_design(z, w)

@@ -65,7 +65,7 @@ def xy_design(features, directions=None, *, rtol: float = 1e-6, state: DesignSta
         if x.shape[0] < 2:
             raise fail("features", owner, "at least 2 arms when 'directions' is not given", x)
         z, _ = span_coordinates(x, owner)
-        dirs = PairDirections(z)
+        dirs: PairDirections | ExplicitDirections = PairDirections(z)
     else:
         y = check_array(directions, "directions", owner, shape=(None, x.shape[1]))
         z, yz = span_coordinates(x, owner, y)

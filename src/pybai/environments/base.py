@@ -21,7 +21,7 @@ __all__ = ["Environment"]
 class Environment(ABC):
     """Base class of simulated environments.
 
-    Subclasses set ``kind`` (the contract's ``environment.kind``) and implement
+    Subclasses set ``kind`` (the ``environment.kind`` of experiment files) and implement
     :attr:`source_means`, :meth:`sample` and :meth:`family`.
     """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -133,6 +133,9 @@ class Gaussian(Family):
 
     sigma: np.ndarray | float = 1.0
     n_sources: int = 1
+    if TYPE_CHECKING:  # set in __post_init__, not dataclass fields
+        _var: np.ndarray = field(init=False)
+        _reward_bound: float = field(init=False)
 
     def __post_init__(self):
         _check_n_sources(self.n_sources, "Gaussian")
@@ -172,7 +175,7 @@ class Gaussian(Family):
                                 f"(numerically safe range: |reward| <= {bound:g})"
 
     def to_dict(self) -> dict:
-        return {"name": "gaussian", "sigma": self.sigma.tolist()}
+        return {"name": "gaussian", "sigma": np.asarray(self.sigma).tolist()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,6 +183,8 @@ class Bernoulli(Family):
     """Bernoulli rewards (means in [0, 1])."""
 
     n_sources: int = 1
+    if TYPE_CHECKING:  # set in __post_init__, not a dataclass field
+        _var: np.ndarray = field(init=False)
 
     def __post_init__(self):
         _check_n_sources(self.n_sources, "Bernoulli")

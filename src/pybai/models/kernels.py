@@ -8,10 +8,13 @@ it from a kernel over points, and turns it into X.
 
 Conventions
 -----------
-* Squared-exponential ("rbf") kernel: ``k(x, x') = exp(-||x - x'||^2 / lengthscale^2)``.
-  This is the paper's convention (section 4 and 6.2: "unit length scale, i.e.
-  k(x, x') = e^{-(x - x')^2}"), so ``lengthscale = 1`` reproduces the paper.  Note that
-  scikit-learn's ``RBF(l)`` divides by ``2 l^2``: ``lengthscale = sqrt(2) * l`` here.
+* Squared-exponential ("rbf") kernel: ``k(x, x') = exp(-||x - x'||^2 / (2 lengthscale^2))``,
+  the convention of scikit-learn (``sklearn.gaussian_process.kernels.RBF``), GPyTorch and
+  BoTorch, so a lengthscale fitted there is the same prior here.  Hoffman, Shahriari and de
+  Freitas (2014, sections 4 and 6.2) write the kernel without the 2 ("unit length scale, i.e.
+  k(x, x') = e^{-(x - x')^2}"): their length scale ``l`` is ``lengthscale = l / sqrt(2)`` here,
+  so their unit length scale is ``lengthscale = 1 / sqrt(2) = 0.7071067811865475``.  (pybai
+  0.1.0 used the paper's form; its files convert by dividing lengthscales by sqrt(2).)
 * A covariance is accepted when it is symmetric up to ``1e-8 * max|G|`` (then symmetrised),
   has a positive diagonal, and its smallest eigenvalue is ``>= -PSD_TOLERANCE * max(1,
   largest eigenvalue)`` with ``PSD_TOLERANCE = 1e-8``; eigenvalues within that tolerance
@@ -21,7 +24,7 @@ Examples
 --------
 >>> import numpy as np
 >>> G = rbf_covariance([0.0, 1.0, 2.0], lengthscale=1.0)
->>> bool(np.isclose(G[0, 1], np.exp(-1.0)))
+>>> bool(np.isclose(G[0, 1], np.exp(-0.5)))
 True
 >>> X = feature_matrix(G)
 >>> bool(np.allclose(X @ X.T, G))
@@ -30,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -44,6 +48,8 @@ __all__ = [
     "kernel_covariance",
     "feature_matrix",
 ]
+
+_SQRT2 = math.sqrt(2.0)
 
 PSD_TOLERANCE = 1e-8
 """Relative tolerance on negative eigenvalues (see the module docstring)."""
@@ -102,14 +108,14 @@ def check_covariance(value, name: str = "covariance", owner: str = "", *, n: int
 
 
 def rbf_covariance(points, lengthscale: float = 1.0, *, name: str = "points", owner: str = "") -> np.ndarray:
-    """Squared-exponential kernel matrix ``exp(-||x_i - x_j||^2 / lengthscale^2)``.
+    """Squared-exponential kernel matrix ``exp(-||x_i - x_j||^2 / (2 lengthscale^2))``.
 
     Parameters
     ----------
     points : array-like of shape (K,) or (K, d)
         One point per arm (a 1-d array means scalar points).
     lengthscale : float > 0
-        Length scale (paper's convention, see the module docstring).
+        Length scale, as scikit-learn's ``RBF(length_scale)`` (see the module docstring).
 
     Returns
     -------
@@ -123,7 +129,10 @@ def rbf_covariance(points, lengthscale: float = 1.0, *, name: str = "points", ow
     ell = _check_lengthscale(lengthscale, "lengthscale", owner)
     sq = np.sum(pts * pts, axis=1)
     dist2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * pts @ pts.T, 0.0)
-    out = np.exp(-dist2 / ell**2)
+    # 2 l^2 computed as (sqrt(2) l)^2: for a lengthscale converted from the paper's convention
+    # (l_paper / sqrt(2), rounded), sqrt(2) l rounds back to l_paper for every value shipped or
+    # tested, so converted files give bit-identical matrices
+    out = np.exp(-dist2 / (_SQRT2 * ell) ** 2)
     np.fill_diagonal(out, 1.0)
     return out
 

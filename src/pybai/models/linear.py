@@ -76,7 +76,7 @@ class LeastSquares(Model):
         self.design_matrix = np.zeros((d, d))
         self.theta = np.zeros(d)
         self._b = np.zeros(d)
-        self._inverse = None
+        self._inverse: np.ndarray | None = None
         self._since_refresh = 0
 
     @classmethod

@@ -232,13 +232,14 @@ class Problem(ABC):
         z = self.statistic(model)
         if not getattr(threshold, "count_dependent", False):
             return z, z > threshold.at(t, model)
-        if not z > threshold.min_statistic:  # the smallest pair GLR is z: some pair fails
+        counted: Any = threshold  # a count-dependent threshold: it has min_statistic and min_margin
+        if not z > counted.min_statistic:  # the smallest pair GLR is z: some pair fails
             return z, False
         c, e = self.pair_shift
         if c == 1.0 and e == 0.0:
-            margin = threshold.model_margin(model, self.family.variances, top, bottom)
+            margin = counted.model_margin(model, self.family.variances, top, bottom)
         else:
-            margin = threshold.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
+            margin = counted.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
         return z, margin > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:

@@ -6,6 +6,8 @@ reader counts them; result documents keep 0-based indices (docs/reference.md).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
@@ -25,15 +27,24 @@ def arm_labels(k: int) -> list[str]:
     return [f"arm {a + 1}" for a in range(k)]
 
 
-def _heatmap(ax, alloc: np.ndarray, title: str, vmax: float, row_labels: bool = True):
+def _names(options: dict, key: str, n: int, default: list[str]) -> list[str]:
+    """The ``key`` option (one name per row or column) when it has ``n`` names, else ``default``."""
+    names = options.get(key)
+    return [str(v) for v in names] if isinstance(names, list) and len(names) == n else default
+
+
+def _heatmap(ax, alloc: np.ndarray, title: str, vmax: float, row_labels: bool = True,
+             arm_names: list[str] | None = None, subpopulation_names: list[str] | None = None):
     image = ax.imshow(alloc, cmap="viridis", vmin=0.0, vmax=vmax, aspect="auto")
     for (k, l), value in np.ndenumerate(alloc):
         ax.text(l, k, f"{value:.2f}", ha="center", va="center", fontsize=8,
                 color="white" if value < 0.6 * vmax else "black")
     ax.set_xticks(range(alloc.shape[1]))
     ax.set_yticks(range(alloc.shape[0]))
-    ax.set_xticklabels([f"subpop {l + 1}" for l in range(alloc.shape[1])], fontsize=8)
-    ax.set_yticklabels([f"arm {k + 1}" for k in range(alloc.shape[0])] if row_labels else [], fontsize=8)
+    columns = subpopulation_names or [f"subpop {l + 1}" for l in range(alloc.shape[1])]
+    ax.set_xticklabels(columns, fontsize=8, rotation=30 if subpopulation_names else 0,
+                       ha="right" if subpopulation_names else "center")
+    ax.set_yticklabels((arm_names or arm_labels(alloc.shape[0])) if row_labels else [], fontsize=8)
     ax.set_xlabel("subpopulation", fontsize=8)
     if row_labels:
         ax.set_ylabel("arm", fontsize=8)
@@ -49,17 +60,19 @@ def _reference(data: FigureData, point: dict, options: dict) -> np.ndarray | Non
     return None if reference is None else np.asarray(reference, dtype=float)
 
 
-@register_figure("allocation", keys=("at", "reference", "reference_label", "vmax"))
+@register_figure("allocation", keys=("at", "reference", "reference_label", "vmax", "arm_names", "subpopulation_names"))
 def allocation(data: FigureData, options: dict):
     """Mean fraction of samples per source and strategy: bars, or heat maps for arms x subpopulations.
 
     ``reference``: weights drawn beside the strategies' (e.g. the optimal w*, as numbers or as the
     complexity key ``"optimal_weights"``), labelled ``reference_label`` (default "reference").
     ``vmax``: the top of the heat maps' colour scale (default: the largest fraction shown).
+    ``arm_names``, ``subpopulation_names``: lists of names for the rows and columns (default
+    "arm 1", ..., "subpop 1", ..., counted from 1).
     """
     point = data.select(options.get("at"))
     labels = [s for s in data.strategies(options.get("strategies")) if data.result(point, s)]
-    series = [(s, np.asarray(data.result(point, s)["mean_allocation"], dtype=float)) for s in labels]
+    series = [(s, np.asarray(cast(dict, data.result(point, s))["mean_allocation"], dtype=np.float64)) for s in labels]
     reference = _reference(data, point, options)
     if reference is not None:
         series.append((options.get("reference_label", "reference"), reference))
@@ -68,8 +81,12 @@ def allocation(data: FigureData, options: dict):
     if series and series[0][1].ndim == 2:
         vmax = float(options.get("vmax") or max(float(a.max()) for _, a in series) or 1.0)
         fig, axes = new_figure(width=3.4 * len(series) + 0.8, height=3.4, ncols=len(series))
+        k, n_sub = series[0][1].shape
+        arm_names = _names(options, "arm_names", k, arm_labels(k))
+        sub_names = _names(options, "subpopulation_names", n_sub, [])
         for j, (ax, (label, alloc)) in enumerate(zip(axes, series)):
-            image = _heatmap(ax, alloc.reshape(series[0][1].shape), label, vmax, row_labels=j == 0)
+            image = _heatmap(ax, alloc.reshape(series[0][1].shape), label, vmax, row_labels=j == 0,
+                             arm_names=arm_names, subpopulation_names=sub_names or None)
         fig.colorbar(image, ax=axes, shrink=0.85, label="fraction of samples")
         fig.suptitle(options.get("title", title), fontsize=10)
         return fig
@@ -83,7 +100,8 @@ def allocation(data: FigureData, options: dict):
                hatch="//" if is_reference else None, edgecolor="black" if is_reference else None)
     if size <= _LABELLED:
         ax.set_xticks(np.arange(size))
-        ax.set_xticklabels(arm_labels(size), fontsize=8, rotation=0 if size <= 12 else 90)
+        ax.set_xticklabels(_names(options, "arm_names", size, arm_labels(size)), fontsize=8,
+                           rotation=0 if size <= 12 else 90)
         ax.set_xlabel("arm")
     else:  # too many arms to name each: numbered ticks, counted from 1
         from matplotlib.ticker import FuncFormatter

@@ -19,10 +19,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybai.report.figures import DEFAULT_COLUMNS, FIGURES, Estimate, FigureData, TableBlock, measured, same_value
+from pybai.report.figures import FIGURES, Estimate, FigureData, TableBlock, measured, same_value
+from pybai.report.registry import column_label, default_columns, short_key
 from pybai.report.html import HtmlReport
 from pybai.report.intervals import ratio
-from pybai.report.registry import short_key
 from pybai.report.spec import VARIANT_SEPARATOR, FigureSpec, PaperTable, ReproduceSpec
 
 __all__ = ["ReportPart", "ReportFiles", "write_report", "default_figures", "paper_comparison", "variant_comparison"]
@@ -54,12 +54,56 @@ class ReportFiles:
 
 def default_figures(data: FigureData) -> list[FigureSpec]:
     """Figures for a file without ``[[reproduce.figure]]``: its main metric against the first grid key, else
-    the allocation and the distribution of samples (fixed confidence) or of the recommendation (fixed budget)."""
+    the allocation and the distribution of samples (fixed confidence) or of the recommendation (fixed budget).
+
+    In fixed confidence, where the problem's complexity report gives them, the allocation is drawn
+    beside the optimal proportions w*(mu) and the mean samples beside the lower bound
+    T*(mu) kl(delta, 1 - delta).
+    """
     metric = "correct_rate" if data.fixed_budget else "mean_samples"
     if data.grid_keys:
         return [FigureSpec("metric-vs-grid", {"x": data.grid_keys[0], "y": metric})]
-    second = FigureSpec("histogram", {"y": "recommendation"}) if data.fixed_budget else FigureSpec("boxplot", {"y": "samples"})
-    return [FigureSpec("allocation", {}), second]
+    if data.fixed_budget:
+        return [FigureSpec("allocation", {}), FigureSpec("histogram", {"y": "recommendation"})]
+    report = data.complexity(data.points[0]) if data.points else {}
+    optimal = {"reference": "optimal_weights", "reference_label": "w*(mu)"} if report.get("optimal_weights") else {}
+    figures = [FigureSpec("allocation", optimal), FigureSpec("boxplot", {"y": "samples"})]
+    if isinstance(report.get("lower_bound"), (int, float)) and math.isfinite(report["lower_bound"]):
+        figures.append(FigureSpec("bars", {"y": "mean_samples", "hline": "lower_bound"}))
+    return figures
+
+
+#: what each kind of figure shows, for its caption when the file gives no title
+CAPTIONS = {
+    "allocation": "Mean fraction of the samples given to each arm (or cell), per strategy",
+    "boxplot": "Distribution over the runs",
+    "histogram": "Distribution over the runs",
+    "bars": "Mean per strategy with its 95% interval",
+    "metric-vs-grid": "Metric against the grid parameter, per strategy (95% intervals)",
+}
+
+
+def figure_caption(figure: FigureSpec) -> str:
+    """A figure's caption: its ``caption`` or ``title`` option, else what its kind shows (never a file name)."""
+    options = figure.options
+    if options.get("caption") or options.get("title"):
+        return str(options.get("caption") or options.get("title"))
+    text = CAPTIONS.get(figure.kind, figure.kind.replace("-", " "))
+    if figure.kind in ("boxplot", "histogram") and options.get("y"):
+        text = f"{column_label(options['y']).capitalize()}: distribution over the runs"
+    if figure.kind == "bars":
+        text = f"{column_label(options.get('y', 'mean_samples')).capitalize()} per strategy (95% interval)"
+        if options.get("hline"):
+            text += f", beside the {column_label(str(options['hline']))}"
+    if figure.kind == "allocation" and options.get("reference"):
+        text += f", beside {options.get('reference_label', column_label(str(options['reference'])))}"
+    return text + "."
+
+
+def header_label(header: str) -> str:
+    """A table header for readers: ``mean_samples (paper)`` -> ``mean samples (all runs) (paper)``."""
+    key, sep, rest = str(header).partition(" (")
+    return column_label(key) + (sep + rest if sep else "")
 
 
 def _slug(text: str) -> str:
@@ -99,7 +143,8 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
     is a metric (of the results, derived, or of the complexity report): ``<metric> (paper)`` and
     ``<metric> (pybai)``.
     """
-    keys, metrics = [], []
+    keys: list[tuple[str, str | None]] = []
+    metrics: list[str] = []
     for i, column in enumerate(paper.columns):
         if column == "strategy" or all(isinstance(row[i], str) for row in paper.rows):
             keys.append((column, None))  # a label, or a published finding in words: shown as it is
@@ -162,8 +207,7 @@ def variant_comparison(data: FigureData, baseline: FigureData, metrics: list[str
 
 
 def _summary(data: FigureData) -> TableBlock:
-    return FIGURES["table"].function(data, {"columns": [c for c in DEFAULT_COLUMNS if any(
-        r.get(c) is not None for p in data.points for r in p["results"])]})
+    return FIGURES["table"].function(data, {"columns": default_columns(data)})
 
 
 def _cells(rows):
@@ -192,24 +236,29 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
     for part in parts:
         data, spec = part.data, part.spec
         slug = _slug(data.name)
-        page.heading(part.heading or data.name, 2)
+        heading = part.heading or data.name
+        if len(parts) > 1 or heading != title:  # a one-part report: the page title is its heading
+            page.heading(heading, 2)
         if spec is not None and spec.description:
             page.paragraph(spec.description)
         for fact in part.facts:
             page.paragraph(fact)
         summary = _summary(data)
         tables.append(_write_csv(out / "tables" / f"{slug}-summary.csv", summary.header, summary.rows))
-        page.heading("Measured (means ± 95% half-width; rates [95% interval])", 3).table(summary.header, _cells(summary.rows))
+        page.heading("Measured (means ± 95% half-width; rates [95% interval])", 3).table(
+            [header_label(h) for h in summary.header], _cells(summary.rows))
         if spec is not None and spec.paper is not None:
             comparison = paper_comparison(data, spec.paper)
             tables.append(_write_csv(out / "tables" / f"{slug}-paper.csv", comparison.header, comparison.rows))
-            page.heading("Beside the paper", 3).table(comparison.header, _cells(comparison.rows))
+            page.heading("Beside the paper", 3).table([header_label(h) for h in comparison.header],
+                                                      _cells(comparison.rows))
             page.paragraph(comparison.caption)
         if part.baseline is not None and part.compare:
             label = data.name.removeprefix(part.baseline.name + VARIANT_SEPARATOR)
             versus = variant_comparison(data, part.baseline, part.compare, label)
             tables.append(_write_csv(out / "tables" / f"{slug}-versus.csv", versus.header, versus.rows))
-            page.heading(f"Beside {part.baseline.name}", 3).table(versus.header, _cells(versus.rows))
+            page.heading(f"Beside {part.baseline.name}", 3).table([header_label(h) for h in versus.header],
+                                                                  _cells(versus.rows))
             page.paragraph(versus.caption)
         wanted = spec.figures if spec is not None and spec.figures else default_figures(data)
         for n, figure in enumerate(wanted, start=1):
@@ -219,19 +268,17 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
             except KeyError as exc:  # an option naming a key or strategy the results do not have
                 page.paragraph(f"figure {n} ({figure.kind}) not drawn: {exc.args[0]}")
                 continue
-            caption = figure.options.get("caption", "")
             if isinstance(made, TableBlock):
                 tables.append(_write_csv(out / "tables" / f"{slug}-{n}-{figure.kind}.csv", made.header, made.rows))
                 if made.caption:
                     page.heading(made.caption, 3)
-                page.table(made.header, _cells(made.rows))
+                page.table([header_label(h) for h in made.header], _cells(made.rows))
                 continue
             path = out / "figures" / f"{slug}-{n}-{figure.kind}.png"
             png = figure_png(made)
             plt.close(made)
             path.write_bytes(png)
             figures.append(path)
-            page.figure(png, caption=caption or figure.options.get("title", f"{figure.kind} ({path.name})"),
-                        alt=path.name)
+            page.figure(png, caption=figure_caption(figure), alt=path.name)
     html = page.write(out / "report.html")
     return ReportFiles(html, figures, tables)

@@ -39,19 +39,24 @@ class MetricSpec:
     field: str
     kind: str = "mean"
     transform: Callable[[float], float] | None = None
+    #: the outcome lines the metric is taken over (default: all)
+    where: Callable[[dict], bool] | None = None
 
 
 METRICS: dict[str, MetricSpec] = {}
 
 
-def register_metric(name: str, field: str, kind: str = "mean", transform: Callable[[float], float] | None = None) -> None:
-    """Declare that result-document metric ``name`` is the mean of outcome ``field`` (kind "mean" or "proportion")."""
+def register_metric(name: str, field: str, kind: str = "mean", transform: Callable[[float], float] | None = None,
+                    where: Callable[[dict], bool] | None = None) -> None:
+    """Declare that result-document metric ``name`` is the mean of outcome ``field`` (kind "mean" or "proportion"),
+    over the outcome lines for which ``where`` is true (all by default)."""
     if kind not in ("mean", "proportion"):
         raise ValueError(f"kind: expected 'mean' or 'proportion', got {kind!r}")
-    METRICS[name] = MetricSpec(field, kind, transform)
+    METRICS[name] = MetricSpec(field, kind, transform, where)
 
 
 register_metric("mean_samples", "samples")
+register_metric("mean_samples_stopped", "samples", where=lambda row: row.get("status") != "censored")
 register_metric("mean_batches", "batches")
 register_metric("correct_rate", "correct", "proportion")
 register_metric("error_rate", "correct", "proportion", transform=lambda correct: 1.0 - correct)
@@ -85,7 +90,7 @@ def metric_interval(rows: list[dict], metric: str) -> tuple[float, float, float]
     spec = METRICS.get(metric)
     if spec is None:
         return None
-    values = [row.get(spec.field) for row in rows]
+    values = [row.get(spec.field) for row in rows if spec.where is None or spec.where(row)]
     values = [None if v is None else float(v) for v in values]
     if spec.transform is not None:
         values = [None if v is None else spec.transform(v) for v in values]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -27,12 +27,12 @@ from pybai.report.intervals import METRICS, Estimate, estimate, metric_interval,
 
 __all__ = [
     "FIGURES", "FigureKind", "FigureData", "TableBlock", "Estimate", "register_figure", "measured",
-    "reference_value", "DEFAULT_COLUMNS", "same_value", "short_key", "new_figure", "set_title", "at_text",
+    "reference_value", "DEFAULT_COLUMNS", "default_columns", "column_label", "COLUMN_LABELS", "same_value", "short_key", "new_figure", "set_title", "at_text",
 ]
 
 #: result-document metrics shown by the ``table`` kind and the summary tables
-DEFAULT_COLUMNS = ["replications", "mean_samples", "median_samples", "mean_batches", "correct_rate", "censored",
-                   "mean_simple_regret", "false_negative_rate"]
+DEFAULT_COLUMNS = ["replications", "mean_samples", "mean_samples_stopped", "median_samples", "mean_batches",
+                   "correct_rate", "censored", "mean_simple_regret", "false_negative_rate"]
 
 
 @dataclass
@@ -54,6 +54,48 @@ class FigureKind:
 FIGURES: dict[str, FigureKind] = {}
 
 _COMMON = ("title", "caption", "strategies")
+
+
+#: what a reader sees for a result or complexity key in report tables and axes (CSV files keep the keys)
+COLUMN_LABELS = {
+    "strategy": "strategy",
+    "replications": "runs",
+    "mean_samples": "mean samples",
+    "mean_samples_stopped": "mean samples over the runs that stopped",
+    "median_samples": "median samples",
+    "sd_samples": "sd of samples",
+    "mean_batches": "mean batches",
+    "correct_rate": "correct answers (rate)",
+    "error_rate": "errors (rate)",
+    "censored": "censored runs",
+    "mean_simple_regret": "mean simple regret",
+    "false_negative_rate": "false-negative rate",
+    "mean_gain": "mean gain",
+    "oracle_gain": "oracle gain",
+    "mean_seconds": "wall seconds per run",
+    "mean_cpu_seconds": "CPU seconds per run",
+    "wall_seconds": "wall seconds",
+    "cpu_seconds": "CPU seconds",
+    "characteristic_time": "T*(mu)",
+    "lower_bound": "lower bound T* kl(delta, 1 - delta) (samples)",
+    "optimal_weights": "w*(mu)",
+    "heuristic_stop": "T* beta(t) at its fixed point (samples)",
+    "samples": "samples at stopping",
+    "recommendation": "recommendation",
+}
+
+
+def column_label(key: str) -> str:
+    """The reader's name of ``key`` (:data:`COLUMN_LABELS`), else the key with spaces for underscores."""
+    return COLUMN_LABELS.get(key, key.replace("_", " "))
+
+
+def default_columns(data: FigureData) -> list[str]:
+    """The :data:`DEFAULT_COLUMNS` the results have; ``mean_samples_stopped`` only when some run was censored."""
+    results = [r for p in data.points for r in p["results"]]
+    censored = any(r.get("censored") for r in results)
+    return [c for c in DEFAULT_COLUMNS if any(r.get(c) is not None for r in results)
+            and (c != "mean_samples_stopped" or censored)]
 
 
 def register_figure(kind: str, keys: tuple[str, ...] = (), required: tuple[str, ...] = ()):
@@ -198,8 +240,8 @@ def _derived(data: FigureData, point: dict, strategy: str, metric: DerivedMetric
     at = dict(metric.at)
     other_strategy = at.pop("strategy", strategy)
     other_point = data.select(at, base=point) if at else point
-    top = _number(measured(data, point, strategy, metric.of))
-    bottom = _number(measured(data, other_point, other_strategy, metric.over or metric.of))
+    top = _number(measured(data, point, strategy, cast(str, metric.of)))
+    bottom = _number(measured(data, other_point, other_strategy, cast(str, metric.over or metric.of)))
     value = ratio(bottom, top) if metric.invert else ratio(top, bottom)
     if value is None or metric.scale == 1.0:
         return value
@@ -219,7 +261,8 @@ def measured(data: FigureData, point: dict, strategy: str, metric: str):
             return None
     rows = data.rows_of(point["point"], strategy)
     if rows and metric in METRICS:
-        return Estimate(*metric_interval(rows, metric), METRICS[metric].kind)
+        value, low, high = cast(tuple[float, float, float], metric_interval(rows, metric))  # registered: not None
+        return Estimate(value, low, high, METRICS[metric].kind)
     result = data.result(point, strategy)
     if result is not None and result.get(metric) is not None:
         return result.get(metric)

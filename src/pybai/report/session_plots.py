@@ -27,8 +27,10 @@ def plot_samples_over_time(samples, counts, ax, labels=None, highlight=(), max_l
     highlight : sequence of int
         Arms drawn thick (the recommendation).
     max_labelled : int
-        At most this many arms get a colour and a legend entry (the most sampled and the
-        highlighted ones); the others are drawn thin and grey.
+        With more arms than this, only the highlighted arms and the most sampled ones that
+        stand out (final count above the median of the others) get a colour and a legend entry,
+        at most ``max_labelled`` in all; the rest are drawn together as one grey band (their
+        range) with their mean, so that 24 or 1,000 arms sampled alike stay readable.
     """
     samples = np.asarray(samples, dtype=float)
     counts = np.asarray(counts, dtype=float).reshape(samples.size, -1)
@@ -36,17 +38,22 @@ def plot_samples_over_time(samples, counts, ax, labels=None, highlight=(), max_l
     labels = list(labels) if labels is not None else [f"arm {a}" for a in range(k)]
     highlight = [int(a) for a in np.atleast_1d(highlight) if 0 <= int(a) < k] if highlight is not None else []
     final = counts[-1] if counts.size else np.zeros(k)
-    order = [a for a in np.argsort(-final, kind="stable") if a not in highlight]
-    coloured = (highlight + order)[:max_labelled]
-    for a in range(k):
-        if a not in coloured:
-            ax.plot(samples, counts[:, a], color="#bbbbbb", lw=0.8, drawstyle="steps-post")
+    order = [int(a) for a in np.argsort(-final, kind="stable") if a not in highlight]
+    if k <= max_labelled:
+        coloured = highlight + order
+    else:
+        typical = float(np.median(final[order])) if order else 0.0
+        coloured = (highlight + [a for a in order if final[a] > typical])[:max_labelled]
+    rest = [a for a in range(k) if a not in coloured]
+    if rest:
+        ax.fill_between(samples, counts[:, rest].min(axis=1), counts[:, rest].max(axis=1), step="post",
+                        color="#bbbbbb", alpha=0.6, lw=0, label=f"{len(rest)} other arms (range)")
+        ax.plot(samples, counts[:, rest].mean(axis=1), color="#777777", lw=1.0, ls=":", drawstyle="steps-post",
+                label=f"{len(rest)} other arms (mean)")
     for a in coloured:
         strong = a in highlight
         ax.plot(samples, counts[:, a], lw=3.2 if strong else 1.4, drawstyle="steps-post", alpha=0.6 if strong else 1,
                 label=labels[a] + (" (recommended)" if strong else ""), zorder=2 if strong else 3)
-    if k > len(coloured):
-        ax.plot([], [], color="#bbbbbb", lw=0.8, label=f"{k - len(coloured)} other arms")
     ax.set_xlabel("samples told (all arms)")
     ax.set_ylabel("samples of the arm")
     ax.set_title("Samples per arm over time")

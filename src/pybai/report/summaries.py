@@ -6,7 +6,7 @@ import numpy as np
 
 from pybai.report.intervals import Estimate
 from pybai.report.registry import (
-    DEFAULT_COLUMNS, FigureData, TableBlock, at_text, measured, new_figure, reference_value, register_figure,
+    FigureData, column_label, default_columns, TableBlock, at_text, measured, new_figure, reference_value, register_figure,
     same_value, set_title, short_key,
 )
 from pybai.report.table import answer_text
@@ -23,8 +23,7 @@ def _points(data: FigureData, options: dict) -> list[dict]:
 @register_figure("table", keys=("columns", "at"))
 def table(data: FigureData, options: dict) -> TableBlock:
     """Metrics per (grid point, strategy); means carry their 95% half-width; derived metrics are allowed."""
-    columns = options.get("columns") or [c for c in DEFAULT_COLUMNS
-                                         if any(r.get(c) is not None for p in data.points for r in p["results"])]
+    columns = options.get("columns") or default_columns(data)
     header = [short_key(k) for k in data.grid_keys] + ["strategy"] + columns
     rows = []
     for point in _points(data, options):
@@ -66,14 +65,15 @@ def bars(data: FigureData, options: dict):
     line = float(hline) if isinstance(hline, (int, float)) and not isinstance(hline, bool) else (
         reference_value(data, point, hline) if isinstance(hline, str) else None)
     if line is not None:
-        ax.axhline(line, color="#c44e52", ls="--", label=f"{hline} = {line:,.4g}" if isinstance(hline, str) else None)
+        ax.axhline(line, color="#c44e52", ls="--",
+                   label=f"{column_label(hline)} = {line:,.4g}" if isinstance(hline, str) else None)
         if isinstance(hline, str):
             ax.legend(fontsize=8, loc="best")
     if options.get("log_y"):
         ax.set_yscale("log")
-    ax.set_ylabel(metric + " (95% interval)")
+    ax.set_ylabel(column_label(metric) + " (95% interval)")
     where = at_text(point)
-    set_title(ax, options, f"{data.name}: {metric}" + (f" ({where})" if where else ""))
+    set_title(ax, options, f"{data.name}: {column_label(metric)}" + (f" ({where})" if where else ""))
     ax.grid(alpha=0.3, axis="y")
     return fig
 

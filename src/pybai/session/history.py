@@ -65,7 +65,7 @@ def replay_history(session) -> History:
         model = strategy.model_
         stat = thr = np.nan
         if confident:
-            thr = float(strategy.threshold_.at(strategy.t_, strategy.model_))
+            thr = float(strategy.threshold_.at(strategy.t_, strategy.model_))  # type: ignore[union-attr]  # fixed confidence: a threshold
             if not np.isnan(model.estimate).any():
                 stat = float(problem.statistic(model))
         rows["requests"].append(answer.request)

@@ -7,6 +7,7 @@ written as PNG files beside the page.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -55,8 +56,9 @@ def write_session_report(session: Session, out_dir) -> Path:
     page = HtmlReport(f"Session {status['name']}")
     regime = (f"fixed confidence, delta = {status['delta']:g}" if status["delta"] is not None
               else f"fixed budget of {status['budget']} {problem.budget_unit}")
+    last = _when(status["last_answer"]) if status["last_answer"] else "none yet"
     page.paragraph(f"Goal {status['goal']} ({regime}); strategy {status['strategy']}; seed {status['seed']}. "
-                   f"Created {status['created']}; last answer {status['last_answer'] or 'none yet'}.")
+                   f"Created {_when(status['created'])}; last answer {last}.")
     page.heading("Where the session stands")
     page.paragraph(f"Status: {status['status']} ({status['message']}). Recommendation: {status['answer']}.")
     facts = [["samples", status["samples"]], ["requests made", status["requests"]],
@@ -102,12 +104,33 @@ def write_session_report(session: Session, out_dir) -> Path:
 
     page.heading("Per source")
     counts = np.asarray(history.counts[-1] if history.samples.size else np.zeros(problem.n_sources))
-    rows = [[layout.label(s), int(counts[s]), _num(history.means[s]), _num(history.ci_low[s]),
-             _num(history.ci_high[s])] for s in range(problem.n_sources)]
+    columns = [_same_decimals(v) for v in (history.means, history.ci_low, history.ci_high)]
+    rows = [[layout.label(s), int(counts[s])] + [c[s] for c in columns] for s in range(problem.n_sources)]
     page.table(["source", "samples", "mean", "95% low", "95% high"], rows)
     return page.write(out / "session.html")
 
 
-def _num(value) -> float | None:
-    value = float(value)
-    return value if np.isfinite(value) else None
+def _same_decimals(values, significant: int = 4) -> list[str]:
+    """Numbers of one column with the same decimals: the largest in magnitude gets ``significant`` figures.
+
+    >>> _same_decimals([2.02511, 0.46391, -1.5, float("nan")])
+    ['2.025', '0.464', '-1.500', '-']
+    """
+    x = np.asarray(values, dtype=float).ravel()
+    finite = np.abs(x[np.isfinite(x)])
+    top = float(finite.max()) if finite.size else 0.0
+    decimals = max(0, significant - 1 - int(np.floor(np.log10(top)))) if top > 0 else significant - 1
+    return [f"{v:,.{decimals}f}" if np.isfinite(v) else "-" for v in x]
+
+
+def _when(stamp: str) -> str:
+    """An ISO time stamp of the log for readers: ``2026-11-23 12:06:16 UTC``.
+
+    >>> _when("2026-11-23T12:06:16.879106+00:00")
+    '2026-11-23 12:06:16 UTC'
+    """
+    try:
+        moment = datetime.fromisoformat(str(stamp)).astimezone(timezone.utc)
+    except ValueError:
+        return str(stamp)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")

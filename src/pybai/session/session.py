@@ -14,7 +14,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -282,14 +282,14 @@ class Session:
                 changed = new
                 requests = strategy.ask().copy()
                 if new:
-                    self._store.add_request(strategy.request_id, requests, utc_now())
+                    self._store.add_request(cast(int, strategy.request_id), requests, utc_now())
             if new:
-                replay.last_request = strategy.request_id
+                replay.last_request = cast(int, strategy.request_id)
         except BaseException:
             if changed:
                 self._replay = None
             raise
-        rid = strategy.request_id
+        rid = cast(int, strategy.request_id)  # ask() numbered the pending request
         return Request(rid, requests, self.layout.ask_rows(rid, requests))
 
     def tell(self, request_id: int, sources, rewards) -> Receipt:

@@ -22,6 +22,8 @@ is refused with one line.
 
 from __future__ import annotations
 
+from typing import cast
+
 import json
 import os
 import sqlite3
@@ -350,7 +352,7 @@ class Store:
         try:
             cur = self._db.execute("INSERT INTO answers (request, size, created) VALUES (?, ?, ?)",
                                    (int(request_id), int(sources.shape[0]), created))
-            answer = cur.lastrowid
+            answer = cast(int, cur.lastrowid)  # set by the INSERT
             self._db.executemany(
                 "INSERT INTO observations (answer, request, source, reward, time) VALUES (?, ?, ?, ?, ?)",
                 [(answer, int(request_id), int(s), float(r), created)

@@ -103,7 +103,7 @@ def _init_worker(experiments, gridded, parent) -> None:
 
 
 def _run_in_worker(task: Task) -> TaskResult:
-    experiments, gridded = _WORKER_STATE
+    experiments, gridded = _WORKER_STATE  # type: ignore[misc]  # set by the pool initializer before any task
     return run_task(experiments, task, gridded)
 
 

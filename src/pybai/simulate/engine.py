@@ -4,7 +4,7 @@
 tasks (:mod:`pybai.simulate.tasks`), skips those already in the store when resuming, runs the
 rest on a backend (:mod:`pybai.simulate.backends`: this process, local processes or Dask),
 appends each finished task to the store (:mod:`pybai.simulate.store`) and returns the result
-document: the contract's document for a file without ``[grid]`` (unchanged), and for a sweep
+document: the result document of docs/reference.md for a file without ``[grid]`` (unchanged), and for a sweep
 the same keys plus ``grid_keys`` and ``points`` (one entry per grid point with its own
 ``results``), with ``results`` listing every (point, strategy) row tagged by ``point`` and
 ``grid``.  :func:`execute_sweep` is its loop alone (tasks on a backend, outcomes and timings,

@@ -54,7 +54,7 @@ def run_outcomes(
 
 
 def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Callable[[int], None] = False) -> dict:
-    """Run every strategy of ``experiment`` and return the contract's result document.
+    """Run every strategy of ``experiment`` and return the result document (keys: docs/reference.md).
 
     Parameters
     ----------

@@ -89,7 +89,7 @@ def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECON
 
     warm_up = 2 * experiment.problem.n_requests + 20  # first calls load compiled kernels: not timed
     samples, used, began = 0, 0.0, time.perf_counter()
-    trace = []  # (samples, CPU seconds) after each timed step; the cost is read on the second half
+    trace: list[tuple[int, float]] = []  # (samples, CPU seconds) after each timed step; the cost is read on the second half
     for replication in range(100):  # runs that stop early: go on with the next replications
         seed = replication_seed(experiment.seed, replication)
         truth = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))

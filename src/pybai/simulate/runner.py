@@ -72,7 +72,7 @@ def run_replication(
         strategy.reveal_truth(truth.source_means)
     simulate = getattr(strategy, "simulate_run", None) if fast else None
     arms = _simulated_arms(truth) if simulate is not None else None
-    if arms is not None:
+    if arms is not None and simulate is not None:  # arms are found only for a strategy that simulates
         simulate(arms[0], noise, sigma=arms[1])  # returns False (nothing done) if not applicable
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:

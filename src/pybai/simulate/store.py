@@ -38,7 +38,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -172,8 +172,9 @@ def _complete_tasks(sweep: Sweep, tasks: list[Task], rows: list[dict]) -> tuple[
     for task in tasks:
         task_rows = [found.get((task.point, task.strategy, r)) for r in range(task.first, task.last)]
         if all(row is not None for row in task_rows):
-            complete[task] = [row_outcome(row) for row in task_rows]
-            kept.extend(task_rows)
+            rows = cast(list[dict], task_rows)  # none is None
+            complete[task] = [row_outcome(row) for row in rows]
+            kept.extend(rows)
     return complete, kept
 
 

@@ -1,9 +1,10 @@
-"""Summaries of replications: the result document of the contract."""
+"""Summaries of replications: the per-strategy rows of the result document (docs/reference.md)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,22 +22,25 @@ def _num(x, digits=6):
 
 
 def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_seconds: float | None = None) -> dict:
-    """Contract summary of one strategy's replications.
+    """Summary of one strategy's replications (a row of the result document's ``results``).
 
     ``wall_seconds`` is the wall time of this strategy's replications (from the start of its
     first task to the end of its last, as the driver saw them; the sum of the replications'
     own wall times when not given); ``cpu_seconds`` the CPU time of its replications summed
-    over workers.  ``censored`` runs count in ``mean_samples`` at their cap.
+    over workers.  ``censored`` runs count in ``mean_samples`` at their cap;
+    ``mean_samples_stopped`` is the mean over the other runs (None when every run is censored).
     """
     samples = np.array([o.samples for o in outcomes], dtype=float)
     fractions = np.array([o.counts / max(o.counts.sum(), 1.0) for o in outcomes])
     regrets = np.array([o.simple_regret for o in outcomes], dtype=float)
-    fnr = [o.false_negative for o in outcomes]
+    fnr: list[Any] = [o.false_negative for o in outcomes]  # floats, or None for goals without one
     batched = problem.batch is not None
+    stopped = [o.samples for o in outcomes if o.status != "censored"]
     summary = {
         "strategy": label,
         "replications": len(outcomes),
         "mean_samples": _num(samples.mean(), 3),
+        "mean_samples_stopped": _num(np.mean(stopped), 3) if stopped else None,
         "sd_samples": _num(samples.std(ddof=1) if len(samples) > 1 else 0.0, 3),
         "median_samples": _num(np.median(samples), 1),
         "mean_batches": _num(np.mean([o.batches for o in outcomes]), 3) if batched else None,
@@ -54,7 +58,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
     exact = [getattr(o, "exact_correct", None) for o in outcomes]
     if exact and exact[0] is not None:  # epsilon-best-arm identification: correct_rate counts epsilon-good answers
         summary["exact_correct_rate"] = _num(np.mean(exact))
-    gains = [getattr(o, "gain", None) for o in outcomes]
+    gains: list[Any] = [getattr(o, "gain", None) for o in outcomes]
     if gains and gains[0] is not None:  # goals with a gain (top-k): mean gain and the oracle's
         summary["mean_gain"] = _num(np.mean(gains))
         summary["oracle_gain"] = _num(np.mean([o.oracle_gain for o in outcomes]))

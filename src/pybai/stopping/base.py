@@ -87,7 +87,7 @@ class Threshold(abc.ABC):
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._params() == other._params()  # type: ignore[attr-defined]
+        return self._params() == other._params()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, tuple(self._params().items())))

@@ -39,6 +39,7 @@ a d-dimensional deviation.  Two bounds on it:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +76,7 @@ class LinearSelfNormalizedThreshold(Threshold):
         self.regularization = check_positive_float(regularization, "regularization", type(self).__name__)
         self._log_inv_delta = -math.log(self.delta)
 
-    def at(self, t: float, model, delta_share: float = 1.0) -> float:
+    def at(self, t: float, model: Any = None, delta_share: float = 1.0) -> float:
         """beta(A, delta * delta_share) for the design matrix A of ``model`` (``t`` is not read).
 
         Parameters

@@ -1,4 +1,4 @@
-"""Sampling strategies, one family per module, registered by contract name."""
+"""Sampling strategies, one family per module, registered by name (the names experiment files use)."""
 
 from pybai.strategies.base import Strategy
 from pybai.strategies.batch_racing import BatchRacingStrategy

@@ -27,6 +27,7 @@ Conventions shared by the four rules (:class:`BatchTopKRule`):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from pybai._validation import check_choice
 from pybai.batch.ranking import ranking_means, top_positions
 from pybai.batch.round_robin import round_robin
 from pybai.strategies.base import StateArray, Strategy
+
+if TYPE_CHECKING:
+    from pybai.problems.top_k import TopKProblem
 
 __all__ = ["BatchTopKRule", "batch_shape"]
 
@@ -72,7 +76,8 @@ class BatchTopKRule(Strategy):
 
     goals = ("top-k",)
     batched = True
-    _state_attrs = ("priority_", "answer_")
+    _state_attrs: ClassVar[tuple[str, ...]] = ("priority_", "answer_")
+    problem_: TopKProblem  # for the type checker: goals are top-k only
 
     def __init__(self, *, ties: str = "random", threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)

@@ -13,10 +13,16 @@ best-arm problem from the per-arm counts and sums; the noise level is the family
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pybai._validation import check_array
 from pybai.strategies.base import Strategy
+
+if TYPE_CHECKING:
+    from pybai.problems.base import Problem
 
 __all__ = ["GapEpsilon", "PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
 
@@ -30,8 +36,10 @@ class GapEpsilon:
     ``class BayesGap(GapEpsilon, PosteriorRule)``.
     """
 
+    problem_: Problem  # set by the Strategy this mixin is combined with
+
     def __init__(self, *, epsilon: float | None = None, threshold: str = "heuristic", n_init: int = 1):
-        super().__init__(threshold=threshold, n_init=n_init)
+        super().__init__(threshold=threshold, n_init=n_init)  # type: ignore[call-arg]  # the next base in the MRO is a Strategy
         self.epsilon = epsilon
 
     def _check_params(self, problem):
@@ -68,7 +76,7 @@ class ImprovementRule(PosteriorRule):
     ``xi >= 0`` is the margin over the incumbent (the best posterior mean).
     """
 
-    _index = None  # set by subclasses (a function of the posterior mean, std and xi)
+    _index: Callable[..., np.ndarray] | None = None  # set by subclasses (a function of the posterior mean, std and xi)
 
     def __init__(self, *, xi: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)

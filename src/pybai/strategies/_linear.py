@@ -26,7 +26,7 @@ model's design matrix, with a share of delta when a rule splits it (XY-adaptive:
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -35,6 +35,10 @@ from pybai.design.rounding import efficient_rounding, rounded_increment
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.tracking import geometric_chunk
+
+if TYPE_CHECKING:
+    from pybai.models.linear import LeastSquares
+    from pybai.problems.linear import LinearBestArmProblem
 
 __all__ = ["LinearRule", "StaticDesignRule", "rounded_requests"]
 
@@ -70,6 +74,9 @@ class LinearRule(Strategy):
     asks_chunks = True
     #: elimination rules (XY-adaptive, fully adaptive, RAGE) set this to the last arm standing
     survivor_: int = -1
+    # for the type checker: started only on problems that provide "features" (linear, fixed confidence)
+    problem_: LinearBestArmProblem
+    model_: LeastSquares
 
     def __init__(self, *, check_growth: float = 0.01, threshold: str = "heuristic", n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)

@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_int, fail, real_values
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
-from pybai.problems.base import FixedConfidence, Problem
+from pybai.problems.base import FixedBudget, FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import KINDS
 from pybai.strategies.batching import check_batch, remaining_after, split_plan
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
+
+if TYPE_CHECKING:
+    from pybai.stopping.base import Threshold
 
 __all__ = ["Strategy"]
 
@@ -71,7 +74,7 @@ class Strategy:
         a spanning set of a linear problem) before the sampling rule takes over.
     """
 
-    #: contract name in the strategy registry
+    #: name in the strategy registry (what experiment files and make_strategy use)
     name: ClassVar[str] = ""
     #: goals this strategy can solve
     goals: ClassVar[tuple[str, ...]] = ("best-arm",)
@@ -154,16 +157,17 @@ class Strategy:
             )
         self._check_initial_size(problem, owner)
         if problem.regime.kind == "fixed-budget":
+            budget = cast(FixedBudget, problem.regime).budget
             plan = self._initial_batches(problem)
             unit = problem.budget_unit
             need = len(plan) if unit == "batches" else sum(b.size for b in plan)
-            if need > problem.regime.budget:
+            if need > budget:
                 raise fail("budget", owner, f"at least the {need} {unit} of the initial phase (n_init = "
-                           f"{self.n_init})", problem.regime.budget)
+                           f"{self.n_init})", budget)
 
     def _check_initial_size(self, problem: Problem, owner: str) -> None:
         """Refuse an initial phase beyond max_samples (or the budget) before its plan is built (memory)."""
-        regime = problem.regime
+        regime: Any = problem.regime  # FixedConfidence (max_samples) or FixedBudget (budget)
         fixed_confidence = isinstance(regime, FixedConfidence)
         cap = regime.max_samples if fixed_confidence else regime.budget * (1 if problem.batch is None else problem.batch.size)
         need = self._initial_size(problem)
@@ -215,17 +219,18 @@ class Strategy:
         self.batches_ = 0
         self.status_ = "running"
         self.statistic_ = 0.0
-        self.request_id = None  # id of the pending request, None when nothing is pending
+        self.request_id: int | None = None  # id of the pending request, None when nothing is pending
         self._pending: np.ndarray | None = None  # read-only: ask() hands it out
-        self._singles: dict[int, np.ndarray] = {}  # read-only one-request arrays, see _checked
+        self._singles: dict[int | np.integer, np.ndarray] = {}  # read-only one-request arrays, see _checked
         self._next_id = 1
         self.requests_ = problem.request_space()
         self._n_requests = self.requests_.n_requests
         self._requests_are_sources = self.requests_.identity
         self._batch = problem.batch
         regime = problem.regime
-        self._max_samples = regime.max_samples if isinstance(regime, FixedConfidence) else None
-        self._max_batches = None
+        self._max_samples: int | None = regime.max_samples if isinstance(regime, FixedConfidence) else None
+        self._max_batches: int | None = None
+        self.threshold_: Threshold | None
         if isinstance(regime, FixedConfidence):
             self.threshold_ = problem.threshold(self.threshold, regime.delta)
         else:

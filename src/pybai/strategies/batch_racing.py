@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from pybai._validation import check_positive_float
@@ -153,7 +155,7 @@ class BatchRacingStrategy(BatchTopKRule):
             return False
         run = simulate_batch_racing(means, rng, k=self.problem_.k, size=self.size_, max_repeats=self.max_repeats_,
                                     omega=self._omega, scale=self._scale, priority=self._priority_,
-                                    max_samples=self._max_samples, sigma=sigma)
+                                    max_samples=cast(int, self._max_samples), sigma=sigma)  # fixed confidence: an int
         self.model_.set_statistics(run.counts, run.sums)
         self.t_ = run.samples
         self.batches_ = run.batches
@@ -165,6 +167,6 @@ class BatchRacingStrategy(BatchTopKRule):
             self._conclude()
             self.statistic_ = self._final_statistic()
             self.status_ = "stopped"
-        elif self.t_ >= self._max_samples:
+        elif self.t_ >= cast(int, self._max_samples):
             self.status_ = "censored"
         return True

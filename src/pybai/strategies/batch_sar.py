@@ -38,7 +38,7 @@ class BatchSARStrategy(BatchTopKRule):
     Attributes
     ----------
     survivors_ : ndarray of int
-        S_s, increasing; the stage is s = n - |S_s| + 1.
+        S_s, increasing; the stage is s = n - ``|S_s|`` + 1.
     accepted_ : ndarray of bool (n,)
     removed_ : int
         R_s, the pulls of the arms removed so far.

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float
 from pybai.strategies.registry import register
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.base import StateArray
+
+if TYPE_CHECKING:
+    from pybai.problems.feasible import FeasibleArmProblem
 
 __all__ = ["ConstrainedTrackAndStop"]
 
@@ -68,6 +73,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     name = "tas-cs"
     goals = ("best-feasible-arm",)
     _state_attrs = TrackAndStop._state_attrs + ("weights_",)
+    problem_: FeasibleArmProblem  # for the type checker: goal best-feasible-arm only
 
     def __init__(self, *, oracle: str = "exact", step_size: float = 1.0, tracking: str = "C",
                  threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked",

@@ -135,7 +135,7 @@ class GameSampling(Strategy):
         counts = np.asarray(self.requests_.counts(self.counts_), dtype=float)
         tracker, explorer = self.tracker_, self.tracker_.design
         if explorer is not None:
-            design = np.ascontiguousarray(self.model_.design_matrix, dtype=float)
+            design = np.ascontiguousarray(self.model_.design_matrix, dtype=np.float64)  # type: ignore[attr-defined]  # a linear model whenever the tracker has a design
             features, spanning, level = explorer.features, explorer.spanning, explorer.level_scale
         else:
             design, features, spanning, level = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1, dtype=np.intp), 0.0

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 
+from typing import cast
+
 import numpy as np
 
 from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
+from pybai.problems.base import FixedConfidence
 from pybai.strategies._linear import LinearRule
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -140,10 +143,11 @@ class RAGE(LinearRule):
         directions = pair_directions(x, active)
         design = xy_design(x, directions, rtol=1e-4)  # N_k uses the value of the design found
         self.rho_ = float(design.value)
-        delta_k = problem.regime.delta / self.round_**2
+        regime = cast(FixedConfidence, problem.regime)
+        delta_k = regime.delta / self.round_**2
         self._allocation_ = rage_round_size(x, directions, design.weights, self.rho_, round_index=self.round_,
                                            n_targets=active.size, delta_k=delta_k, sigma=problem.sigma,
-                                           epsilon=float(self.epsilon), cap=problem.regime.max_samples)
+                                           epsilon=float(self.epsilon), cap=regime.max_samples)
         self.round_sizes_.append(int(self._allocation_.sum()))
         self.asked_ = 0
         self._round_counts_[:] = 0.0

@@ -1,4 +1,4 @@
-"""The registry of strategies by contract name (read by the CLI and the common checks).
+"""The registry of strategies by name (read by the CLI and the common checks).
 
 A leaf of the strategies package: every strategy module imports :func:`register` from here, and
 this module imports no strategy.  The table is full whenever anyone can look at it: importing any
@@ -16,13 +16,13 @@ from pybai.exceptions import InvalidParameterError
 
 __all__ = ["register", "get_strategy_class", "make_strategy", "registered_names"]
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Any]] = {}
 
 
-def register(cls: type) -> type:
+def register(cls: type[Any]) -> type[Any]:
     """Class decorator: register ``cls`` under its ``name`` attribute."""
     if not cls.name:
-        raise ValueError(f"{cls.__name__} has no contract name")
+        raise ValueError(f"{cls.__name__} has no registry name")
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise ValueError(f"strategy name {cls.name!r} registered twice")
     _REGISTRY[cls.name] = cls
@@ -30,11 +30,11 @@ def register(cls: type) -> type:
 
 
 def registered_names() -> list[str]:
-    """Every registered contract name, sorted."""
+    """Every registered strategy name, sorted."""
     return sorted(_REGISTRY)
 
 
-def get_strategy_class(name: str) -> type:
+def get_strategy_class(name: str) -> type[Any]:
     """The class registered under ``name``."""
     if name not in _REGISTRY:
         raise fail("name", "strategy", "one of " + ", ".join(sorted(_REGISTRY)), name, hint=_closest(name, _REGISTRY))

@@ -1,6 +1,6 @@
 """A strategy's whole state as a JSON-safe dict, and its exact restoration.
 
-The state holds a format version, the strategy's contract name and parameters, the problem's
+The state holds a format version, the strategy's registry name and parameters, the problem's
 description (checked on restore), the random generator's bit-generator state, the model's
 arrays, the request bookkeeping (pending request and its id, the initial plan's position) and
 the rule's own attributes (``Strategy._state_attrs``).  Restoring it on the same problem, in
@@ -188,7 +188,7 @@ def _check_invariants(strategy) -> None:
 
 
 def restore_strategy(state: dict, problem):
-    """A new strategy rebuilt from ``state`` (its contract name and parameters) on ``problem``."""
+    """A new strategy rebuilt from ``state`` (its registry name and parameters) on ``problem``."""
     from pybai.strategies.registry import make_strategy
 
     if not isinstance(state, dict) or not isinstance(state.get("strategy"), str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
@@ -79,8 +81,8 @@ class TrackAndStop(Strategy):
 
     name = "tas"
     requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
-    goals = ("best-arm", "best-feasible-arm")
-    _state_attrs = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
+    goals: ClassVar[tuple[str, ...]] = ("best-arm", "best-feasible-arm")
+    _state_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
                     "tracker_.forced_next_")
 
     def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,

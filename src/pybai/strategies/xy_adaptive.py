@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from pybai._validation import check_probability
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.models.linear import LeastSquares
+from pybai.problems.base import FixedConfidence
 from pybai.strategies._linear import LinearRule, rounded_requests
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -101,7 +104,7 @@ class XYAdaptive(LinearRule):
             inv = np.linalg.inv(0.5 * (a + a.T))
             return float(((directions @ inv) * directions).sum(axis=1).max())
 
-        cap = max(self.problem_.regime.max_samples, minimum)
+        cap = max(cast(FixedConfidence, self.problem_.regime).max_samples, minimum)
         lo, hi = minimum, minimum
         while value(hi) > goal and hi < cap:  # doubling: O(log n) evaluations
             lo, hi = hi, min(2 * hi, cap)

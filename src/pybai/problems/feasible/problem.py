@@ -104,7 +104,7 @@ class FeasibleArmProblem(Problem):
     def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floor=0.0,
                  family: Family | None = None, regime=None, batch: BatchSpec | None = None,
                  sampling: str = "pair"):
-        super().__init__(family, regime, batch)
+        super().__init__(family, regime, batch)  # type: ignore[arg-type]  # None: Problem takes the default family
         owner = type(self).__name__
         K = check_positive_int(n_arms, "n_arms", owner)
         L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
@@ -158,21 +158,21 @@ class FeasibleArmProblem(Problem):
 
     @property
     def n_alternatives(self) -> int:
-        """Pieces of the union bound behind the ``delta-correct`` threshold: K |M| + K.
+        """Pieces of the union bound behind the ``delta-correct`` threshold: K ``|M|`` + K.
 
         Let a* be the true answer and a_hat != a* the empirical one.  The truth mu lies in
         Alt(mu_hat) and in one of these pieces, each defined by the cells S it constrains
         (replacing mu_hat by mu on S alone already changes the answer, so the GLR is at most
         sum_{S} N d(mu_hat, mu), the quantity the deviation inequality controls):
 
-        * a_hat violates the floor of one constrained cell (a_hat, l): |S| = 1, at most K |M|
-          such cells (|M| = number of constrained subpopulations);
+        * a_hat violates the floor of one constrained cell (a_hat, l): ``|S|`` = 1, at most K ``|M|``
+          such cells (``|M|`` = number of constrained subpopulations);
         * a_hat is feasible, a* >= 0 is feasible and better: S = rows a_hat and a*,
-          |S| = 2L, K - 1 pieces (one per a_hat);
-        * a_hat = -1 while a* >= 0 is feasible: S = constrained cells of a*, |S| <= |M|,
+          ``|S|`` = 2L, K - 1 pieces (one per a_hat);
+        * a_hat = -1 while a* >= 0 is feasible: S = constrained cells of a*, ``|S|`` <= ``|M|``,
           one piece.
 
-        So K |M| + K pieces is a (conservative) count for any truth.
+        So K ``|M|`` + K pieces is a (conservative) count for any truth.
         """
         return self.n_arms * len(self.constrained) + self.n_arms
 
@@ -180,7 +180,7 @@ class FeasibleArmProblem(Problem):
     def n_terms(self) -> int:
         """Cells per piece for the ``delta-correct`` threshold: 2L (the largest piece).
 
-        The pieces have 1, 2L or |M| <= L cells (see :attr:`n_alternatives`); the threshold
+        The pieces have 1, 2L or ``|M|`` <= L cells (see :attr:`n_alternatives`); the threshold
         n C(ln(m/delta)/n) + 2n ln(4 + ln(t/n)) increases with n, so the largest size, 2L,
         is valid for every piece (conservative for the single-cell feasibility pieces).
         This is the order L ln ln t + ln(K/delta) of the paper's section 4.2.
@@ -228,7 +228,7 @@ class FeasibleArmProblem(Problem):
         return mu.reshape(self.grid_shape)
 
     def qualities(self, means) -> np.ndarray:
-        """Quality ``q . mu[k]`` of every arm (q normalised)."""
+        """Quality ``q @ mu[k]`` of every arm (q normalised)."""
         return self._matrix(means) @ self.weights
 
     def feasible(self, means) -> np.ndarray:

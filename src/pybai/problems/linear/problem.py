@@ -28,6 +28,7 @@ Soare et al. Prop. 1, accepted by the paper's strategies).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -289,7 +290,7 @@ class LinearBestArmProblem(Problem):
             w[self._reps] = 1.0 / self._reps.size
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
         y = (self.features[best] - self.features[others]) / gaps[:, None]
-        state = None
+        state: Any = None  # a DesignState when there is a hint
         if hint is not None:  # a LinearOracleHint, or the plain dict a restored state holds
             if hint.get("best") != best:
                 hint["directions"] = None  # directions are indexed by arm: new answer, new set
