@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -282,7 +282,7 @@ class GaussianUnknownVariance(Family):
         return MeansAndVariances(n_sources)
 
     def for_model(self, model: Model) -> "Family":
-        return GaussianUnknownVariance(self.n_sources, self.statistic, model.noise)
+        return GaussianUnknownVariance(self.n_sources, self.statistic, cast(MeansAndVariances, model).noise)
 
     def for_truth(self, environment) -> "Family":
         truth = environment.family()
@@ -305,7 +305,8 @@ class GaussianUnknownVariance(Family):
         """The unbiased sample standard deviation sqrt(S / (N - 1)); NaN below two samples."""
         n = np.asarray(model.counts, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n >= 2.0, np.sqrt(model.sq_devs / np.maximum(n - 1.0, 1.0)), np.nan)
+            sq_devs = cast(MeansAndVariances, model).sq_devs
+            return np.where(n >= 2.0, np.sqrt(sq_devs / np.maximum(n - 1.0, 1.0)), np.nan)
 
     def interval(self, model: Model, level: float):
         """Student's t interval mean +- t_{N-1} sd / sqrt(N) (exact for Gaussian rewards); NaN below two samples."""

@@ -110,7 +110,7 @@ class Problem(ABC):
     #: needs), ``"answer-mask"`` (the answer is a set of sources, :meth:`answer_mask`),
     #: ``"features"`` (arms with known features: linear bandits), ``"posterior"`` (the model is a
     #: posterior with ``std``, ``root`` and ``kappa``)
-    provides: ClassVar[frozenset[str]] = frozenset({"independent-arms"})
+    provides: frozenset[str] = frozenset({"independent-arms"})
     #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
     epsilon: float | None = None
 

@@ -48,7 +48,7 @@ class RunInterrupted(KeyboardInterrupt):
         return f"interrupted: {self.done} of {self.total} tasks finished{where}."
 
 
-def interrupted(exc: BaseException) -> bool:
+def interrupted(exc: BaseException | None) -> bool:
     """Whether ``exc`` is, or was caused by, a ``KeyboardInterrupt`` (Ctrl-C)."""
     seen = set()
     while exc is not None and id(exc) not in seen:

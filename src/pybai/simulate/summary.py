@@ -57,7 +57,7 @@ def summarize(label: str, problem: Problem, outcomes: Sequence[Outcome], wall_se
         summary["error_probability_epsilon"] = _num(error_eps)
     exact = [getattr(o, "exact_correct", None) for o in outcomes]
     if exact and exact[0] is not None:  # epsilon-best-arm identification: correct_rate counts epsilon-good answers
-        summary["exact_correct_rate"] = _num(np.mean(exact))
+        summary["exact_correct_rate"] = _num(np.mean([bool(x) for x in exact]))
     gains: list[Any] = [getattr(o, "gain", None) for o in outcomes]
     if gains and gains[0] is not None:  # goals with a gain (top-k): mean gain and the oracle's
         summary["mean_gain"] = _num(np.mean(gains))
