@@ -33,6 +33,7 @@ import numpy as np
 from pybai._validation import check_choice
 from pybai.batch.ranking import ranking_means, top_positions
 from pybai.batch.round_robin import round_robin
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 
 __all__ = ["BatchTopKRule", "batch_shape"]
@@ -70,7 +71,7 @@ class BatchTopKRule(Strategy):
     batched = True
     _state_attrs = ("priority_", "answer_")
 
-    def __init__(self, *, ties: str = "random", threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, ties: str = "random", threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.ties = ties
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from pybai._validation import check_array
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 
 __all__ = ["GapEpsilon", "PosteriorRule", "empirical_means", "noise_scale", "noise_std"]
@@ -30,7 +31,7 @@ class GapEpsilon:
     ``class BayesGap(GapEpsilon, PosteriorRule)``.
     """
 
-    def __init__(self, *, epsilon: float | None = None, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, epsilon: float | None = None, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.epsilon = epsilon
 
@@ -70,7 +71,7 @@ class ImprovementRule(PosteriorRule):
 
     _index = None  # set by subclasses (a function of the posterior mean, std and xi)
 
-    def __init__(self, *, xi: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, xi: float = 0.0, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.xi = xi
 

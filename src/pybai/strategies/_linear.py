@@ -32,7 +32,7 @@ import numpy as np
 
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
-from pybai.stopping.thresholds import KINDS
+from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
 from pybai.strategies.base import Strategy
 from pybai.strategies.tracking import geometric_chunk
 
@@ -68,7 +68,7 @@ class LinearRule(Strategy):
     #: elimination rules (XY-adaptive, fully adaptive, RAGE) set this to the last arm standing
     survivor_: int = -1
 
-    def __init__(self, *, check_growth: float = 0.01, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, check_growth: float = 0.01, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.check_growth = check_growth
 
@@ -100,7 +100,7 @@ class StaticDesignRule(LinearRule):
     #: targets of the greedy rule: "arms" (G) or "pairs" (XY)
     _greedy_targets: ClassVar[str] = "arms"
 
-    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str = "heuristic",
+    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str = DEFAULT_KIND,
                  n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.allocation = allocation

@@ -9,6 +9,7 @@ from numba import njit
 
 from pybai._validation import check_choice, check_probability
 from pybai.models._kl import pair_cost
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -68,7 +69,7 @@ class TopTwo(Strategy):
         beta: float = 0.5,
         challenger: str = "tci",
         selection: str = "tracking",
-        threshold: str = "heuristic",
+        threshold: str = DEFAULT_KIND,
         n_init: int = 1,
     ):
         super().__init__(threshold=threshold, n_init=n_init)
