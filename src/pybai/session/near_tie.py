@@ -12,11 +12,12 @@ On arms that are nearly tied, a fixed-confidence rule without epsilon needs abou
   with the session's threshold, count-dependent ones included) would stop on those scaled
   statistics; "never" when the statistic is 0 (an exact empirical tie).  It is what the
   current empirical gap implies if it were the true gap, so it moves with the estimates.
-* **the rule** (:data:`NEAR_TIE_FACTOR`).  The session reports a near tie when the estimate is
-  "never", or goes beyond the ``max_samples`` left, or exceeds ``NEAR_TIE_FACTOR`` times the
-  samples told so far (at the current rate the session would need more than ten times what it
-  has used: typical of arms closer than the data can tell apart, rare on separated arms once
-  the initial phase is over).
+* **the rule** (:data:`NEAR_TIE_FACTOR`, :data:`NEAR_TIE_MIN_SAMPLES`).  Once the session has
+  at least ``NEAR_TIE_MIN_SAMPLES`` samples per source (before that every pair looks tied), it
+  reports a near tie when the estimate is "never", or goes beyond the ``max_samples`` left, or
+  exceeds ``NEAR_TIE_FACTOR`` times the samples told so far (at the current rate the session
+  would need more than ten times what it has used: typical of arms closer than the data can
+  tell apart, rare on separated arms).
 
 Restarting is never needed.  The proven thresholds bound a deviation of the statistics from the
 *true* means that holds at all times at once (a time-uniform, Ville-type bound); it does not
@@ -31,11 +32,13 @@ from __future__ import annotations
 from pybai.exceptions import PybaiError
 from pybai.problems.base import FixedConfidence, Problem
 
-__all__ = ["NEAR_TIE_FACTOR", "near_tie", "samples_to_separate", "epsilon_command", "epsilon_later"]
+__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "samples_to_separate", "epsilon_command", "epsilon_later"]
 
 #: A near tie is reported when separating the leading pair needs more than this many times the
 #: samples told so far (or more than the max_samples left, or never).
 NEAR_TIE_FACTOR = 10
+#: No near tie is reported before this many samples per source (on average).
+NEAR_TIE_MIN_SAMPLES = 10
 
 
 def epsilon_command(problem: Problem) -> str | None:
@@ -108,7 +111,8 @@ def near_tie(problem: Problem, strategy, proven: bool) -> dict | None:
     ``message``.
     """
     regime = problem.regime
-    if (not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.t_ == 0
+    if (not isinstance(regime, FixedConfidence) or strategy.status_ != "running"
+            or strategy.t_ < NEAR_TIE_MIN_SAMPLES * problem.n_sources
             or getattr(problem, "epsilon", None) is not None or strategy.proven_rule):
         return None
     model = strategy.model_
@@ -134,8 +138,8 @@ def near_tie(problem: Problem, strategy, proven: bool) -> dict | None:
         "statistic": statistic,
         "estimated_samples_to_separate": more,
         "samples_left": int(left),
-        "rule": (f"never, more than the samples left, or more than {NEAR_TIE_FACTOR} times the samples so far "
-                 f"({strategy.t_})"),
+        "rule": (f"after {NEAR_TIE_MIN_SAMPLES} samples per source: never, more than the samples left, or more "
+                 f"than {NEAR_TIE_FACTOR} times the samples so far ({strategy.t_})"),
         "epsilon_later": keeps,
         "message": message,
     }
