@@ -75,7 +75,7 @@ def test_explicit_heuristic_stops_without_certifying(workdir, gaussian_doc, caps
     capsys.readouterr()
     assert main(["session", "status", "--db", str(db)]) == 0
     text = capsys.readouterr().out
-    assert "certified: no (the heuristic threshold was crossed (not a proven guarantee))" in text
+    assert "certified: no, the heuristic threshold was crossed (not a proven guarantee)" in text
     assert "threshold heuristic (not a proven guarantee)" in text and "certified at" not in text
     assert main(["session", "status", "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["certified"] is False

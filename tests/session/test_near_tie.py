@@ -37,6 +37,7 @@ def test_tied_arms_are_reported_with_the_epsilon_advice(workdir, capsys):
         st = s.status()
     tie = st["near_tie"]
     assert not st["stopped"] and tie is not None
+    assert tie["estimated_samples_to_separate"] == st["estimated_samples_to_stop"]
     assert sorted(tie["arms"]) == [0, 1]
     more = tie["estimated_samples_to_separate"]
     assert more is None or 300 + more > NEAR_TIE_FACTOR * 300
@@ -55,9 +56,11 @@ def test_separated_arms_are_never_reported(workdir):
     with Session.create(workdir / "sep.db", learner_document(d)) as s:
         answer(s, world, 30)  # NEAR_TIE_MIN_SAMPLES per arm
         while not s.stopped:
-            assert s.status()["near_tie"] is None
+            st = s.status()
+            assert st["near_tie"] is None and st["estimated_samples_to_stop"] >= 1
             answer(s, world, 1)
-        assert s.status()["certified"]
+        st = s.status()
+        assert st["certified"] and st["estimated_samples_to_stop"] is None
 
 
 def test_an_exact_empirical_tie_never_separates(workdir):

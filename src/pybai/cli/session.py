@@ -58,8 +58,8 @@ def add_parser(sub) -> None:
 def _print_stopped(status) -> None:
     from pybai.session import stop_reason
 
-    print(f"The session has stopped after {status['samples']} samples ({status['status']}: "
-          f"{stop_reason(status['message'])}).")
+    print(f"The session has stopped after {status['samples']} samples ({status['status']}): "
+          f"{stop_reason(status['message'])}.")
     print(f"Recommendation: {status['answer']}")
 
 
@@ -160,7 +160,7 @@ def _status_lines(session, status) -> list[str]:
     from pybai.session import stop_reason
 
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
-    lines.append(f"status: {status['status']} ({stop_reason(status['message'])})")
+    lines.append(f"status: {status['status']}, {stop_reason(status['message'])}")
     pending = status["pending"]
     lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
                  + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
@@ -169,9 +169,12 @@ def _status_lines(session, status) -> list[str]:
         when = ("a t-only bound: the rule tests each pair with its own counts and may stop earlier"
                 if status["threshold_count_dependent"] else "the session stops when above")
         lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} ({when})")
+    if status["estimated_samples_to_stop"] is not None:
+        lines.append(f"at the current estimates the rule would stop after about {status['estimated_samples_to_stop']} "
+                     "more samples")
     if status["stopped"] and status["threshold_kind"] is not None:
-        lines.append("certified: " + ("yes (a proven threshold was crossed)" if status["certified"] else
-                                      "no (" + stop_reason(status["message"]) + ")"))
+        lines.append("certified: " + ("yes, a proven stopping rule stopped the session" if status["certified"] else
+                                      "no, " + stop_reason(status["message"])))
     if status["near_tie"] is not None:
         lines.append(f"near tie: {status['near_tie']['message']}")
     lines.append(f"recommendation: {status['answer']}")

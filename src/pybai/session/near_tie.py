@@ -32,7 +32,7 @@ from __future__ import annotations
 from pybai.exceptions import PybaiError
 from pybai.problems.base import FixedConfidence, Problem
 
-__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "samples_to_separate", "epsilon_command", "epsilon_later"]
+__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate", "epsilon_command", "epsilon_later"]
 
 #: A near tie is reported when separating the leading pair needs more than this many times the
 #: samples told so far (or more than the max_samples left, or never).
@@ -102,25 +102,39 @@ def samples_to_separate(problem: Problem, strategy, statistic: float, limit: flo
     return int(high - t)
 
 
-def near_tie(problem: Problem, strategy, proven: bool) -> dict | None:
+def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
+    """(GLR statistic, further samples until the rule would stop at the current estimates), or None.
+
+    None unless a fixed-confidence session is running on the problem's GLR stopping rule with
+    every estimate defined (a rule with its own stopping, :attr:`Strategy.proven_rule`, has
+    none).  The samples are those of :func:`samples_to_separate` (None: never, or beyond 4 times
+    the samples left before ``max_samples``).
+    """
+    regime = problem.regime
+    if not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.proven_rule:
+        return None
+    model = strategy.model_
+    if strategy.t_ == 0 or (model.estimate != model.estimate).any():
+        return None
+    statistic = float(problem.statistic(model))
+    return statistic, samples_to_separate(problem, strategy, statistic, regime.max_samples - strategy.t_)
+
+
+def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = None) -> dict | None:
     """The near-tie report of a running fixed-confidence session without epsilon, or None.
 
     Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``,
     ``estimated_samples_to_separate`` (further samples; null = never, or beyond 4 times
     max_samples), ``samples_left`` (to max_samples), ``rule``, ``epsilon_later`` (bool) and
-    ``message``.
+    ``message``.  ``estimate``: :func:`progress`, when already computed.
     """
-    regime = problem.regime
-    if (not isinstance(regime, FixedConfidence) or strategy.status_ != "running"
-            or strategy.t_ < NEAR_TIE_MIN_SAMPLES * problem.n_sources
-            or getattr(problem, "epsilon", None) is not None or strategy.proven_rule):
+    estimate = progress(problem, strategy) if estimate is None else estimate
+    if (estimate is None or strategy.t_ < NEAR_TIE_MIN_SAMPLES * problem.n_sources
+            or getattr(problem, "epsilon", None) is not None):
         return None
     model = strategy.model_
-    if model.estimate.size == 0 or (model.estimate != model.estimate).any():
-        return None
-    statistic = float(problem.statistic(model))
-    left = regime.max_samples - strategy.t_
-    more = samples_to_separate(problem, strategy, statistic, left)
+    statistic, more = estimate
+    left = problem.regime.max_samples - strategy.t_
     if more is not None and more <= left and strategy.t_ + more <= NEAR_TIE_FACTOR * strategy.t_:
         return None
     pair = problem.closest_pair(model)

@@ -91,7 +91,8 @@ def write_session_report(session: Session, out_dir) -> Path:
         if np.isfinite(history.threshold).any():
             fig, ax = plt.subplots(figsize=(8, 4.2))
             plot_statistic_vs_threshold(history.samples, history.statistic, history.threshold, ax,
-                                        stopped=history.status == "stopped")
+                                        stopped=history.status == "stopped",
+                                        count_dependent=status["threshold_count_dependent"])
             rule = (" The delta-correct rule tests each pair with its own counts, so it may stop below this "
                     "t-only bound." if status["threshold_count_dependent"] else "")
             figures.append(("statistic.png", fig, "The GLR statistic of the current answer against the "

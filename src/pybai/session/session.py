@@ -25,7 +25,7 @@ from pybai.config.learner import SessionSpec, parse_session_file, session_docume
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence
 from pybai.session.intervals import confidence_intervals
-from pybai.session.near_tie import near_tie
+from pybai.session.near_tie import near_tie, progress
 from pybai.session.replay import Replay, ReplayDiverged
 from pybai.session.rows import Layout, read_csv
 from pybai.session.store import Store, utc_now
@@ -271,7 +271,7 @@ class Session:
     def _stopped_text(self, strategy) -> str:
         res = strategy.result()
         answer = describe_answer(self.problem, res.recommendation)
-        return (f"the session has stopped after {res.samples} samples ({res.status}: {stop_reason(res.message)}); "
+        return (f"the session has stopped after {res.samples} samples ({res.status}, {stop_reason(res.message)}); "
                 f"recommendation: {answer}.")
 
     # ------------------------------------------------------------ ask / tell
@@ -380,7 +380,9 @@ class Session:
         such as the ``delta-correct`` rule of best arm and top-k: they may stop while the
         statistic is still below ``threshold``, which is then their t-only proven bound), ``proven`` (whether a
         stop would be proven delta-correct), ``certified`` (true only once the session stopped on
-        a proven threshold), ``near_tie`` (null, or the report of
+        a proven threshold), ``estimated_samples_to_stop`` (running, fixed confidence: the further
+        samples after which the stopping rule would stop if the estimates and proportions stayed;
+        null when never or unknown), ``near_tie`` (null, or the report of
         :func:`pybai.session.near_tie.near_tie`), ``delta``/``budget``,
         ``counts``, ``means``, ``ci_low``, ``ci_high`` (per source, shaped like the problem's
         sources; null where undefined), ``level``, ``created``, ``last_answer``, ``version``.
@@ -401,6 +403,7 @@ class Session:
             pending = {"request": int(strategy.request_id), "size": int(strategy.ask().size)}
         regime = problem.regime
         proven = is_proven(strategy)
+        estimate = progress(problem, strategy)
         return {
             "name": self.spec.name,
             "goal": problem.goal,
@@ -425,7 +428,8 @@ class Session:
             "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
             "proven": proven,
             "certified": res.status == "stopped" and proven,
-            "near_tie": near_tie(problem, strategy, proven) if statistic is not None else None,
+            "estimated_samples_to_stop": None if estimate is None else estimate[1],
+            "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
             "counts": _plain(res.counts.reshape(shape).astype(int)),
             "means": _plain(res.means.reshape(shape)),
             "ci_low": _plain(low.reshape(shape)),
