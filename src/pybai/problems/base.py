@@ -310,7 +310,8 @@ class Problem(ABC):
         """The two sources whose comparison is weakest now: (one in the answer, its closest rival).
 
         Default, for answers that are sets of independent arms (``"answer-mask"``): the pair
-        (i in the empirical answer, j outside) of smallest transportation cost
+        (i in the empirical answer, j outside) of smallest transportation cost (in whichever
+        direction separates them)
         inf_m N_i d(mu_i, m) + N_j d(mu_j, m), the piece that sets the GLR statistic; None for
         other problems or while a source has no estimate (what a near-tie report names).
         """
@@ -319,8 +320,12 @@ class Problem(ABC):
             return None
         inside = self.answer_mask(means)
         code, counts, var = self.family.code, model.counts, self.family.variances
-        costs = [(_kl.pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j]), int(i), int(j))
-                 for i in np.flatnonzero(inside) for j in np.flatnonzero(~inside)]
+
+        def cost(i, j):  # the transportation cost between the two, whichever looks larger
+            hi, lo = (i, j) if means[i] >= means[j] else (j, i)
+            return _kl.pair_cost(code, counts[hi], means[hi], var[hi], counts[lo], means[lo], var[lo])
+
+        costs = [(cost(i, j), int(i), int(j)) for i in np.flatnonzero(inside) for j in np.flatnonzero(~inside)]
         return min(costs)[1:] if costs else None
 
     def answer_is_unique(self, means: np.ndarray) -> bool:
