@@ -110,3 +110,16 @@ def test_samples_to_separate_is_the_first_crossing_of_the_scaled_statistic():
     more = samples_to_separate(problem, strategy, z, limit=10**6)
     first = next(n for n in range(t + 1, 10**7) if z * n / t > strategy.threshold_(n))
     assert more == first - t
+
+
+def test_a_goal_without_an_epsilon_version_says_so(workdir):
+    d = {"name": "k", "seed": 3, "replications": 1, "problem": {"goal": "top-k", "k": 2, "delta": 0.05},
+         "environment": {"kind": "gaussian", "means": [1.0, 0.5, 0.5, 0.0], "sigma": 1.0},
+         "strategy": [{"name": "lucb"}]}
+    world = World(d)
+    with Session.create(workdir / "k.db", learner_document(d)) as s:
+        answer(s, world, 200)
+        tie = s.status()["near_tie"]
+    assert tie is not None and tie["epsilon_later"] is False
+    assert "no epsilon version of this problem" in tie["message"]
+    assert len(tie["arms"]) == 2

@@ -29,6 +29,8 @@ there is no guarantee to keep.  Setting epsilon on a running session is the job 
 
 from __future__ import annotations
 
+import inspect
+
 from pybai.exceptions import PybaiError
 from pybai.problems.base import FixedConfidence, Problem
 
@@ -54,6 +56,9 @@ def epsilon_command(problem: Problem) -> str | None:
 
 def epsilon_later(problem: Problem, strategy, proven: bool) -> tuple[bool, str]:
     """Whether giving an epsilon later keeps the session's guarantee, and why (one sentence)."""
+    if "epsilon" not in inspect.signature(type(problem)).parameters:
+        return False, (f"restarting would not help either, and no epsilon can be given: pybai has no epsilon "
+                       f"version of this problem ({type(problem).__name__}, goal {problem.goal})")
     if not proven:
         return False, ("this session stops on the heuristic threshold, which carries no proven guarantee, so "
                        "an epsilon given later would carry none either")
