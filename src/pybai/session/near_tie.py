@@ -34,7 +34,8 @@ import inspect
 from pybai.exceptions import PybaiError
 from pybai.problems.base import FixedConfidence, Problem
 
-__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate", "epsilon_command", "epsilon_later"]
+__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate",
+           "epsilon_command", "epsilon_later"]
 
 #: A near tie is reported when separating the leading pair needs more than this many times the
 #: samples told so far (or more than the max_samples left, or never).
