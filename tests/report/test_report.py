@@ -81,3 +81,19 @@ def test_allocation_heat_maps_name_arms_and_subpopulations():
     spec = parse_reproduce(read_document(experiment_path("star-class-size"))["reproduce"], where="star")
     (alloc,) = [f for f in spec.figures if f.kind == "allocation"]
     assert alloc.options["arm_names"][2] == "small" and len(alloc.options["subpopulation_names"]) == 4
+def test_table_header_names_the_threshold_and_whether_it_is_proven():
+    from pybai.simulate import run_sweep
+    from pybai.simulate.tasks import Sweep
+
+    doc = {"name": "hdr", "seed": 1, "replications": 2, "problem": {"goal": "best-arm", "delta": 0.1},
+           "environment": {"kind": "gaussian", "means": [2.0, 0.0]},
+           "strategy": [{"name": "tas"}, {"name": "tas", "label": "proven", "threshold": "delta-correct"}]}
+    document = run_sweep(Sweep.from_document(doc), progress=False)
+    rows = {r["strategy"]: r["threshold"] for r in document["results"]}
+    assert rows == {"tas": {"kind": "heuristic", "proven": False, "default": True},
+                    "proven": {"kind": "delta-correct", "proven": True, "default": False}}
+    head = format_results(document).splitlines()[1]
+    assert head == ("threshold: tas: heuristic (papers' default, not a proven guarantee); "
+                    "proven: delta-correct (proven)")
+    del document["results"][1]
+    assert format_results(document).splitlines()[1] == "threshold: heuristic (papers' default, not a proven guarantee)"

@@ -28,11 +28,24 @@ def learner_document(experiment_document: dict) -> dict:
     return doc
 
 
+def as_session_runs(experiment_document: dict) -> dict:
+    """The experiment with the threshold a session uses: an unchosen one is "delta-correct" in fixed
+    confidence (``pybai run`` keeps the heuristic default)."""
+    doc = copy.deepcopy(experiment_document)
+    strategy = doc["strategy"][0]
+    if "delta" in doc["problem"] and "threshold" not in strategy:
+        strategy["threshold"] = "delta-correct"
+    return doc
+
+
 class World:
-    """The world of replication 0 of ``pybai run`` with the experiment's seed (same truth, same noise)."""
+    """The world of replication 0 of ``pybai run`` with the experiment's seed (same truth, same noise).
+
+    Its experiment runs the strategy as a session of the same file does (:func:`as_session_runs`).
+    """
 
     def __init__(self, experiment_document: dict):
-        self.experiment = parse_experiment(copy.deepcopy(experiment_document))
+        self.experiment = parse_experiment(as_session_runs(experiment_document))
         seed = replication_seed(self.experiment.seed, 0)
         self.truth = self.experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
         self.noise = np.random.default_rng(child(seed, STREAM_NOISE))

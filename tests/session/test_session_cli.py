@@ -59,8 +59,10 @@ name = "uniform"
 
 
 def files(workdir, template, means):
+    """The world's experiment file (the truth, and the threshold a session of the same file uses when
+    it chooses none: "delta-correct") and the session file."""
     world = workdir / "world.toml"
-    world.write_text(textwrap.dedent(template.format(truth=f"means = {means}")))
+    world.write_text(textwrap.dedent(template.format(truth=f"means = {means}")) + 'threshold = "delta-correct"\n')
     session = workdir / "session.toml"
     session.write_text(textwrap.dedent(template.format(truth=f"arms = {len(means)}")))
     return world, session

@@ -116,7 +116,7 @@ def test_status_statistic_and_threshold_are_the_problems(workdir, gaussian_doc):
         strategy = s._replay.strategy
         problem = s.problem
     assert st["statistic"] == pytest.approx(problem.statistic(strategy.model_), rel=0, abs=0)
-    assert st["threshold"] == problem.threshold("heuristic", 0.1)(6)
+    assert st["threshold"] == problem.threshold("delta-correct", 0.1).at(6, strategy.model_)  # the session default
     assert st["samples"] == 6 and st["requests"] == 6 and st["answers"] == 6 and st["pending"] is None
     sums = np.zeros(3)
     counts = np.zeros(3)

@@ -58,8 +58,8 @@ def add_parser(sub) -> None:
 def _print_stopped(status) -> None:
     from pybai.session import stop_reason
 
-    print(f"The session has stopped after {status['samples']} samples ({status['status']}: "
-          f"{stop_reason(status['message'])}).")
+    print(f"The session has stopped after {status['samples']} samples ({status['status']}): "
+          f"{stop_reason(status['message'])}.")
     print(f"Recommendation: {status['answer']}")
 
 
@@ -99,8 +99,14 @@ def _describe(session) -> list[str]:
             else f"fixed budget of {regime.budget} {problem.budget_unit}")
     batch = "" if problem.batch is None else (
         f", batches of {problem.batch.size} (at most {problem.batch.max_repeats} per source)")
-    return [f"  goal {problem.goal} ({what}), {shape}, {noise}",
-            f"  strategy {session.spec.label}{batch}, seed {session.seed}"]
+    lines = [f"  goal {problem.goal} ({what}), {shape}, {noise}",
+             f"  strategy {session.spec.label}{batch}, seed {session.seed}"]
+    if regime.kind == "fixed-confidence":
+        from pybai.strategies.certificate import is_proven, kind_note, threshold_kind
+
+        strategy = session.spec.strategy
+        lines.append(f"  threshold {kind_note(threshold_kind(strategy, problem), is_proven(strategy, problem))}")
+    return lines
 
 
 def _new(args) -> int:
@@ -156,13 +162,23 @@ def _status_lines(session, status) -> list[str]:
     from pybai.session import stop_reason
 
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
-    lines.append(f"status: {status['status']} ({stop_reason(status['message'])})")
+    lines.append(f"status: {status['status']}, {stop_reason(status['message'])}")
     pending = status["pending"]
     lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
                  + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
     if status["threshold"] is not None:
         stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
-        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} (the session stops when above)")
+        when = ("a t-only bound: the rule tests each pair with its own counts and may stop earlier"
+                if status["threshold_count_dependent"] else "the session stops when above")
+        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} ({when})")
+    if status["estimated_samples_to_stop"] is not None:
+        lines.append(f"at the current estimates the rule would stop after about {status['estimated_samples_to_stop']} "
+                     "more samples")
+    if status["stopped"] and status["threshold_kind"] is not None:
+        lines.append("certified: " + ("yes, a proven stopping rule stopped the session" if status["certified"] else
+                                      "no, " + stop_reason(status["message"])))
+    if status["near_tie"] is not None:
+        lines.append(f"near tie: {status['near_tie']['message']}")
     lines.append(f"recommendation: {status['answer']}")
     counts = np.asarray(status["counts"], dtype=float).ravel()
     means = np.array([np.nan if v is None else v for v in np.asarray(status["means"], dtype=object).ravel()], float)
@@ -187,9 +203,16 @@ def _status_lines(session, status) -> list[str]:
 
 
 def _export(args) -> int:
+    from pybai.session import stop_reason
+
     with _open(args.db) as session:
+        status = session.status()
+        note = ""
+        if status["stopped"] and status["threshold_kind"] is not None:
+            note = (" (certified answer)" if status["certified"] else
+                    f" (not certified: {stop_reason(status['message'])})")
         _write_rows(session.layout.export_columns, session.observations(), args.csv,
-                    lambda text: f"{text.count(chr(10)) - 1} observations")
+                    lambda text: f"{text.count(chr(10)) - 1} observations{note}")
     return 0
 
 

@@ -379,6 +379,28 @@ class Problem(ABC):
             "delta": delta,
         }
 
+    def closest_pair(self, model: Model) -> tuple[int, int] | None:
+        """The two sources whose comparison is weakest now: (one in the answer, its closest rival).
+
+        Default, for answers that are sets of independent arms (``"answer-mask"``): the pair
+        (i in the empirical answer, j outside) of smallest transportation cost (in whichever
+        direction separates them)
+        inf_m N_i d(mu_i, m) + N_j d(mu_j, m), the piece that sets the GLR statistic; None for
+        other problems or while a source has no estimate (what a near-tie report names).
+        """
+        means = model.estimate
+        if not {"answer-mask", "independent-arms"} <= self.provides or np.isnan(means).any():
+            return None
+        inside = self.answer_mask(means)
+        code, counts, var = self.family.code, model.counts, self.family.variances
+
+        def cost(i, j):  # the transportation cost between the two, whichever looks larger
+            hi, lo = (i, j) if means[i] >= means[j] else (j, i)
+            return _kl.pair_cost(code, counts[hi], means[hi], var[hi], counts[lo], means[lo], var[lo])
+
+        costs = [(cost(i, j), int(i), int(j)) for i in np.flatnonzero(inside) for j in np.flatnonzero(~inside)]
+        return min(costs)[1:] if costs else None
+
     def answer_is_unique(self, means: np.ndarray) -> bool:
         """Whether ``means`` has a unique answer (else no strategy can certify one; default True)."""
         return True

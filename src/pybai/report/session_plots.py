@@ -122,23 +122,28 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
     return ax
 
 
-def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool = False):
+def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool = False,
+                                count_dependent: bool = False):
     """The GLR statistic of the empirical answer against the stopping threshold.
 
     The session stops at the first answer where the statistic exceeds the threshold (after
     the initial phase); that point is marked when ``stopped``.  NaN values (some source
-    without an estimate yet) are not drawn.
+    without an estimate yet) are not drawn.  ``count_dependent``: the rule tests each pair with
+    its own counts and ``threshold`` is its t-only proven bound, which a stop may not reach
+    (said in the legend and the title).
     """
     samples = np.asarray(samples, dtype=float)
     statistic = np.asarray(statistic, dtype=float)
     threshold = np.asarray(threshold, dtype=float)
     ax.plot(samples, statistic, color="#4878a8", lw=1.6, label="GLR statistic", drawstyle="steps-post")
-    ax.plot(samples, threshold, color=_HIGHLIGHT, lw=1.6, ls="--", label="threshold")
+    label = "t-only proven bound (the per-pair rule may stop below it)" if count_dependent else "threshold"
+    ax.plot(samples, threshold, color=_HIGHLIGHT, lw=1.6, ls="--", label=label)
     if stopped and samples.size and np.isfinite(statistic[-1]):
         ax.plot(samples[-1], statistic[-1], "o", color="k", ms=7, label=f"stop at {int(samples[-1])} samples", zorder=4)
     ax.set_xlabel("samples told")
     ax.set_ylabel("evidence (nats)")
-    ax.set_title("Stopping rule: the session stops when the statistic crosses the threshold")
+    ax.set_title("Stopping rule: each pair tested with its own counts" if count_dependent else
+                 "Stopping rule: the session stops when the statistic crosses the threshold")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     return ax

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["format_results", "answer_text"]
+from pybai.strategies.certificate import kind_note
+
+__all__ = ["format_results", "answer_text", "threshold_line"]
 
 _COLUMNS = [
     ("strategy", "strategy", "{}"),
@@ -52,12 +54,40 @@ def format_results(document: dict) -> str:
         head += " (not unique: tied means; any tied answer counts as correct)"
     if document.get("correctness"):
         head += f"\ncorrect = {document['correctness']}; exact = the answer is a best arm"
+    head += threshold_line(rows)
     censored = sum(r.get("censored") or 0 for r in rows)
     foot = ""
     if censored:
         foot = (f"\n{censored} run(s) censored: stopped at max_samples without certifying an answer "
                 "(counted at max_samples in the sample columns)")
     return head + "\n" + "\n".join(lines) + foot
+
+
+def threshold_line(rows) -> str:
+    r"""A header line (with its leading newline) naming the stopping thresholds, per strategy when they differ.
+
+    Empty for documents without threshold information (fixed budget, or written before it existed).
+
+    >>> print(threshold_line([
+    ...     {"strategy": "tas", "threshold": {"kind": "heuristic", "proven": False, "default": True}},
+    ...     {"strategy": "tas-proven", "threshold": {"kind": "delta-correct", "proven": True, "default": False}}]))
+    <BLANKLINE>
+    threshold: tas: heuristic (papers' default, not a proven guarantee); tas-proven: delta-correct (proven)
+    """
+    notes: dict[str, list[str]] = {}
+    for r in rows:
+        info = r.get("threshold")
+        if not info:
+            continue
+        note = kind_note(info["kind"], info["proven"], info.get("default", False))
+        labels = notes.setdefault(note, [])
+        if r["strategy"] not in labels:
+            labels.append(r["strategy"])
+    if not notes:
+        return ""
+    if len(notes) == 1:
+        return f"\nthreshold: {next(iter(notes))}"
+    return "\nthreshold: " + "; ".join(f"{', '.join(labels)}: {note}" for note, labels in notes.items())
 
 
 def answer_text(answer) -> str:

@@ -67,7 +67,13 @@ def write_session_report(session: Session, out_dir) -> Path:
               f"request {status['pending']['request']}: {status['pending']['size']} samples"]]
     if status["threshold"] is not None:
         facts += [["GLR statistic", status["statistic"]], ["threshold", status["threshold"]]]
+    if status["threshold_kind"] is not None:
+        facts += [["threshold kind", status["threshold_kind"] + (" (proven)" if status["proven"] else
+                                                                 " (not a proven guarantee)")],
+                  ["certified", "yes" if status["certified"] else "no"]]
     page.table(["", "value"], facts)
+    if status["near_tie"] is not None:
+        page.paragraph("Near tie: " + status["near_tie"]["message"])
 
     figures = []
     if history.samples.size:
@@ -87,9 +93,12 @@ def write_session_report(session: Session, out_dir) -> Path:
         if np.isfinite(history.threshold).any():
             fig, ax = plt.subplots(figsize=(8, 4.2))
             plot_statistic_vs_threshold(history.samples, history.statistic, history.threshold, ax,
-                                        stopped=history.status == "stopped")
+                                        stopped=history.status == "stopped",
+                                        count_dependent=status["threshold_count_dependent"])
+            rule = (" The delta-correct rule tests each pair with its own counts, so it may stop below this "
+                    "t-only bound." if status["threshold_count_dependent"] else "")
             figures.append(("statistic.png", fig, "The GLR statistic of the current answer against the "
-                            "stopping threshold; the session stops when it crosses."))
+                            "stopping threshold; the session stops when it crosses." + rule))
     else:
         page.paragraph("No answers yet: the figures appear after the first tell.")
     if figures:

@@ -26,11 +26,18 @@ from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, Req
 from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
 from pybai.session.intervals import confidence_intervals
+from pybai.session.near_tie import near_tie, progress
 from pybai.session.replay import Replay, ReplayDiverged
 from pybai.session.rows import Layout, read_csv
 from pybai.session.store import Store, utc_now
+from pybai.stopping.thresholds import is_default_kind
+from pybai.strategies.certificate import is_proven, threshold_kind
 
-__all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason"]
+__all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
+
+#: The threshold of a session whose strategy does not choose one (``pybai run`` keeps the papers'
+#: heuristic): proven delta-correct, so that a stop certifies the answer.
+SESSION_THRESHOLD = "delta-correct"
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,13 @@ class Session:
             Master seed (default: the file's ``seed``, else 0).  The strategy's generator is
             the replication-0 strategy stream of ``pybai run`` with this seed.
         name : str, optional
+
+        Notes
+        -----
+        A fixed-confidence session whose strategy leaves ``threshold`` at its default runs with
+        :data:`SESSION_THRESHOLD` (``"delta-correct"``), stored in the session file of the
+        database; ``threshold = "heuristic"`` must be asked for explicitly, and its stop is then
+        reported as "the heuristic threshold was crossed", never as certified.
         """
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise InvalidParameterError(f"The 'seed' parameter of Session.create must be an int >= 0. Got {seed!r}.")
@@ -181,6 +195,12 @@ class Session:
             raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
                               "(no dates or non-finite numbers).") from None
         spec = parse_session_file(document, default_name=default)
+        unchosen = is_default_kind((strategy if file is None else spec.strategy).threshold)
+        if unchosen and isinstance(spec.problem.regime, FixedConfidence):
+            # sessions certify: an unchosen threshold is the proven one, written into the stored file
+            # so that replay never depends on a default (databases without the key keep theirs)
+            document["strategy"][0]["threshold"] = SESSION_THRESHOLD
+            spec = parse_session_file(document, default_name=default)
         store = Store.create(path, name=spec.name, document=spec.document, seed=spec.seed,
                              strategy=spec.strategy_name)
         return cls(store, spec)
@@ -256,7 +276,7 @@ class Session:
     def _stopped_text(self, strategy) -> str:
         res = strategy.result()
         answer = describe_answer(self.problem, res.recommendation)
-        return (f"the session has stopped after {res.samples} samples ({res.status}: {stop_reason(res.message)}); "
+        return (f"the session has stopped after {res.samples} samples ({res.status}, {stop_reason(res.message)}); "
                 f"recommendation: {answer}.")
 
     # ------------------------------------------------------------ ask / tell
@@ -362,7 +382,16 @@ class Session:
         ``message``, ``recommendation`` (and ``answer``: in words), ``samples``, ``batches``,
         ``requests``, ``answers``, ``pending`` (``{"request", "size"}`` or null), ``statistic``
         and ``threshold`` (fixed confidence: the GLR statistic of the empirical answer and the
-        stopping threshold at the current sample count; else null), ``delta``/``budget``,
+        stopping threshold at the current sample count; else null), ``threshold_kind``
+        (``"heuristic"``, ``"delta-correct"``, ...; null in fixed budget),
+        ``threshold_count_dependent`` (true for rules that test each piece with its own counts,
+        such as the ``delta-correct`` rule of best arm and top-k: they may stop while the
+        statistic is still below ``threshold``, which is then their t-only proven bound), ``proven`` (whether a
+        stop would be proven delta-correct), ``certified`` (true only once the session stopped on
+        a proven threshold), ``estimated_samples_to_stop`` (running, fixed confidence: the further
+        samples after which the stopping rule would stop if the estimates and proportions stayed;
+        null when never or unknown), ``near_tie`` (null, or the report of
+        :func:`pybai.session.near_tie.near_tie`), ``delta``/``budget``,
         ``counts``, ``means``, ``ci_low``, ``ci_high`` (per source, shaped like the problem's
         sources; null where undefined), ``sd`` (per source, the estimated standard deviation under an
         unknown-variance reward model; null otherwise), ``level``, ``created``, ``last_answer``, ``version``.
@@ -383,6 +412,8 @@ class Session:
         if strategy.request_id is not None:
             pending = {"request": int(strategy.request_id), "size": int(strategy.ask().size)}
         regime = problem.regime
+        proven = is_proven(strategy)
+        estimate = progress(problem, strategy)
         return {
             "name": self.spec.name,
             "goal": problem.goal,
@@ -403,6 +434,12 @@ class Session:
             "pending": pending,
             "statistic": statistic,
             "threshold": threshold,
+            "threshold_kind": threshold_kind(strategy),
+            "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
+            "proven": proven,
+            "certified": res.status == "stopped" and proven,
+            "estimated_samples_to_stop": None if estimate is None else estimate[1],
+            "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
             "counts": _plain(res.counts.reshape(shape).astype(int)),
             "means": _plain(res.means.reshape(shape)),
             "ci_low": _plain(low.reshape(shape)),

@@ -28,6 +28,8 @@ from pybai.simulate.preflight import preflight
 from pybai.simulate.store import ResultStore, StoredResults
 from pybai.simulate.summary import summarize
 from pybai.simulate.tasks import Sweep, Task, make_tasks
+from pybai.stopping.thresholds import is_default_kind
+from pybai.strategies.certificate import is_proven, threshold_kind
 
 __all__ = ["run_sweep", "execute_sweep", "SweepRun", "sweep_document", "stored_document", "RunInterrupted"]
 
@@ -82,6 +84,19 @@ def _answer_unique(experiment: Experiment):
     return None if truth is None else bool(experiment.problem.answer_is_unique(truth))
 
 
+def threshold_info(strategy, problem) -> dict | None:
+    """A result row's ``threshold``: ``{"kind", "proven", "default"}`` (null in fixed budget).
+
+    ``default``: the strategy left ``threshold`` unchosen (``pybai run`` then runs the papers'
+    heuristic); ``proven``: whether a stop certifies the answer (:mod:`pybai.strategies.certificate`).
+    """
+    kind = threshold_kind(strategy, problem)
+    if kind is None:
+        return None
+    return {"kind": kind, "proven": is_proven(strategy, problem),
+            "default": is_default_kind(strategy.threshold) and not strategy.proven_rule}
+
+
 def sweep_document(
     sweep: Sweep,
     outcomes: dict[Task, list[Outcome]],
@@ -104,7 +119,9 @@ def sweep_document(
             blocks = sorted(by_cell.get((p, s), []), key=lambda item: item[0])
             outs = [o for _, block in blocks for o in block]
             if outs:
-                results.append(summarize(label, experiment.problem, outs, wall_seconds=walls.get((p, s))))
+                row = summarize(label, experiment.problem, outs, wall_seconds=walls.get((p, s)))
+                row["threshold"] = threshold_info(experiment.strategies[s][1], experiment.problem)
+                results.append(row)
         points.append({"point": p, "name": experiment.name, "grid": dict(experiment.grid),
                        "answer": _answer(experiment), "answer_unique": _answer_unique(experiment),
                        "results": results})

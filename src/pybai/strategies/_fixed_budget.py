@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pybai._validation import check_array
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class GapEpsilon:
 
     problem_: Problem  # set by the Strategy this mixin is combined with
 
-    def __init__(self, *, epsilon: float | None = None, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, epsilon: float | None = None, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)  # type: ignore[call-arg]  # the next base in the MRO is a Strategy
         self.epsilon = epsilon
 
@@ -78,7 +79,7 @@ class ImprovementRule(PosteriorRule):
 
     _index: Callable[..., np.ndarray] | None = None  # set by subclasses (a function of the posterior mean, std and xi)
 
-    def __init__(self, *, xi: float = 0.0, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, xi: float = 0.0, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.xi = xi
 

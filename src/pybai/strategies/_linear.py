@@ -32,7 +32,7 @@ import numpy as np
 
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
-from pybai.stopping.thresholds import KINDS
+from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.tracking import geometric_chunk
 
@@ -78,7 +78,7 @@ class LinearRule(Strategy):
     problem_: LinearBestArmProblem
     model_: LeastSquares
 
-    def __init__(self, *, check_growth: float = 0.01, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, check_growth: float = 0.01, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.check_growth = check_growth
 
@@ -111,7 +111,7 @@ class StaticDesignRule(LinearRule):
     #: targets of the greedy rule: "arms" (G) or "pairs" (XY)
     _greedy_targets: ClassVar[str] = "arms"
 
-    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str = "heuristic",
+    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str = DEFAULT_KIND,
                  n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.allocation = allocation

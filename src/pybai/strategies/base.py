@@ -33,12 +33,13 @@ from pybai._validation import check_choice, check_positive_int, fail, real_value
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
 from pybai.problems.base import FixedBudget, FixedConfidence, Problem
 from pybai.result import RunResult
-from pybai.stopping.thresholds import KINDS
+from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
 from pybai.strategies.batching import check_batch, remaining_after, split_plan
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
     from pybai.stopping.base import Threshold
+from pybai.strategies.certificate import stopped_message
 
 __all__ = ["Strategy"]
 
@@ -68,7 +69,9 @@ class Strategy:
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
         Stopping threshold of fixed-confidence strategies, built by the problem
         (:meth:`~pybai.problems.base.Problem.threshold`): the seed papers' ln((1 + ln t)/delta),
-        or a threshold proven delta-correct (:mod:`pybai.stopping.thresholds`).
+        or a threshold proven delta-correct (:mod:`pybai.stopping.thresholds`).  The default is
+        :data:`~pybai.stopping.thresholds.DEFAULT_KIND` (the heuristic, marked as not chosen:
+        sessions use ``"delta-correct"`` instead); only a proven one certifies an answer.
     n_init : int, default 1
         The initial phase: every request ``n_init`` times (or the problem's own start, e.g.
         a spanning set of a linear problem) before the sampling rule takes over.
@@ -98,12 +101,15 @@ class Strategy:
     reference_note: ClassVar[str] = ""
     #: attributes of the rule's own state, saved by :meth:`get_state` (``"tracker_.x"``: a component's)
     _state_attrs: ClassVar[tuple[str, ...]] = ()
+    #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
+    #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
+    proven_rule: ClassVar[str] = ""
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
     #: "unstarted" until :meth:`start`, then "running", "stopped", "censored" or "budget-spent"
     status_: str = "unstarted"
 
-    def __init__(self, *, threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1):
         self.threshold = threshold
         self.n_init = n_init
 
@@ -464,9 +470,7 @@ class Strategy:
         limit = self._max_batches if self._max_batches is not None else self._max_samples
         messages = {
             "running": "still sampling",
-            "stopped": "stopped: the answer is certified at the requested confidence"
-            if self.threshold_ is not None
-            else "stopped by the sampling rule",
+            "stopped": stopped_message(self) if self.threshold_ is not None else "stopped by the sampling rule",
             "censored": f"censored: reached max_samples = {limit} before certifying",
             "budget-spent": f"budget of {limit} {unit} spent",
         }

@@ -10,6 +10,7 @@ from pybai._validation import check_positive_float
 from pybai.batch.bounds import lil_omega
 from pybai.batch.fast_racing import simulate_batch_racing
 from pybai.batch.racing import racing_step, survivor_deviations
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._batch_top_k import BatchTopKRule
 from pybai.strategies._fixed_budget import noise_std
 from pybai.strategies.registry import register
@@ -70,10 +71,11 @@ class BatchRacingStrategy(BatchTopKRule):
 
     name = "batch-racing"
     requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
+    proven_rule = "the anytime confidence bounds of Lemma 1 (Jun et al. 2016)"
     regimes = ("fixed-confidence",)
     _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "rejected_", "censored_answer_")
 
-    def __init__(self, *, sigma: float | None = None, ties: str = "random", threshold: str = "heuristic",
+    def __init__(self, *, sigma: float | None = None, ties: str = "random", threshold: str = DEFAULT_KIND,
                  n_init: int = 1):
         super().__init__(ties=ties, threshold=threshold, n_init=n_init)
         self.sigma = sigma

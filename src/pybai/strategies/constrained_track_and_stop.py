@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.registry import register
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.base import StateArray
@@ -76,7 +77,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     problem_: FeasibleArmProblem  # for the type checker: goal best-feasible-arm only
 
     def __init__(self, *, oracle: str = "exact", step_size: float = 1.0, tracking: str = "C",
-                 threshold: str = "heuristic", n_init: int = 5, subpopulation: str = "tracked",
+                 threshold: str = DEFAULT_KIND, n_init: int = 5, subpopulation: str = "tracked",
                  check_growth: float = 0.0, oracle_growth: float = 0.0, exploration: str = "auto"):
         super().__init__(tracking=tracking, threshold=threshold, n_init=n_init,
                          subpopulation=subpopulation, check_growth=check_growth, oracle_growth=oracle_growth,

@@ -8,6 +8,7 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import StateArray, Strategy
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_stretch
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, geometric_chunk, resolve_exploration
@@ -83,7 +84,7 @@ class GameSampling(Strategy):
     goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "tracker_.cumulative_", "tracker_.forced_next_")
 
-    def __init__(self, *, optimism: str = "none", threshold: str = "heuristic", n_init: int = 1,
+    def __init__(self, *, optimism: str = "none", threshold: str = DEFAULT_KIND, n_init: int = 1,
                  check_growth: float = 0.0, exploration: str = "auto"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.optimism = optimism

@@ -7,6 +7,7 @@ from numba import njit
 
 from pybai._validation import check_choice
 from pybai.models._kl import lower_bound, upper_bound
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -76,7 +77,7 @@ class LUCB(Strategy):
     requires = frozenset({"independent-arms", "answer-mask"})
     goals = ("best-arm", "top-k")
 
-    def __init__(self, *, stopping: str = "glr", threshold: str = "heuristic", n_init: int = 1):
+    def __init__(self, *, stopping: str = "glr", threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.stopping = stopping
 

@@ -12,6 +12,7 @@ from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.problems.base import FixedConfidence
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -103,11 +104,12 @@ class RAGE(LinearRule):
     allocation_ = StateArray()
 
     name = "rage"
+    proven_rule = "RAGE's elimination rule (Fiez et al. 2019)"
     _state_attrs = ("round_", "active_", "allocation_", "asked_", "round_counts_", "round_sums_", "round_open_",
                     "survivor_", "rho_", "round_sizes_")
 
     def __init__(self, *, epsilon: float = 0.1, request_size: int = 0, check_growth: float = 0.01,
-                 threshold: str = "heuristic", n_init: int = 1):
+                 threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.epsilon = epsilon
         self.request_size = request_size

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
@@ -95,7 +96,7 @@ class TopTwo(Strategy):
         beta: float = 0.5,
         challenger: str = "tci",
         selection: str = "tracking",
-        threshold: str = "heuristic",
+        threshold: str = DEFAULT_KIND,
         n_init: int = 1,
     ):
         super().__init__(threshold=threshold, n_init=n_init)

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, resolve_exploration
@@ -85,7 +86,7 @@ class TrackAndStop(Strategy):
     _state_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
                     "tracker_.forced_next_")
 
-    def __init__(self, *, tracking: str = "C", threshold: str = "heuristic", n_init: int = 1,
+    def __init__(self, *, tracking: str = "C", threshold: str = DEFAULT_KIND, n_init: int = 1,
                  subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float = 0.0,
                  exploration: str = "auto"):
         super().__init__(threshold=threshold, n_init=n_init)

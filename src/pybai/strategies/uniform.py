@@ -6,6 +6,7 @@ import numpy as np
 
 from pybai._validation import check_choice
 from pybai.batch.round_robin import round_robin
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -46,7 +47,7 @@ class Uniform(Strategy):
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True
 
-    def __init__(self, *, threshold: str = "heuristic", n_init: int = 1, subpopulation: str = "random"):
+    def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1, subpopulation: str = "random"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.subpopulation = subpopulation
 

@@ -10,6 +10,7 @@ from pybai._validation import check_probability
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.models.linear import LeastSquares
 from pybai.problems.base import FixedConfidence
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule, rounded_requests
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -69,7 +70,7 @@ class XYAdaptive(LinearRule):
     _state_attrs = ("phase_", "active_", "target_", "phase_counts_", "phase_sums_", "phase_open_", "survivor_",
                     "next_target_")
 
-    def __init__(self, *, alpha: float = 0.1, check_growth: float = 0.01, threshold: str = "heuristic",
+    def __init__(self, *, alpha: float = 0.1, check_growth: float = 0.01, threshold: str = DEFAULT_KIND,
                  n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.alpha = alpha

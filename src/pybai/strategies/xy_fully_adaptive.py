@@ -7,6 +7,7 @@ import numpy as np
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule, prop2_width, regularized_fit
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -55,10 +56,11 @@ class XYFullyAdaptive(LinearRule):
     active_ = StateArray()
 
     name = "xy-fully-adaptive"
+    proven_rule = "the Prop. 2 confidence set (valid when theta_norm bounds ||theta||)"
     _state_attrs = ("active_", "weights_", "survivor_")
 
     def __init__(self, *, theta_norm: float = 1.0, regularization: float = 1.0, check_growth: float = 0.01,
-                 threshold: str = "heuristic", n_init: int = 1):
+                 threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.theta_norm = theta_norm
         self.regularization = regularization

@@ -1,0 +1,165 @@
+"""Near ties: a running fixed-confidence session whose leading arms may take very long to separate.
+
+On arms that are nearly tied, a fixed-confidence rule without epsilon needs about
+``threshold / (gap^2 rate)`` samples, and on an exact tie it never stops before ``max_samples``.
+``pybai session status`` says so while the session runs, from the current data alone:
+
+* **the estimate.**  Keep the current estimates and the current proportions of samples, and
+  scale every count by ``c``: each piece of the GLR statistic (the transportation cost of the
+  leading pair, :meth:`~pybai.problems.base.Problem.closest_pair`) grows linearly in ``c``,
+  while the threshold grows like ``ln ln``.  The estimate is the smallest number of further
+  samples at which the problem's own stopping rule (:meth:`~pybai.problems.base.Problem.stopping_decision`,
+  with the session's threshold, count-dependent ones included) would stop on those scaled
+  statistics; "never" when the statistic is 0 (an exact empirical tie).  It is what the
+  current empirical gap implies if it were the true gap, so it moves with the estimates.
+* **the rule** (:data:`NEAR_TIE_FACTOR`, :data:`NEAR_TIE_MIN_SAMPLES`).  Once the session has
+  at least ``NEAR_TIE_MIN_SAMPLES`` samples per source (before that every pair looks tied), it
+  reports a near tie when the estimate is "never", or goes beyond the ``max_samples`` left, or
+  exceeds ``NEAR_TIE_FACTOR`` times the samples told so far (at the current rate the session
+  would need more than ten times what it has used: typical of arms closer than the data can
+  tell apart, rare on separated arms).
+
+Restarting is never needed.  The proven thresholds bound a deviation of the statistics from the
+*true* means that holds at all times at once (a time-uniform, Ville-type bound); it does not
+involve epsilon, so an epsilon chosen after seeing the data, at any time, keeps the guarantee of
+an epsilon-best-arm stopping rule built on the same threshold.  Under the heuristic threshold
+there is no guarantee to keep.  Setting epsilon on a running session is the job of
+:func:`epsilon_command` (the hook that the epsilon-best-arm work connects).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from pybai.exceptions import PybaiError
+from pybai.problems.base import FixedConfidence, Problem
+
+__all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate",
+           "epsilon_command", "epsilon_later"]
+
+#: A near tie is reported when separating the leading pair needs more than this many times the
+#: samples told so far (or more than the max_samples left, or never).
+NEAR_TIE_FACTOR = 10
+#: No near tie is reported before this many samples per source (on average).
+NEAR_TIE_MIN_SAMPLES = 10
+
+
+def epsilon_command(problem: Problem) -> str | None:
+    """HOOK: how a running session is told an epsilon, or None while pybai cannot do it.
+
+    Returns None in this version: epsilon-best-arm identification in fixed confidence (issue 22,
+    section 1) lands separately; once ``Session.set_epsilon`` exists for ``problem``'s goal this
+    returns the command (e.g. ``"pybai session set --db PATH epsilon=..."``) and the near-tie
+    message names it.
+    """
+    return None
+
+
+def epsilon_later(problem: Problem, strategy, proven: bool) -> tuple[bool, str]:
+    """Whether giving an epsilon later keeps the session's guarantee, and why (one sentence)."""
+    if "epsilon" not in inspect.signature(type(problem)).parameters:
+        return False, (f"restarting would not help either, and no epsilon can be given: pybai has no epsilon "
+                       f"version of this problem ({type(problem).__name__}, goal {problem.goal})")
+    if not proven:
+        return False, ("this session stops on the heuristic threshold, which carries no proven guarantee, so "
+                       "an epsilon given later would carry none either")
+    command = epsilon_command(problem)
+    how = (f"with {command}" if command else
+           "once epsilon can be set on a running session (epsilon-best-arm identification, issue 22)")
+    return True, ("restarting is not needed: an epsilon can be given to this session later, " + how
+                  + ", keeping the guarantee (the proven threshold bounds a deviation from the true means "
+                  "at all times at once, whatever epsilon and whenever it is chosen)")
+
+
+def _scaled_stop(problem: Problem, strategy, total: int) -> bool:
+    """Whether the stopping rule stops at ``total`` samples if the estimates and proportions stay."""
+    model = strategy.model_
+    factor = total / strategy.t_
+    scaled = problem.new_model().set_statistics(model.counts * factor, model.sums * factor)
+    return bool(problem.stopping_decision(scaled, strategy.threshold_, total)[1])
+
+
+def samples_to_separate(problem: Problem, strategy, statistic: float, limit: float) -> int | None:
+    """Further samples until the stopping rule would stop if the estimates and proportions stayed.
+
+    None when it never would (statistic 0: an exact empirical tie) or not within ``limit``
+    further samples times 4 (then ``limit`` is already exceeded: "beyond").
+    """
+    t = strategy.t_
+    if not statistic > 0.0:
+        return None
+
+    def stops(total: int) -> bool:
+        try:
+            return _scaled_stop(problem, strategy, total)
+        except (PybaiError, TypeError, ValueError):  # a model that cannot be rebuilt from counts and sums
+            return statistic * total / t > strategy.threshold_.at(total, strategy.model_)
+
+    high = max(t + 1, 2 * t)
+    cap = t + 4 * max(limit, t)
+    while not stops(high):
+        if high >= cap:
+            return None
+        high = min(2 * high, cap)
+    low = t  # does not stop at t (the session is running)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if not stops(mid) else (low, mid)
+    return int(high - t)
+
+
+def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
+    """(GLR statistic, further samples until the rule would stop at the current estimates), or None.
+
+    None unless a fixed-confidence session is running on the problem's GLR stopping rule with
+    every estimate defined (a rule with its own stopping, :attr:`Strategy.proven_rule`, has
+    none).  The samples are those of :func:`samples_to_separate` (None: never, or beyond 4 times
+    the samples left before ``max_samples``).
+    """
+    regime = problem.regime
+    if not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.proven_rule:
+        return None
+    model = strategy.model_
+    if strategy.t_ == 0 or (model.estimate != model.estimate).any():
+        return None
+    statistic = float(problem.statistic(model))
+    return statistic, samples_to_separate(problem, strategy, statistic, regime.max_samples - strategy.t_)
+
+
+def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = None) -> dict | None:
+    """The near-tie report of a running fixed-confidence session without epsilon, or None.
+
+    Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``,
+    ``estimated_samples_to_separate`` (further samples; null = never, or beyond 4 times
+    max_samples), ``samples_left`` (to max_samples), ``rule``, ``epsilon_later`` (bool) and
+    ``message``.  ``estimate``: :func:`progress`, when already computed.
+    """
+    estimate = progress(problem, strategy) if estimate is None else estimate
+    if (estimate is None or strategy.t_ < NEAR_TIE_MIN_SAMPLES * problem.n_sources
+            or getattr(problem, "epsilon", None) is not None):
+        return None
+    model = strategy.model_
+    statistic, more = estimate
+    left = problem.regime.max_samples - strategy.t_
+    if more is not None and more <= left and strategy.t_ + more <= NEAR_TIE_FACTOR * strategy.t_:
+        return None
+    pair = problem.closest_pair(model)
+    keeps, why = epsilon_later(problem, strategy, proven)
+    who = f"arms {pair[0]} and {pair[1]}" if pair else "the leading answers"
+    if more is None:
+        when = ("never at the current estimates (an exact empirical tie)" if statistic <= 0.0
+                else f"not within {4 * max(left, strategy.t_)} more samples")
+    else:
+        when = f"about {more} more samples at the current estimates"
+    beyond = "" if more is not None and more <= left else f", beyond the {left} samples left before max_samples"
+    message = f"{who} are nearly tied: separating them needs {when}{beyond}; {why}."
+    return {
+        "arms": None if pair is None else [int(pair[0]), int(pair[1])],
+        "statistic": statistic,
+        "estimated_samples_to_separate": more,
+        "samples_left": int(left),
+        "rule": (f"after {NEAR_TIE_MIN_SAMPLES} samples per source: never, more than the samples left, or more "
+                 f"than {NEAR_TIE_FACTOR} times the samples so far ({strategy.t_})"),
+        "epsilon_later": keeps,
+        "message": message,
+    }
