@@ -88,6 +88,11 @@ class Model:
         """
         return 1.0 / np.maximum(self.counts, 1.0)
 
+    def scaled_into(self, fresh: "Model", factor: float) -> "Model":
+        """``fresh`` (a new model of the same kind) given these statistics with every count scaled by
+        ``factor`` and the same estimates (what the stopping rule would see later if nothing changed)."""
+        return fresh.set_statistics(self.counts * factor, self.sums * factor)
+
     def set_statistics(self, counts, sums) -> "Model":
         """Replace the statistics (in place: arrays keep their identity) and refresh."""
         self.counts[:] = counts

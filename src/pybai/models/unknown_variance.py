@@ -158,6 +158,10 @@ class MeansAndVariances(Model):
         self._refresh()
         return self
 
+    def scaled_into(self, fresh: Model, factor: float) -> Model:
+        """As :meth:`Model.scaled_into`, the squared deviations scaled too (same variances)."""
+        return fresh.set_statistics(self.counts * factor, self.sums * factor, self.sq_devs * factor)  # type: ignore[call-arg]  # fresh is a MeansAndVariances
+
     @classmethod
     def from_statistics(cls, counts, sums, sq_devs) -> "MeansAndVariances":
         """A model holding these statistics (see :meth:`set_statistics`)."""

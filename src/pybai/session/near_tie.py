@@ -30,6 +30,7 @@ there is no guarantee to keep.  Setting epsilon on a running session is the job 
 from __future__ import annotations
 
 import inspect
+from typing import cast
 
 from pybai.exceptions import PybaiError
 from pybai.problems.base import FixedConfidence, Problem
@@ -75,8 +76,9 @@ def _scaled_stop(problem: Problem, strategy, total: int) -> bool:
     """Whether the stopping rule stops at ``total`` samples if the estimates and proportions stay."""
     model = strategy.model_
     factor = total / strategy.t_
-    scaled = problem.new_model().set_statistics(model.counts * factor, model.sums * factor)
-    return bool(problem.stopping_decision(scaled, strategy.threshold_, total)[1])
+    scaled = model.scaled_into(problem.new_model(), factor)
+    view = problem.learner_view(scaled)  # e.g. the scaled model's estimated variances
+    return bool(view.stopping_decision(scaled, strategy.threshold_, total)[1])
 
 
 def samples_to_separate(problem: Problem, strategy, statistic: float, limit: float) -> int | None:
@@ -122,7 +124,7 @@ def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
     model = strategy.model_
     if strategy.t_ == 0 or (model.estimate != model.estimate).any():
         return None
-    statistic = float(problem.statistic(model))
+    statistic = float(problem.learner_view(model).statistic(model))
     return statistic, samples_to_separate(problem, strategy, statistic, regime.max_samples - strategy.t_)
 
 
@@ -140,10 +142,10 @@ def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = 
         return None
     model = strategy.model_
     statistic, more = estimate
-    left = problem.regime.max_samples - strategy.t_
+    left = cast(FixedConfidence, problem.regime).max_samples - strategy.t_
     if more is not None and more <= left and strategy.t_ + more <= NEAR_TIE_FACTOR * strategy.t_:
         return None
-    pair = problem.closest_pair(model)
+    pair = problem.learner_view(model).closest_pair(model)
     keeps, why = epsilon_later(problem, strategy, proven)
     who = f"arms {pair[0]} and {pair[1]}" if pair else "the leading answers"
     if more is None:

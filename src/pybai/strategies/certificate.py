@@ -20,7 +20,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["threshold_kind", "is_proven", "certified", "stopped_message", "kind_note"]
 
@@ -60,7 +60,8 @@ def is_proven(strategy: Any, problem: Any = None) -> bool:
         return True
     built = getattr(strategy, "threshold_", None) if problem is None else None
     if built is None:
-        built = problem_.threshold(strategy.threshold, problem_.regime.delta)
+        known = cast(Any, problem_)  # not None: threshold_kind gave a kind
+        built = known.threshold(strategy.threshold, known.regime.delta)
     return bool(built.proven)
 
 
