@@ -67,7 +67,7 @@ def replay_history(session) -> History:
         if confident:
             thr = float(strategy.threshold_.at(strategy.t_, strategy.model_))  # type: ignore[union-attr]  # fixed confidence: a threshold
             if not np.isnan(model.estimate).any():
-                stat = float(problem.statistic(model))
+                stat = float(strategy.problem_.statistic(model))  # the learner's view (estimated variances)
         rows["requests"].append(answer.request)
         rows["times"].append(answer.created)
         rows["samples"].append(strategy.t_)
