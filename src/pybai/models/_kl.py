@@ -14,11 +14,16 @@ import math
 
 from numba import njit
 
+import numpy as np
+
+from pybai.models._invariant import PRECISIONS, bayes_factor_bound
 from pybai.models._transport import transport_pair
 
 GAUSSIAN = 0
 BERNOULLI = 1
 GAUSSIAN_UV = 2
+
+_PRECISIONS = np.array(PRECISIONS)
 
 _EPS = 1e-15
 
@@ -95,8 +100,8 @@ def upper_bound(code, x, n, var, level):
         return 1.0 if code == BERNOULLI else math.inf
     if code == GAUSSIAN:
         return x + math.sqrt(2.0 * var * level / n)
-    if code == GAUSSIAN_UV:  # (n/2) ln(1 + (q - x)^2 / var) <= level
-        return x + math.sqrt(var * math.expm1(min(2.0 * level / n, 700.0)))
+    if code == GAUSSIAN_UV:  # the invariant Bayes factor's bound (pybai.models._invariant)
+        return bayes_factor_bound(n, x, n * var, level, _PRECISIONS, 1.0)
     return _bisect_bound(code, x, n, var, level, 1.0)
 
 
@@ -108,5 +113,5 @@ def lower_bound(code, x, n, var, level):
     if code == GAUSSIAN:
         return x - math.sqrt(2.0 * var * level / n)
     if code == GAUSSIAN_UV:
-        return x - math.sqrt(var * math.expm1(min(2.0 * level / n, 700.0)))
+        return bayes_factor_bound(n, x, n * var, level, _PRECISIONS, -1.0)
     return _bisect_bound(code, x, n, var, level, 0.0)

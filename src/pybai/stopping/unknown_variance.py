@@ -67,13 +67,12 @@ from numba import njit
 
 from pybai._validation import check_positive_int
 from pybai.exceptions import InvalidParameterError
+from pybai.models._invariant import PRECISIONS, log_bayes_factor
 from pybai.models._transport import transport_pair
 from pybai.stopping.base import Threshold
 
 __all__ = ["UnknownVarianceThreshold", "PRECISIONS", "log_bayes_factor", "product_level"]
 
-#: prior precisions c_j of the standardised effect (mu - lambda) / sigma, weighted equally
-PRECISIONS = tuple(math.exp(2.0 * j - 2.0) for j in range(8))
 _MAX_INTERVALS = 4000
 
 
@@ -88,29 +87,6 @@ def product_level(delta_share: float) -> float:
         if abs(step) <= 1e-14 * max(1.0, y):
             break
     return y
-
-
-@njit(cache=True)
-def log_bayes_factor(n, xbar, sq_devs, lam, precisions):
-    """ln B(lambda): the equal-weight mixture over ``precisions`` of the invariant t-test Bayes factors."""
-    if n < 2.0:
-        return 0.0
-    d = xbar - lam
-    v = sq_devs + n * d * d  # V_lambda = sum (x_j - lambda)^2
-    if v <= 0.0:  # every sample equals lambda
-        q = 0.0
-    else:
-        q = n * d * d / v
-    acc = -math.inf
-    for j in range(precisions.shape[0]):
-        c = precisions[j]
-        r = n / (n + c)
-        term = 0.5 * math.log(c / (n + c)) - 0.5 * n * math.log1p(-r * q)
-        if term > acc:
-            acc = term + math.log1p(math.exp(acc - term)) if acc > -math.inf else term
-        else:
-            acc = acc + math.log1p(math.exp(term - acc))
-    return acc - math.log(precisions.shape[0])
 
 
 @njit(cache=True)

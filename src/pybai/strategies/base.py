@@ -261,12 +261,10 @@ class Strategy:
         A rule that overrides :meth:`_initial_plan` overrides this too.
         """
         space = problem.request_space()
-        rounds = self._init_rounds(problem)
-        return rounds * space.n_requests if space.default_start else rounds
+        return self._init_rounds(problem) * (space.n_requests if space.default_start else 1)
 
     def _init_rounds(self, problem: Problem) -> int:
-        """Rounds of the initial phase: ``n_init``, at least the family's ``min_samples`` (2 for an
-        unknown variance: a variance needs two samples)."""
+        """Rounds of the initial phase: ``n_init``, at least the family's ``min_samples`` (a variance needs 2)."""
         return max(int(self.n_init), int(problem.family.min_samples))
 
     def _initial_batches(self, problem: Problem) -> list[np.ndarray]:
