@@ -21,7 +21,7 @@ Examples
 from pybai._version import __version__
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
-from pybai.environments import BernoulliEnvironment, Environment, GaussianEnvironment
+from pybai.environments import BernoulliEnvironment, BetaEnvironment, Environment, GaussianEnvironment
 from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
 from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
@@ -34,7 +34,7 @@ from pybai.exceptions import (
     PybaiWarning,
     SessionStateError,
 )
-from pybai.models import Bernoulli, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
+from pybai.models import Bernoulli, BettingModel, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.result import RunResult
@@ -91,6 +91,8 @@ __all__ = [
     "Gaussian",
     "Bernoulli",
     "GaussianUnknownVariance",
+    "Bounded",
+    "BettingModel",
     "MeansAndVariances",
     "Model",
     "EmpiricalMeans",
@@ -98,6 +100,7 @@ __all__ = [
     "Environment",
     "GaussianEnvironment",
     "BernoulliEnvironment",
+    "BetaEnvironment",
     "SubpopulationGaussianEnvironment",
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
