@@ -45,6 +45,8 @@ DEFAULT_BETS = tuple(sorted([2.0 ** (-k / 2.0) for k in range(1, 23)] + [0.875, 
 DEFAULT_LEVELS = 401
 #: smallest variance (rescaled units) handed to the sampling rules' kernels
 VARIANCE_FLOOR = 1e-6
+#: pseudo-samples of variance 1/4 in the variance the sampling rules read
+PRIOR_COUNT = 1.0
 
 
 @njit(cache=True)
@@ -105,8 +107,9 @@ class BettingModel(Model):
     sq_sums : ndarray of shape (n_sources,)
         Sum of the squared rescaled rewards.
     noise : ndarray of shape (n_sources,)
-        Variance of the rescaled rewards (maximum likelihood), at least :data:`VARIANCE_FLOOR`; NaN
-        below two samples.
+        The variance the sampling rules read: the maximum-likelihood variance V of the rescaled
+        rewards shrunk towards 1/4 (the largest possible), (N V + n0 / 4) / (N + n0) with
+        n0 = :data:`PRIOR_COUNT`, at least :data:`VARIANCE_FLOOR`; NaN below two samples.
     log_up, log_down : ndarray of shape (n_sources, J, L)
         The log-wealth tables (module docstring); ``ln_up``, ``ln_down`` (n_sources, L) their mixtures.
     grid : ndarray of shape (L,)
@@ -156,8 +159,11 @@ class BettingModel(Model):
         seen = n > 0
         mean = np.where(seen, self.sums[idx] / np.maximum(n, 1.0), np.nan)
         self.estimate[idx] = mean
-        var = self.sq_sums[idx] / np.maximum(n, 1.0) - np.where(seen, mean, 0.0) ** 2
-        self.noise[idx] = np.where(n >= 2.0, np.maximum(var, VARIANCE_FLOOR), np.nan)
+        var = np.maximum(self.sq_sums[idx] / np.maximum(n, 1.0) - np.where(seen, mean, 0.0) ** 2, 0.0)
+        # shrunk towards 1/4, the largest variance on [0, 1], with PRIOR_COUNT pseudo-samples: two
+        # nearly equal first rewards must not make an arm look certain to the sampling rules
+        shrunk = (n * var + PRIOR_COUNT * 0.25) / (n + PRIOR_COUNT)
+        self.noise[idx] = np.where(n >= 2.0, np.maximum(shrunk, VARIANCE_FLOOR), np.nan)
 
     def _refresh(self) -> None:
         self._set_moments(np.arange(self.counts.shape[0]))
