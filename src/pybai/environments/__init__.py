@@ -3,6 +3,7 @@
 from pybai.environments.base import Environment
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.beta import BetaEnvironment
+from pybai.environments.bounded import TwoPointEnvironment, UniformEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
@@ -14,6 +15,8 @@ __all__ = [
     "GaussianEnvironment",
     "BernoulliEnvironment",
     "BetaEnvironment",
+    "UniformEnvironment",
+    "TwoPointEnvironment",
     "SubpopulationGaussianEnvironment",
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
