@@ -22,6 +22,7 @@ from pybai._version import __version__
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, Environment, GaussianEnvironment
+from pybai.environments import TwoPointEnvironment, UniformEnvironment
 from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
 from pybai.environments import SubpopulationGaussianEnvironment
 from pybai.exceptions import (
@@ -101,6 +102,8 @@ __all__ = [
     "GaussianEnvironment",
     "BernoulliEnvironment",
     "BetaEnvironment",
+    "UniformEnvironment",
+    "TwoPointEnvironment",
     "SubpopulationGaussianEnvironment",
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
