@@ -14,9 +14,9 @@ and a bisection 100 of them.
 
 :func:`kl_inf_pair` is the GLR statistic of "arm a has a larger mean than arm b" under the
 bounded model, ``inf_l n_a KL_inf^below(F_a, l) + n_b KL_inf^above(F_b, l)`` over l in
-[mean_b, mean_a] (both terms are convex in l: golden-section search).  It is what Agrawal, Juneja
-& Koolen ("Optimal best-arm identification methods for tail-risk measures", NeurIPS 2021) and
-Jourdan et al. ("Top two algorithms revisited", NeurIPS 2022) stop on.  pybai's proven stopping
+[mean_b, mean_a] (both terms are convex in l: golden-section search).  It is the statistic that
+Agrawal, Juneja & Koolen and Jourdan et al. ("Top two algorithms revisited", NeurIPS 2022) use for
+identification among bounded laws.  pybai's proven stopping
 rule for the bounded model does not need the empirical distribution
 (:mod:`pybai.models.betting`); these kernels state the statistic it approximates and serve tests
 and analysis of stored rewards.
