@@ -100,3 +100,17 @@ def test_means_are_reported_in_the_users_units():
 def test_beta_environment_refuses_a_too_large_sd():
     with pytest.raises(InvalidParameterError, match="sd"):
         BetaEnvironment([0.5, 0.1], 0.31)
+
+
+@pytest.mark.parametrize("statistic", ["kl-inf", "sub-bernoulli"])
+def test_interval_in_user_units_holds_the_mean_and_shrinks(statistic):
+    fam = Bounded(1, 10.0, 20.0, statistic, levels=101)
+    model = fam.new_model(1)
+    rng = np.random.default_rng(2)
+    widths = []
+    for n in (20, 400):
+        model.update(np.zeros(n, dtype=np.int64), 10.0 + 10.0 * rng.beta(6, 4, n))
+        lo, hi = fam.interval(model, 0.05)
+        assert lo[0] < 16.0 < hi[0] and 10.0 <= lo[0] and hi[0] <= 20.0
+        widths.append(hi[0] - lo[0])
+    assert widths[1] < widths[0]

@@ -168,6 +168,30 @@ class Bounded(Family):
         var = np.maximum(model.sq_sums / n - mean**2, 0.0)
         return np.where(model.counts >= 2, self.width * np.sqrt(var), np.nan)
 
+    def interval(self, model: Model, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+        """Per source, a (1 - alpha) interval for the mean, in the user's units (what status shows).
+
+        ``"kl-inf"``: read from the betting tables, valid at every sample count at once (a confidence
+        sequence): the levels l with ln M^+(l) >= ln(2/alpha) (mean above l) or ln M^-(l) >= ln(2/alpha)
+        (mean below l) are excluded, and by monotonicity so is everything beyond them.
+        ``"sub-bernoulli"``: the Chernoff bounds N kl(mean, q) <= ln(2/alpha) of the rescaled mean (valid
+        at a fixed sample count, not uniformly over time).  No sample: the whole range.
+        """
+        level = math.log(2.0 / alpha)
+        n = model.counts
+        lo = np.zeros(n.shape[0])
+        hi = np.ones(n.shape[0])
+        for a in np.flatnonzero(n > 0):
+            if self.statistic == "kl-inf" and model.grid.shape[0]:
+                up = np.flatnonzero(model.ln_up[a] >= level)
+                down = np.flatnonzero(model.ln_down[a] >= level)
+                lo[a] = model.grid[up.max()] if up.size else 0.0
+                hi[a] = model.grid[down.min()] if down.size else 1.0
+            else:
+                lo[a] = _kl.lower_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
+                hi[a] = _kl.upper_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
+        return self.to_user(lo), self.to_user(hi)
+
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         if rewards.shape[0] == 1:
             ok = self.low <= rewards[0] <= self.high  # False for nan
