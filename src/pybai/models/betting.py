@@ -16,8 +16,8 @@ on [0, 1] of mean <= l_i, W^+_{j,i} is a nonnegative supermartingale of initial 
 is >= 1 - c_j > 0 and has expectation 1 + c_j (mean - l_i) / l_i <= 1); the mirror holds for W^-.
 The grid and the bets do not depend on the data, so the tables are updated in place, exactly:
 **memory O(J L) per source (J = 25 bets, L = 401 levels by default: 2 x 25 x 401 floats, about
-160 kB per source), whatever the number of samples**, and one sample costs 2 J L logarithms
-(about 20 000, some 50-100 microseconds).  The empirical distribution itself is not stored.
+160 kB per source), whatever the number of samples**; the wealths are kept as products (scaled,
+with a log offset per level), so one sample costs 2 J L multiplications and 2 L logarithms.  The empirical distribution itself is not stored.
 
 Examples
 --------
@@ -49,43 +49,40 @@ VARIANCE_FLOOR = 1e-6
 PRIOR_COUNT = 1.0
 
 
+_RESCALE = 1e150
+
+
 @njit(cache=True)
-def _update_tables(sources, y, grid, bets, log_up, log_down, ln_up, ln_down):
+def _advance(w, off, ln, s, i, factor_scale, bets, sign):
+    """Multiply the J wealths of (source s, level i) by their factors; renormalise; refresh the mixture."""
+    top = 0.0
+    total = 0.0
+    for j in range(bets.shape[0]):
+        v = w[s, j, i] * (1.0 + sign * bets[j] * factor_scale)
+        w[s, j, i] = v
+        total += v
+        if v > top:
+            top = v
+    if top > _RESCALE or top < 1.0 / _RESCALE:
+        for j in range(bets.shape[0]):
+            w[s, j, i] /= top
+        off[s, i] += math.log(top)
+        total /= top
+    ln[s, i] = off[s, i] + math.log(total / bets.shape[0])
+
+
+@njit(cache=True)
+def _update_tables(sources, y, grid, bets, up_w, up_off, down_w, down_off, ln_up, ln_down):
     n_levels = grid.shape[0]
-    n_bets = bets.shape[0]
     for k in range(sources.shape[0]):
         s = sources[k]
         x = y[k]
         for i in range(n_levels):
             lev = grid[i]
-            up = (x - lev) / lev if lev > 0.0 else 0.0
-            down = (x - lev) / (1.0 - lev) if lev < 1.0 else 0.0
-            for j in range(n_bets):
-                if lev > 0.0:
-                    log_up[s, j, i] += math.log1p(bets[j] * up)
-                if lev < 1.0:
-                    log_down[s, j, i] += math.log1p(-bets[j] * down)
-    # the mixtures of the touched sources
-    seen = np.zeros(log_up.shape[0], dtype=np.bool_)
-    for k in range(sources.shape[0]):
-        s = sources[k]
-        if seen[s]:
-            continue
-        seen[s] = True
-        for i in range(n_levels):
-            ln_up[s, i] = _log_mean_exp(log_up[s, :, i])
-            ln_down[s, i] = _log_mean_exp(log_down[s, :, i])
-
-
-@njit(cache=True)
-def _log_mean_exp(v):
-    top = v.max()
-    if top == -math.inf:
-        return -math.inf
-    acc = 0.0
-    for j in range(v.shape[0]):
-        acc += math.exp(v[j] - top)
-    return top + math.log(acc / v.shape[0])
+            if lev > 0.0:
+                _advance(up_w, up_off, ln_up, s, i, (x - lev) / lev, bets, 1.0)
+            if lev < 1.0:
+                _advance(down_w, down_off, ln_down, s, i, (x - lev) / (1.0 - lev), bets, -1.0)
 
 
 class BettingModel(Model):
@@ -110,12 +107,16 @@ class BettingModel(Model):
         The variance the sampling rules read: the maximum-likelihood variance V of the rescaled
         rewards shrunk towards 1/4 (the largest possible), (N V + n0 / 4) / (N + n0) with
         n0 = :data:`PRIOR_COUNT`, at least :data:`VARIANCE_FLOOR`; NaN below two samples.
-    log_up, log_down : ndarray of shape (n_sources, J, L)
-        The log-wealth tables (module docstring); ``ln_up``, ``ln_down`` (n_sources, L) their mixtures.
+    up_w, down_w : ndarray of shape (n_sources, J, L)
+        The wealths W^+ and W^- divided by exp(``up_off``) / exp(``down_off``) (shape (n_sources, L)),
+        renormalised whenever their largest leaves [1e-150, 1e150]: a sample costs one multiplication
+        per (bet, level) and one logarithm per level.  ``log_up``, ``log_down``: the log-wealths;
+        ``ln_up``, ``ln_down`` (n_sources, L): the logs of the mixtures.
     grid : ndarray of shape (L,)
     """
 
-    state_attrs = ("counts", "sums", "estimate", "sq_sums", "noise", "log_up", "log_down", "ln_up", "ln_down")
+    state_attrs = ("counts", "sums", "estimate", "sq_sums", "noise", "up_w", "up_off", "down_w", "down_off",
+                   "ln_up", "ln_down")
 
     def __init__(self, n_sources: int, low: float, high: float, levels: int = DEFAULT_LEVELS,
                  bets=DEFAULT_BETS):
@@ -127,10 +128,24 @@ class BettingModel(Model):
         self.sq_sums = np.zeros(n_sources)
         self.noise = np.full(n_sources, np.nan)
         shape = (n_sources, self.bets.shape[0], self.grid.shape[0])
-        self.log_up = np.zeros(shape)
-        self.log_down = np.zeros(shape)
+        self.up_w = np.ones(shape)  # wealth / exp(offset), renormalised when it leaves [1e-150, 1e150]
+        self.down_w = np.ones(shape)
+        self.up_off = np.zeros((n_sources, self.grid.shape[0]))
+        self.down_off = np.zeros((n_sources, self.grid.shape[0]))
         self.ln_up = np.zeros((n_sources, self.grid.shape[0]))
         self.ln_down = np.zeros((n_sources, self.grid.shape[0]))
+
+    @property
+    def log_up(self) -> np.ndarray:
+        """ln W^+ per (source, bet, level) (computed from the scaled wealths and their offsets)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.up_w) + self.up_off[:, None, :]
+
+    @property
+    def log_down(self) -> np.ndarray:
+        """ln W^- per (source, bet, level)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.down_w) + self.down_off[:, None, :]
 
     def rescale(self, rewards: np.ndarray) -> np.ndarray:
         """(x - low) / (high - low), clipped to [0, 1] (against rounding only: the family refuses the rest)."""
@@ -140,19 +155,30 @@ class BettingModel(Model):
         sources = np.asarray(sources, dtype=np.int64)
         if sources.shape[0] == 0:
             return
-        y = self.rescale(rewards)
-        if sources.shape[0] == 1:
+        if sources.shape[0] == 1:  # the sequential hot path: scalar updates
             s = sources[0]
-            self.counts[s] += 1.0
-            self.sums[s] += y[0]
-            self.sq_sums[s] += y[0] * y[0]
-        else:
-            np.add.at(self.counts, sources, 1.0)
-            np.add.at(self.sums, sources, y)
-            np.add.at(self.sq_sums, sources, y * y)
+            x = min(max((float(rewards[0]) - self.low) / self.width, 0.0), 1.0)
+            n = self.counts[s] + 1.0
+            self.counts[s] = n
+            self.sums[s] += x
+            self.sq_sums[s] += x * x
+            if self.grid.shape[0]:
+                _update_tables(sources, np.array([x]), self.grid, self.bets, self.up_w, self.up_off, self.down_w,
+                               self.down_off, self.ln_up, self.ln_down)
+            mean = self.sums[s] / n
+            self.estimate[s] = mean
+            if n >= 2.0:
+                var = max(self.sq_sums[s] / n - mean * mean, 0.0)
+                self.noise[s] = max((n * var + PRIOR_COUNT * 0.25) / (n + PRIOR_COUNT), VARIANCE_FLOOR)
+            return
+        y = self.rescale(rewards)
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, y)
+        np.add.at(self.sq_sums, sources, y * y)
         if self.grid.shape[0]:
-            _update_tables(sources, y, self.grid, self.bets, self.log_up, self.log_down, self.ln_up, self.ln_down)
-        self._set_moments(sources if sources.shape[0] == 1 else np.unique(sources))
+            _update_tables(sources, y, self.grid, self.bets, self.up_w, self.up_off, self.down_w, self.down_off,
+                           self.ln_up, self.ln_down)
+        self._set_moments(np.unique(sources))
 
     def _set_moments(self, idx) -> None:
         n = self.counts[idx]
@@ -183,7 +209,10 @@ class BettingModel(Model):
             return "sums: expected rescaled sums in [0, counts]"
         if not (np.isfinite(self.sq_sums).all() and (self.sq_sums >= 0).all() and (self.sq_sums <= self.sums + 1e-9).all()):
             return "sq_sums: expected numbers in [0, sums]"
-        for name in ("log_up", "log_down", "ln_up", "ln_down"):
+        for name in ("up_w", "down_w"):
+            if not (np.isfinite(getattr(self, name)).all() and (getattr(self, name) >= 0).all()):
+                return f"{name}: expected finite nonnegative numbers"
+        for name in ("up_off", "down_off", "ln_up", "ln_down"):
             if np.isnan(getattr(self, name)).any():
                 return f"{name}: expected numbers, not NaN"
         return None
