@@ -26,7 +26,7 @@ class BetaEnvironment(Environment):
     --------
     >>> env = BetaEnvironment([0.5, 0.4], 0.05)
     >>> env.a.round(2).tolist(), env.b.round(2).tolist()
-    [[49.5, 37.92], [49.5, 56.88]]
+    ([49.5, 38.0], [49.5, 57.0])
     """
 
     kind = "beta"

@@ -24,7 +24,7 @@ Examples
 >>> import numpy as np
 >>> m = BettingModel(2, 0.0, 10.0, levels=5)
 >>> m.update(np.array([0, 0, 1]), np.array([2.0, 4.0, 10.0]))
->>> m.estimate.tolist()          # rescaled to [0, 1]
+>>> m.estimate.round(12).tolist()          # rescaled to [0, 1]
 [0.3, 1.0]
 """
 

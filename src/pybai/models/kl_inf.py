@@ -25,8 +25,8 @@ Examples
 --------
 >>> import numpy as np
 >>> x = np.array([0.2, 0.6]); w = np.array([0.5, 0.5])
->>> round(kl_inf_above(x, w, 0.5, 0.0, 1.0), 6)   # mean 0.4, moved to >= 0.5
-0.021137
+>>> round(kl_inf_above(x, w, 0.5, 0.0, 1.0), 5)   # mean 0.4, moved to >= 0.5: mass put at 1
+0.12343
 >>> kl_inf_above(x, w, 0.3, 0.0, 1.0)              # already above 0.3
 0.0
 """
