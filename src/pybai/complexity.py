@@ -14,4 +14,4 @@ def complexity_report(experiment: Experiment) -> dict:
     the lower bound T*(mu) kl(delta, 1 - delta); each family adds its own keys.
     """
     problem = experiment.problem.truth_view(experiment.environment)  # e.g. the truth's unknown variances
-    return problem.complexity(experiment.environment.source_means)
+    return problem.complexity(problem.family.learner_means(experiment.environment.source_means))

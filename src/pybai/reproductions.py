@@ -84,7 +84,7 @@ def _uniform_time(experiment: Experiment) -> float | None:
     """The characteristic time of the uniform allocation, ``1 / value`` of nature's best response to it."""
     problem = experiment.problem.truth_view(experiment.environment)
     try:
-        value, _ = problem.alt_gradient(experiment.environment.source_means, np.full(problem.n_sources, 1.0 / problem.n_sources))
+        value, _ = problem.alt_gradient(problem.family.learner_means(experiment.environment.source_means), np.full(problem.n_sources, 1.0 / problem.n_sources))
     except NotImplementedError:  # a problem without the best response of game-based rules
         return None
     return 1.0 / value if value > 0 else None

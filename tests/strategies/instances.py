@@ -11,6 +11,8 @@ from pybai import (
     BatchSpec,
     BernoulliEnvironment,
     BestArmProblem,
+    BetaEnvironment,
+    Bounded,
     FixedBudget,
     FixedConfidence,
     GaussianEnvironment,
@@ -62,6 +64,17 @@ def _best_arm_eps(env, epsilon, mode):
 def _top_k(env, k):
     def make(regime, batch):
         return env, TopKProblem(env.n_sources, k, env.family(), regime, batch)
+
+    return make
+
+
+def _bounded(env, statistic, low=0.0, high=1.0, k=None):
+    """Bounded rewards (reward_model "bounded") on a Beta environment, best arm or top-k."""
+    def make(regime, batch):
+        family = Bounded(env.n_sources, low, high, statistic, levels=21)  # a coarse grid: fast checks
+        if k is None:
+            return env, BestArmProblem(env.n_sources, family, regime, batch)
+        return env, TopKProblem(env.n_sources, k, family, regime, batch)
 
     return make
 
@@ -127,6 +140,8 @@ GOAL_INSTANCES = {
         # epsilon-best-arm identification: an exact tie at the top (additive), a near tie (relative)
         ("gaussian-eps-tie", _best_arm_eps(GaussianEnvironment([1.0, 1.0, 0.5, 0.2]), 0.25, "additive")),
         ("bernoulli-eps-rel", _best_arm_eps(BernoulliEnvironment([0.7, 0.69, 0.3]), 0.15, "relative")),
+        ("beta-kl-inf", _bounded(BetaEnvironment([0.8, 0.5, 0.3], 0.1), "kl-inf")),
+        ("beta-sub-bernoulli", _bounded(BetaEnvironment([0.8, 0.4, 0.3], 0.1), "sub-bernoulli", -1.0, 2.0)),
         ("correlated", _correlated()),
         # 3 arms in R^2 with a near-optimal competitor, well separated for fast runs
         ("linear", _linear([[1.0, 0.0], [0.0, 1.0], [0.6, 0.5]], [1.0, 0.3], 0.5)),
@@ -139,6 +154,7 @@ GOAL_INSTANCES = {
               ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],
                                                                        [0.5, 1.0, 0.7, 0.4, 1.2]), k=2))],
+              ("beta-kl-inf-k2", _bounded(BetaEnvironment([0.8, 0.7, 0.3, 0.2], 0.1), "kl-inf", k=2))],
 }
 
 

@@ -46,7 +46,7 @@ from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES
 from pybai.config.keys import Table, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
-from pybai.environments import BernoulliEnvironment, GaussianEnvironment
+from pybai.environments import BernoulliEnvironment, BetaEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -126,6 +126,17 @@ def _describe_bernoulli(problem: Problem) -> dict | None:
     return {"arms": problem.n_sources} if problem.family.name == "bernoulli" else None
 
 
+def _build_beta(table: Table) -> dict:
+    k = _arms(table, 2)
+    table.finish()
+    return BetaEnvironment(np.full(k, 0.5), 0.1).structure()
+
+
+def _describe_beta(problem: Problem) -> dict | None:
+    return {"arms": problem.n_sources} if problem.family.support == (0.0, 1.0) and problem.family.name.startswith(
+        "bounded") else None
+
+
 def _build_subpopulation(table: Table) -> dict:
     weights = table.raw("weights")
     n_weights = len(weights) if isinstance(weights, list) else 0
@@ -174,6 +185,7 @@ def _describe_linear(problem: Any) -> dict | None:  # a LinearBestArmProblem
 LEARNER_KINDS: dict[str, LearnerKind] = {
     "gaussian": LearnerKind(_build_gaussian, _describe_gaussian, ("means",)),
     "bernoulli": LearnerKind(_build_bernoulli, _describe_bernoulli, ("means",)),
+    "beta": LearnerKind(_build_beta, _describe_beta, ("means", "sd")),
     "subpopulation-gaussian": LearnerKind(_build_subpopulation, _describe_subpopulation, ("means",)),
     "linear-gaussian": LearnerKind(_build_linear, _describe_linear, ("theta",)),
     "correlated-gaussian": LearnerKind(_build_correlated, _describe_correlated, ("means", "draw", "truths")),

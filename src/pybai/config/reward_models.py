@@ -8,14 +8,19 @@ reads its own keys of the ``[problem]`` table (a model's addition: :func:`regist
   ``statistic = "glr"`` (default, the unknown-variance transportation costs) or ``"ev-glr"`` (the
   empirical variances plugged into the known-variance costs).  The environment's rewards must be
   Gaussian; in a session file ``sigma`` is refused (the variances are what the model estimates).
+* ``"bounded"``: :class:`~pybai.models.bounded.Bounded` on ``reward_range = [low, high]`` (default
+  [0, 1]) with ``statistic = "kl-inf"`` (default) or ``"sub-bernoulli"``.  The environment's rewards
+  must lie in the range (Bernoulli or Beta arms in [0, 1]; Gaussian rewards are refused).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from pybai.config.keys import Table
 from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.models.bounded import BOUNDED_STATISTICS, Bounded
 from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
 
 __all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model"]
@@ -78,3 +83,22 @@ def _unknown_variance(table: Table, family: Family) -> Family:
 
 
 register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",))
+
+
+def _bounded(table: Table, family: Family) -> Family:
+    raw = table.raw("reward_range", [0.0, 1.0])
+    if (not isinstance(raw, list) or len(raw) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in raw)):
+        raise ConfigError(f"{table.key('reward_range')}: expected [low, high], two finite numbers; got {raw!r}.")
+    low, high = float(raw[0]), float(raw[1])
+    if not low < high:
+        raise ConfigError(f"{table.key('reward_range')}: expected low < high; got [{low:g}, {high:g}].")
+    statistic = table.str("statistic", "kl-inf", choices=BOUNDED_STATISTICS)
+    lo, hi = family.support
+    if lo < low or hi > high:
+        raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that "
+                          f"range; the environment's \"{family.name}\" rewards lie in [{lo:g}, {hi:g}].")
+    return Bounded(family.size, low, high, statistic)
+
+
+register_reward_model("bounded", _bounded, ("reward_range", "statistic"))

@@ -2,6 +2,8 @@
 
 from pybai.environments.base import Environment
 from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.beta import BetaEnvironment
+from pybai.environments.bounded import TwoPointEnvironment, UniformEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
@@ -12,6 +14,9 @@ __all__ = [
     "Environment",
     "GaussianEnvironment",
     "BernoulliEnvironment",
+    "BetaEnvironment",
+    "UniformEnvironment",
+    "TwoPointEnvironment",
     "SubpopulationGaussianEnvironment",
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",

@@ -26,6 +26,11 @@ class BernoulliEnvironment(Environment):
     def source_means(self):
         return self.means
 
+    @property
+    def reward_variances(self):
+        """The variance of each arm's rewards, p (1 - p)."""
+        return self.means * (1.0 - self.means)
+
     def family(self):
         return Bernoulli(n_sources=self.means.size)
 

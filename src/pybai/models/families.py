@@ -86,6 +86,22 @@ class Family:
     def sample_sd(self, model: Model):
         """Per-source standard deviation the learner estimated (None when the family knows it or has none)."""
         return None
+    @property
+    def support(self) -> tuple[float, float]:
+        """The interval the rewards lie in (default: the real line)."""
+        return (-math.inf, math.inf)
+
+    def learner_means(self, means) -> np.ndarray:
+        """Means in the user's units as the learner's statistics hold them (default: unchanged).
+
+        A family whose learner works in other units (bounded rewards rescaled to [0, 1]) converts
+        the truth's means before they reach the oracle.
+        """
+        return np.asarray(means, dtype=float)
+
+    def to_user(self, values) -> np.ndarray:
+        """The learner's means (or interval ends) in the user's units (default: an unchanged copy)."""
+        return np.array(values, dtype=float)
 
     def for_truth(self, environment) -> "Family":
         """The family with the hidden truth's parameters, for the characteristic time of ``environment``.
@@ -207,6 +223,10 @@ class Bernoulli(Family):
         else:
             ok = bool(((rewards == 0.0) | (rewards == 1.0)).all())
         return None if ok else "0 or 1 (Bernoulli rewards)"
+
+    @property
+    def support(self) -> tuple[float, float]:
+        return (0.0, 1.0)
 
     def to_dict(self) -> dict:
         return {"name": "bernoulli"}

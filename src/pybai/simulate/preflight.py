@@ -148,7 +148,7 @@ def preflight(experiment, jobs: int = 1) -> None:
         oracle_problem = problem.truth_view(experiment.environment)
     except InvalidParameterError:  # the truth does not fit the learner's reward model: the run says so
         oracle_problem = problem
-    per_run, basis = estimate_samples(oracle_problem, truth)
+    per_run, basis = estimate_samples(oracle_problem, None if truth is None else problem.family.learner_means(truth))
     estimate = ""
     if per_run is not None and per_run * n_runs >= _PILOT_FROM_SAMPLES:
         total = 0.0

@@ -46,6 +46,7 @@ from typing import Any
 
 from pybai._validation import check_choice, check_positive_int, check_probability, fail
 from pybai.stopping.base import Threshold
+from pybai.stopping.betting import bounded_rules
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
@@ -79,7 +80,9 @@ def _unknown_variance_rules(kind: str, delta: float, n_alternatives: int, n_term
 
 #: Families whose thresholds are built by their own function ``(kind, delta, n_alternatives, n_terms)``
 #: (a family's addition: :func:`register_family_thresholds`).
-FAMILY_RULES: dict = {"gaussian_unknown_variance": _unknown_variance_rules}
+FAMILY_RULES: dict = {"gaussian_unknown_variance": _unknown_variance_rules,
+                      "bounded_kl_inf": bounded_rules("kl-inf"),  # betting mixtures (stopping/betting.py)
+                      "bounded_sub_bernoulli": bounded_rules("sub-bernoulli")}
 
 
 def register_family_thresholds(name: str, rules) -> None:

@@ -481,7 +481,7 @@ class Strategy:
             samples=self.t_,
             batches=self.batches_,
             counts=self.counts_.copy(),
-            means=self.means_.copy(),
+            means=self.problem_.family.to_user(self.means_),  # the user's units (bounded: rescaled inside)
             statistic=float(self.statistic_),
         )
 

@@ -51,6 +51,13 @@ The generators (every random choice from the ``rng`` passed in):
   in {1, ..., K - 1}, the k top means uniform in [0.6, 0.9], the rest in [0.1, 0.4]; b uniform
   in {2, 4, 8}, r uniform in {1, ..., b}; delta = 0.2; fixed budgets of 10, 40 and 160 batches.
   Sequential strategies refuse it (n/a).
+* ``bounded-beta``, ``bounded-uniform``, ``bounded-two-point`` (reward model ``"bounded"`` on
+  [0, 1], issue 21): K uniform in {2, ..., 4}, the best mean uniform in [0.3, 0.7] and the others
+  below it by gaps uniform in [0.1, 0.3]; the statistic ``"kl-inf"`` or ``"sub-bernoulli"`` drawn
+  with equal probability (the label says which).  Beta arms with sd uniform in [0.05, 0.2] (capped
+  below sqrt(m (1 - m))); uniform arms on [m - h, m + h] with h uniform in (0, min(m, 1 - m)];
+  two-point arms on {lo, hi} with lo uniform in [0, 0.1] and hi in [0.9, 1] (the hardest laws for
+  the sub-Bernoulli bounds).  delta = 0.2.
 """
 
 from __future__ import annotations
@@ -62,10 +69,13 @@ import numpy as np
 
 from pybai._validation import fail
 from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.beta import BetaEnvironment
+from pybai.environments.bounded import TwoPointEnvironment, UniformEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.models.families import GaussianUnknownVariance
+from pybai.models.bounded import Bounded
 from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.feasible.problem import FeasibleArmProblem
@@ -313,6 +323,40 @@ def _batch_top_k(rng: np.random.Generator) -> Instance:
                     lambda regime: TopKProblem(K, k, env.family(), regime, BatchSpec(b, r)))
 
 
+def _bounded_means(rng: np.random.Generator) -> np.ndarray:
+    K = int(rng.integers(2, 5))
+    top = rng.uniform(0.3, 0.7)
+    means = top - rng.uniform(0.1, 0.3, K)
+    means[int(rng.integers(K))] = top
+    return means
+
+
+def _bounded_instance(env, rng: np.random.Generator, label: str) -> Instance:
+    statistic = ("kl-inf", "sub-bernoulli")[int(rng.integers(2))]
+    return Instance(f"{statistic} {label}", env,
+                    lambda regime: BestArmProblem(env.n_sources, Bounded(env.n_sources, 0.0, 1.0, statistic), regime))
+
+
+def _bounded_beta(rng: np.random.Generator) -> Instance:
+    means = _bounded_means(rng)
+    sd = np.minimum(rng.uniform(0.05, 0.2, means.size), 0.9 * np.sqrt(means * (1.0 - means)))
+    return _bounded_instance(BetaEnvironment(means, sd), rng, f"mu={_fmt(means)} sd={_fmt(sd)}")
+
+
+def _bounded_uniform(rng: np.random.Generator) -> Instance:
+    means = _bounded_means(rng)
+    half = np.minimum(means, 1.0 - means) * rng.uniform(0.0, 1.0, means.size)
+    return _bounded_instance(UniformEnvironment(means - half, means + half), rng,
+                             f"mu={_fmt(means)} half-width={_fmt(half)}")
+
+
+def _bounded_two_point(rng: np.random.Generator) -> Instance:
+    means = _bounded_means(rng)
+    lows, highs = rng.uniform(0.0, 0.1, means.size), rng.uniform(0.9, 1.0, means.size)
+    return _bounded_instance(TwoPointEnvironment(lows, highs, means), rng,
+                             f"mu={_fmt(means)} lo={_fmt(lows)} hi={_fmt(highs)}")
+
+
 register_family(InstanceFamily("gaussian-best-arm", "best-arm", _gaussian_best_arm, budgets=(40, 160, 640)))
 register_family(InstanceFamily("bernoulli-best-arm", "best-arm", _bernoulli_best_arm, budgets=(40, 160, 640)))
 register_family(InstanceFamily("close-arms", "best-arm", _close_arms, delta=0.4))
@@ -325,3 +369,6 @@ register_family(InstanceFamily("unknown-variance", "best-arm", _unknown_variance
 register_family(InstanceFamily("unknown-variance-top-k", "top-k", _unknown_variance_top_k))
 register_family(InstanceFamily("eps-gaussian", "best-arm", _eps_gaussian, max_samples=100_000, epsilon=True))
 register_family(InstanceFamily("eps-bernoulli", "best-arm", _eps_bernoulli, max_samples=100_000, epsilon=True))
+register_family(InstanceFamily("bounded-beta", "best-arm", _bounded_beta))
+register_family(InstanceFamily("bounded-uniform", "best-arm", _bounded_uniform))
+register_family(InstanceFamily("bounded-two-point", "best-arm", _bounded_two_point))

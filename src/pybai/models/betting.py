@@ -1,0 +1,218 @@
+r"""The model of bounded rewards: rescaled means and variances, and betting wealth on a fixed grid.
+
+Rewards x in [low, high] are rescaled to y = (x - low) / (high - low) in [0, 1] as they arrive;
+every statistic below is in those units (the family converts back, :meth:`pybai.models.bounded.Bounded.to_user`).
+
+Per source the model keeps the count N, the sum and the sum of squares of y (bounded numbers: no
+cancellation worth a Welford update; the variance is floored at :data:`VARIANCE_FLOOR`), and, for
+the proven KL_inf stopping rule (:mod:`pybai.stopping.betting`), the log-wealth of two families of
+betting martingales on a **fixed** grid of levels l_i = i / (L - 1), i = 0..L-1, and bets c_j in (0, 1):
+
+    up:   ln W^+_{j,i} = sum_n ln(1 + c_j (y_n - l_i) / l_i)          (bets that the mean is above l_i)
+    down: ln W^-_{j,i} = sum_n ln(1 - c_j (y_n - l_i) / (1 - l_i))    (bets that the mean is below l_i)
+
+and their equal-weight mixtures ln M^+_i = ln((1/J) sum_j W^+_{j,i}) (and ln M^-_i).  Under any law
+on [0, 1] of mean <= l_i, W^+_{j,i} is a nonnegative supermartingale of initial value 1 (each factor
+is >= 1 - c_j > 0 and has expectation 1 + c_j (mean - l_i) / l_i <= 1); the mirror holds for W^-.
+The grid and the bets do not depend on the data, so the tables are updated in place, exactly:
+**memory O(J L) per source (J = 25 bets, L = 401 levels by default: 2 x 25 x 401 floats, about
+160 kB per source), whatever the number of samples**; the wealths are kept as products (scaled,
+with a log offset per level), so one sample costs 2 J L multiplications and 2 L logarithms.  The empirical distribution itself is not stored.
+
+Examples
+--------
+>>> import numpy as np
+>>> m = BettingModel(2, 0.0, 10.0, levels=5)
+>>> m.update(np.array([0, 0, 1]), np.array([2.0, 4.0, 10.0]))
+>>> m.estimate.round(12).tolist()          # rescaled to [0, 1]
+[0.3, 1.0]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from pybai.models.base import Model
+
+__all__ = ["BettingModel", "DEFAULT_BETS", "DEFAULT_LEVELS", "VARIANCE_FLOOR"]
+
+#: the bets c_j: 2^(-k/2) for k = 1..22 (0.71 down to 0.0005) and three near 1 (low-variance arms)
+DEFAULT_BETS = tuple(sorted([2.0 ** (-k / 2.0) for k in range(1, 23)] + [0.875, 0.96875, 0.9921875]))
+#: number L of levels of the grid l_i = i / (L - 1)
+DEFAULT_LEVELS = 401
+#: smallest variance (rescaled units) handed to the sampling rules' kernels
+VARIANCE_FLOOR = 1e-6
+#: pseudo-samples of variance 1/4 in the variance the sampling rules read
+PRIOR_COUNT = 1.0
+
+
+_RESCALE = 1e150
+
+
+@njit(cache=True)
+def _advance(w, off, ln, s, i, factor_scale, bets, sign):
+    """Multiply the J wealths of (source s, level i) by their factors; renormalise; refresh the mixture."""
+    top = 0.0
+    total = 0.0
+    for j in range(bets.shape[0]):
+        v = w[s, j, i] * (1.0 + sign * bets[j] * factor_scale)
+        w[s, j, i] = v
+        total += v
+        if v > top:
+            top = v
+    if top > _RESCALE or top < 1.0 / _RESCALE:
+        for j in range(bets.shape[0]):
+            w[s, j, i] /= top
+        off[s, i] += math.log(top)
+        total /= top
+    ln[s, i] = off[s, i] + math.log(total / bets.shape[0])
+
+
+@njit(cache=True)
+def _update_tables(sources, y, grid, bets, up_w, up_off, down_w, down_off, ln_up, ln_down):
+    n_levels = grid.shape[0]
+    for k in range(sources.shape[0]):
+        s = sources[k]
+        x = y[k]
+        for i in range(n_levels):
+            lev = grid[i]
+            if lev > 0.0:
+                _advance(up_w, up_off, ln_up, s, i, (x - lev) / lev, bets, 1.0)
+            if lev < 1.0:
+                _advance(down_w, down_off, ln_down, s, i, (x - lev) / (1.0 - lev), bets, -1.0)
+
+
+class BettingModel(Model):
+    """Bounded rewards in [low, high]: rescaled means and variances, and the betting tables.
+
+    Parameters
+    ----------
+    n_sources : int
+    low, high : float
+        The reward range (checked by the family).
+    levels : int, default :data:`DEFAULT_LEVELS`
+        Number L of levels of the betting grid (0: no tables, means and variances only).
+    bets : sequence of float in (0, 1), default :data:`DEFAULT_BETS`
+
+    Attributes
+    ----------
+    counts, sums, estimate : ndarray of shape (n_sources,)
+        As in :class:`~pybai.models.base.Model`, of the rescaled rewards.
+    sq_sums : ndarray of shape (n_sources,)
+        Sum of the squared rescaled rewards.
+    noise : ndarray of shape (n_sources,)
+        The variance the sampling rules read: the maximum-likelihood variance V of the rescaled
+        rewards shrunk towards 1/4 (the largest possible), (N V + n0 / 4) / (N + n0) with
+        n0 = :data:`PRIOR_COUNT`, at least :data:`VARIANCE_FLOOR`; NaN below two samples.
+    up_w, down_w : ndarray of shape (n_sources, J, L)
+        The wealths W^+ and W^- divided by exp(``up_off``) / exp(``down_off``) (shape (n_sources, L)),
+        renormalised whenever their largest leaves [1e-150, 1e150]: a sample costs one multiplication
+        per (bet, level) and one logarithm per level.  ``log_up``, ``log_down``: the log-wealths;
+        ``ln_up``, ``ln_down`` (n_sources, L): the logs of the mixtures.
+    grid : ndarray of shape (L,)
+    """
+
+    state_attrs = ("counts", "sums", "estimate", "sq_sums", "noise", "up_w", "up_off", "down_w", "down_off",
+                   "ln_up", "ln_down")
+
+    def __init__(self, n_sources: int, low: float, high: float, levels: int = DEFAULT_LEVELS,
+                 bets=DEFAULT_BETS):
+        super().__init__(n_sources)
+        self.low = float(low)
+        self.width = float(high) - float(low)
+        self.grid = np.linspace(0.0, 1.0, int(levels))
+        self.bets = np.asarray(bets, dtype=float)
+        self.sq_sums = np.zeros(n_sources)
+        self.noise = np.full(n_sources, np.nan)
+        shape = (n_sources, self.bets.shape[0], self.grid.shape[0])
+        self.up_w = np.ones(shape)  # wealth / exp(offset), renormalised when it leaves [1e-150, 1e150]
+        self.down_w = np.ones(shape)
+        self.up_off = np.zeros((n_sources, self.grid.shape[0]))
+        self.down_off = np.zeros((n_sources, self.grid.shape[0]))
+        self.ln_up = np.zeros((n_sources, self.grid.shape[0]))
+        self.ln_down = np.zeros((n_sources, self.grid.shape[0]))
+
+    @property
+    def log_up(self) -> np.ndarray:
+        """ln W^+ per (source, bet, level) (computed from the scaled wealths and their offsets)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.up_w) + self.up_off[:, None, :]
+
+    @property
+    def log_down(self) -> np.ndarray:
+        """ln W^- per (source, bet, level)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.down_w) + self.down_off[:, None, :]
+
+    def rescale(self, rewards: np.ndarray) -> np.ndarray:
+        """(x - low) / (high - low), clipped to [0, 1] (against rounding only: the family refuses the rest)."""
+        return np.clip((np.asarray(rewards, dtype=float) - self.low) / self.width, 0.0, 1.0)
+
+    def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
+        sources = np.asarray(sources, dtype=np.int64)
+        if sources.shape[0] == 0:
+            return
+        if sources.shape[0] == 1:  # the sequential hot path: scalar updates
+            s = sources[0]
+            x = min(max((float(rewards[0]) - self.low) / self.width, 0.0), 1.0)
+            n = self.counts[s] + 1.0
+            self.counts[s] = n
+            self.sums[s] += x
+            self.sq_sums[s] += x * x
+            if self.grid.shape[0]:
+                _update_tables(sources, np.array([x]), self.grid, self.bets, self.up_w, self.up_off, self.down_w,
+                               self.down_off, self.ln_up, self.ln_down)
+            mean = self.sums[s] / n
+            self.estimate[s] = mean
+            if n >= 2.0:
+                var = max(self.sq_sums[s] / n - mean * mean, 0.0)
+                self.noise[s] = max((n * var + PRIOR_COUNT * 0.25) / (n + PRIOR_COUNT), VARIANCE_FLOOR)
+            return
+        y = self.rescale(rewards)
+        np.add.at(self.counts, sources, 1.0)
+        np.add.at(self.sums, sources, y)
+        np.add.at(self.sq_sums, sources, y * y)
+        if self.grid.shape[0]:
+            _update_tables(sources, y, self.grid, self.bets, self.up_w, self.up_off, self.down_w, self.down_off,
+                           self.ln_up, self.ln_down)
+        self._set_moments(np.unique(sources))
+
+    def _set_moments(self, idx) -> None:
+        n = self.counts[idx]
+        seen = n > 0
+        mean = np.where(seen, self.sums[idx] / np.maximum(n, 1.0), np.nan)
+        self.estimate[idx] = mean
+        var = np.maximum(self.sq_sums[idx] / np.maximum(n, 1.0) - np.where(seen, mean, 0.0) ** 2, 0.0)
+        # shrunk towards 1/4, the largest variance on [0, 1], with PRIOR_COUNT pseudo-samples: two
+        # nearly equal first rewards must not make an arm look certain to the sampling rules
+        shrunk = (n * var + PRIOR_COUNT * 0.25) / (n + PRIOR_COUNT)
+        self.noise[idx] = np.where(n >= 2.0, np.maximum(shrunk, VARIANCE_FLOOR), np.nan)
+
+    def _refresh(self) -> None:
+        self._set_moments(np.arange(self.counts.shape[0]))
+
+    def set_statistics(self, counts, sums, sq_sums=None) -> "BettingModel":
+        """Not available: the betting tables are not a function of counts and sums (replay the rewards)."""
+        raise NotImplementedError("BettingModel keeps betting tables that counts and sums do not determine; "
+                                  "rebuild it by replaying the rewards (update).")
+
+    def check_state(self) -> str | None:
+        problem = super().check_state()
+        if problem is not None:
+            return problem
+        if (self.counts < 0).any() or (self.counts != np.floor(self.counts)).any():
+            return "counts: expected non-negative whole numbers"
+        if (self.sums < 0).any() or (self.sums > self.counts).any():
+            return "sums: expected rescaled sums in [0, counts]"
+        if not (np.isfinite(self.sq_sums).all() and (self.sq_sums >= 0).all() and (self.sq_sums <= self.sums + 1e-9).all()):
+            return "sq_sums: expected numbers in [0, sums]"
+        for name in ("up_w", "down_w"):
+            if not (np.isfinite(getattr(self, name)).all() and (getattr(self, name) >= 0).all()):
+                return f"{name}: expected finite nonnegative numbers"
+        for name in ("up_off", "down_off", "ln_up", "ln_down"):
+            if np.isnan(getattr(self, name)).any():
+                return f"{name}: expected numbers, not NaN"
+        return None

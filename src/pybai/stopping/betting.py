@@ -1,0 +1,179 @@
+r"""The proven stopping rules of bounded rewards (reward model ``"bounded"``).
+
+``statistic = "sub-bernoulli"``: the Bernoulli per-pair mixture rule
+(:class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`) on the rescaled rewards; its
+martingales stay supermartingales for any law on [0, 1] (see :mod:`pybai.models.bounded`).
+
+``statistic = "kl-inf"``: :class:`BettingThreshold`, a per-pair rule on the betting tables of
+:class:`~pybai.models.betting.BettingModel` (rewards rescaled to [0, 1]):
+
+    stop when, for every pair (a ranked above b),   min_i  ln M^+_a(l_{i+1}) + ln M^-_b(l_i)  >  ln(m / delta),
+
+with m the number of pieces of the alternative (K - 1 for best arm, k (K - k) for top-k).
+
+**Theorem (delta-correct for every sampling rule).** Let l* be any number in [mu_a, mu_b] for a
+pair with mu_a <= mu_b.  (i) Each W^+_{a,j}(l*) = prod_n (1 + c_j (Y_{a,n} - l*) / l*) is a
+nonnegative supermartingale of initial value 1 in the filtration of all observations: at a
+sample of arm a, which the sampling rule chose from the past, the new factor has conditional
+expectation 1 + c_j (mu_a - l*) / l* <= 1, and it is >= 1 - c_j > 0; at a sample of another arm
+it is unchanged.  The same holds for W^-_{b,j}(l*) = prod_n (1 - c_j (Y_{b,n} - l*) / (1 - l*))
+since mu_b >= l*.  Mixtures with fixed weights and the product of the two (never both changed at
+one sample, each factor conditionally of mean <= 1 given the past) are again such
+supermartingales (Waudby-Smith & Ramdas, "Estimating means of bounded random variables by
+betting", JRSS B 86(1), 2024, use the same martingales for confidence sequences).  By Ville's
+inequality P(exists t: M^+_a(l*) M^-_b(l*) >= m / delta) <= delta / m.
+(ii) ln M^+_a(l) is nonincreasing in l and ln M^-_b(l) nondecreasing (each factor is), so for l*
+in [l_i, l_{i+1}] of the fixed grid, ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(l_{i+1}) + ln M^-_b(l_i);
+the rule stops only if this lower bound exceeds ln(m/delta) for the cell holding l*.
+(iii) A wrong answer at stopping ranks some arm a above an arm b with mu_a <= mu_b among the m
+pairs fixed by the truth (for best arm: a = the answer, b = the best arm); (i) and (ii) give each
+such pair probability at most delta / m; the union bound gives delta.  Nothing is assumed about
+the laws but their support, nothing depends on t, and the sampling rule may be anything.
+
+**Size of the statistic.** ln M^+_a(l) >= max_j ln W^+_{a,j}(l) - ln J and
+max_j ln W^+_{a,j}(l) / N_a tends to KL_inf^below(F_a, l) as the bets fill [0, 1) (the dual form of
+:mod:`pybai.models.kl_inf` with u = c / l), so the rule is the KL_inf GLR minus the prices of
+the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of the range).
+
+Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln(m (1 + ln t) / delta):
+an exploration level for sampling, not a stopping guarantee; only :meth:`BettingThreshold.model_margin`
+decides stopping.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from pybai._validation import check_positive_int, fail
+from pybai.stopping.base import Threshold
+from pybai.stopping.heuristic import HeuristicThreshold
+from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
+
+__all__ = ["BettingThreshold", "HeuristicBettingThreshold", "bounded_rules", "pair_log_wealth"]
+
+
+@njit(cache=True)
+def _pair_value(ln_up_a, ln_down_b):
+    """min over cells i of ln M^+_a(l_{i+1}) + ln M^-_b(l_i)."""
+    best = math.inf
+    for i in range(ln_up_a.shape[0] - 1):
+        v = ln_up_a[i + 1] + ln_down_b[i]
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _min_margin(counts, means, ln_up, ln_down, top, bot, level):
+    worst = math.inf
+    for ii in range(top.shape[0]):
+        a = top[ii]
+        for jj in range(bot.shape[0]):
+            b = bot[jj]
+            if counts[a] < 1.0 or counts[b] < 1.0 or not (means[a] > means[b]):
+                return -math.inf
+            margin = _pair_value(ln_up[a], ln_down[b]) - level
+            if margin < worst:
+                worst = margin
+                if worst <= 0.0:
+                    return worst
+    return worst
+
+
+def pair_log_wealth(model, a: int, b: int) -> float:
+    """The certified lower bound of inf_l ln M^+_a(l) + ln M^-_b(l) on a :class:`~pybai.models.betting.BettingModel`."""
+    return float(_pair_value(model.ln_up[a], model.ln_down[b]))
+
+
+class BettingThreshold(Threshold):
+    """Proven count-dependent stopping rule of bounded rewards with the KL_inf statistic (module docstring).
+
+    Parameters
+    ----------
+    delta : float
+        Risk level in ``(0, 1)``.
+    n_alternatives : int
+        Number ``m`` of pairs in the union bound.
+
+    Attributes
+    ----------
+    count_dependent : bool
+        True: problems decide with :meth:`model_margin`.
+    level : float
+        ln(m / delta).
+    min_statistic : float
+        -inf: the sampling rules' statistic (second-order KL_inf) is no bound on the betting
+        statistic, so every check goes to :meth:`model_margin`.
+    """
+
+    name = "betting-mixture"
+    proven = True
+    count_dependent = True
+    min_statistic = -math.inf
+
+    def __init__(self, delta: float, n_alternatives: int):
+        super().__init__(delta)
+        self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", type(self).__name__)
+        self.level = math.log(self.n_alternatives / self.delta)
+
+    def __call__(self, t: float) -> float:
+        """An exploration level for callers that know only ``t``: ln(m (1 + ln t) / delta) (not a guarantee)."""
+        return math.log((1.0 + math.log(max(t, 1.0))) * self.n_alternatives / self.delta)
+
+    def values(self, t: Any) -> np.ndarray:
+        t = np.maximum(np.asarray(t, dtype=float), 1.0)
+        return np.log((1.0 + np.log(t)) * self.n_alternatives / self.delta)
+
+    def model_margin(self, model, variances, top, bottom) -> float:
+        """Smallest certified margin over the pairs (a in ``top``, b in ``bottom``); stop when > 0."""
+        ln_up = getattr(model, "ln_up", None)
+        if ln_up is None:
+            raise fail("model", type(self).__name__, "a BettingModel (reward_model 'bounded', statistic 'kl-inf')",
+                       type(model).__name__)
+        return float(_min_margin(model.counts, model.estimate, ln_up, model.ln_down,
+                                 np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level))
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_alternatives": self.n_alternatives}
+
+
+class HeuristicBettingThreshold(BettingThreshold):
+    """The betting statistic against the seed papers' ln((1 + ln t)/delta), t the samples so far (not proven).
+
+    The ``"heuristic"`` threshold of the KL_inf statistic: the same per-pair betting statistic as
+    :class:`BettingThreshold` with the heuristic level in place of ln(m / delta).
+    """
+
+    name = "betting-heuristic"
+    proven = False
+
+    def model_margin(self, model, variances, top, bottom) -> float:
+        t = max(float(model.counts.sum()), 1.0)
+        self.level = math.log((1.0 + math.log(t)) / self.delta)
+        return super().model_margin(model, variances, top, bottom)
+
+
+def _kind(kind: str, family: str) -> str:
+    if kind in ("heuristic", "delta-correct", "pair-mixture"):
+        return kind
+    raise fail("kind", "make_threshold", f"'heuristic' or 'delta-correct' for family '{family}'", kind)
+
+
+def bounded_rules(statistic: str):
+    """The ``(kind, delta, n_alternatives, n_terms) -> Threshold`` builder of family ``bounded-<statistic>``."""
+
+    def rules(kind: str, delta: float, n_alternatives: int, n_terms: int) -> Threshold:
+        family = f"bounded-{statistic}"
+        if _kind(kind, family) == "heuristic":
+            return HeuristicThreshold(delta) if statistic == "sub-bernoulli" else HeuristicBettingThreshold(delta, 1)
+        if n_terms != 2:
+            raise fail("n_terms", "make_threshold", f"2 for family '{family}' (pieces of two arms)", n_terms)
+        if statistic == "sub-bernoulli":
+            return BernoulliPairMixtureThreshold(delta, n_alternatives)
+        return BettingThreshold(delta, n_alternatives)
+
+    return rules

@@ -1,0 +1,54 @@
+"""The proven KL_inf stopping rule of bounded rewards (betting mixtures): error rate and its pieces."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pybai import BestArmProblem, Bounded, FixedConfidence
+from pybai.models.betting import BettingModel
+from pybai.stopping.betting import BettingThreshold, HeuristicBettingThreshold, pair_log_wealth
+
+
+def _wrong_stops(level, runs=100, steps=300, seed=0):
+    """Runs in which arm 0 (mean 0.5) is ever certified above arm 1 (mean 0.52), two-point rewards."""
+    rng = np.random.default_rng(seed)
+    wrong = 0
+    for _ in range(runs):
+        model = BettingModel(2, 0.0, 1.0, levels=41)
+        a = np.where(rng.random(steps) < (0.5 - 0.1) / 0.8, 0.9, 0.1)  # {0.1, 0.9}, mean 0.5
+        b = np.where(rng.random(steps) < (0.52 - 0.2) / 0.6, 0.8, 0.2)  # {0.2, 0.8}, mean 0.52
+        for t in range(steps):
+            model.update(np.array([0, 1]), np.array([a[t], b[t]]))
+            if model.estimate[0] > model.estimate[1] and pair_log_wealth(model, 0, 1) > level:
+                wrong += 1
+                break
+    return wrong / runs
+
+
+def test_error_rate_on_two_point_arms_is_at_most_delta():
+    delta = 0.2
+    level = BettingThreshold(delta, 1).level
+    assert level == pytest.approx(math.log(1 / delta))
+    assert _wrong_stops(level) <= delta
+    assert _wrong_stops(0.0) > 2 * delta  # an unproven level errs: the check can fail
+
+
+def test_margin_reads_the_betting_tables_and_stops_on_clear_gaps():
+    p = BestArmProblem(2, Bounded(2, 0.0, 1.0, "kl-inf", levels=21), FixedConfidence(0.05))
+    th = p.threshold("delta-correct", 0.05)
+    assert isinstance(th, BettingThreshold) and th.proven
+    model = p.new_model()
+    model.update(np.array([0, 1] * 50), np.array([0.9, 0.1] * 50))
+    assert p.learner_view(model).stopping_decision(model, th, 100)[1]
+    flat = p.new_model()
+    flat.update(np.array([0, 1] * 3), np.array([0.6, 0.4] * 3))
+    assert not p.learner_view(flat).stopping_decision(flat, th, 6)[1]
+    assert not HeuristicBettingThreshold(0.05, 1).proven
+
+
+def test_sub_bernoulli_uses_the_bernoulli_pair_rule():
+    from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
+
+    p = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05))
+    assert isinstance(p.threshold("delta-correct", 0.05), BernoulliPairMixtureThreshold)
