@@ -153,7 +153,7 @@ GOAL_INSTANCES = {
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
               ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],
-                                                                       [0.5, 1.0, 0.7, 0.4, 1.2]), k=2))],
+                                                                       [0.5, 1.0, 0.7, 0.4, 1.2]), k=2)),
               ("beta-kl-inf-k2", _bounded(BetaEnvironment([0.8, 0.7, 0.3, 0.2], 0.1), "kl-inf", k=2))],
 }
 

@@ -72,6 +72,9 @@ class Bounded(Family):
     estimated: np.ndarray | None = field(default=None, repr=False)
 
     provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
+    #: epsilon-best-arm identification is not available yet (its costs would need the rescaled epsilon
+    #: and the betting rule's shifted pieces)
+    epsilon_modes: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self):
         owner = "Bounded"

@@ -78,6 +78,9 @@ class BestArmProblem(Problem):
             self.epsilon = check_positive_float(epsilon, "epsilon", owner, allow_zero=True)
             return
         self.epsilon = check_positive_float(epsilon, "epsilon", owner)
+        if not family.epsilon_modes:
+            raise fail("epsilon", owner, f"None in fixed confidence for {family.name} rewards (no epsilon-GLR yet)",
+                       epsilon)
         if epsilon_mode not in family.epsilon_modes:
             raise fail("epsilon_mode", owner, f"one of {', '.join(family.epsilon_modes)} for {family.name} rewards",
                        epsilon_mode)
