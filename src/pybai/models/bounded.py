@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -135,7 +135,7 @@ class Bounded(Family):
     def for_model(self, model: Model) -> "Family":
         if self.statistic == "sub-bernoulli":
             return self
-        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, model.noise)
+        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, cast(Any, model).noise)
 
     def for_truth(self, environment) -> "Family":
         """The family on the truth's rescaled variances (``environment.reward_variances``)."""
@@ -168,7 +168,7 @@ class Bounded(Family):
         """Each source's standard deviation of rewards, in the user's units (NaN below two samples)."""
         n = np.maximum(model.counts, 1.0)
         mean = model.sums / n
-        var = np.maximum(model.sq_sums / n - mean**2, 0.0)
+        var = np.maximum(cast(Any, model).sq_sums / n - mean**2, 0.0)
         return np.where(model.counts >= 2, self.width * np.sqrt(var), np.nan)
 
     def sample_sd(self, model: Model) -> np.ndarray:
@@ -190,11 +190,11 @@ class Bounded(Family):
         lo = np.zeros(n.shape[0])
         hi = np.ones(n.shape[0])
         for a in np.flatnonzero(n > 0):
-            if self.statistic == "kl-inf" and model.grid.shape[0]:
-                up = np.flatnonzero(model.ln_up[a] >= level)
-                down = np.flatnonzero(model.ln_down[a] >= level)
-                lo[a] = model.grid[up.max()] if up.size else 0.0
-                hi[a] = model.grid[down.min()] if down.size else 1.0
+            if self.statistic == "kl-inf" and cast(Any, model).grid.shape[0]:
+                up = np.flatnonzero(cast(Any, model).ln_up[a] >= level)
+                down = np.flatnonzero(cast(Any, model).ln_down[a] >= level)
+                lo[a] = cast(Any, model).grid[up.max()] if up.size else 0.0
+                hi[a] = cast(Any, model).grid[down.min()] if down.size else 1.0
             else:
                 lo[a] = _kl.lower_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
                 hi[a] = _kl.upper_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
