@@ -48,10 +48,10 @@ NEAR_TIE_MIN_SAMPLES = 10
 def epsilon_command(problem: Problem) -> str | None:
     """HOOK: how a running session is told an epsilon, or None while pybai cannot do it.
 
-    Returns None in this version: epsilon-best-arm identification in fixed confidence (issue 22,
-    section 1) lands separately; once ``Session.set_epsilon`` exists for ``problem``'s goal this
-    returns the command (e.g. ``"pybai session set --db PATH epsilon=..."``) and the near-tie
-    message names it.
+    Returns None in this version: epsilon-best-arm identification runs from a session's start
+    (``[problem] epsilon``), but a running session cannot be given one yet (it needs an event in the
+    session's log that replay applies at its place); once ``Session.set_epsilon`` exists this
+    returns the command and the near-tie message names it.
     """
     return None
 
@@ -65,11 +65,13 @@ def epsilon_later(problem: Problem, strategy, proven: bool) -> tuple[bool, str]:
         return False, ("this session stops on the heuristic threshold, which carries no proven guarantee, so "
                        "an epsilon given later would carry none either")
     command = epsilon_command(problem)
-    how = (f"with {command}" if command else
-           "once epsilon can be set on a running session (epsilon-best-arm identification, issue 22)")
-    return True, ("restarting is not needed: an epsilon can be given to this session later, " + how
-                  + ", keeping the guarantee (the proven threshold bounds a deviation from the true means "
-                  "at all times at once, whatever epsilon and whenever it is chosen)")
+    why = ("the proven threshold bounds a deviation from the true means at all times at once, whatever "
+           "epsilon and whenever it is chosen")
+    if command:
+        return True, (f"restarting is not needed: an epsilon can be given to this session later with {command}, "
+                      f"keeping the guarantee ({why})")
+    return True, ("an epsilon given later would keep the guarantee (" + why + "), but this version cannot change a "
+                  "running session yet: a session created with [problem] epsilon = ... stops on near-ties")
 
 
 def _scaled_stop(problem: Problem, strategy, total: int) -> bool:
