@@ -129,14 +129,14 @@ def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool
     The session stops at the first answer where the statistic exceeds the threshold (after
     the initial phase); that point is marked when ``stopped``.  NaN values (some source
     without an estimate yet) are not drawn.  ``count_dependent``: the rule tests each pair with
-    its own counts and ``threshold`` is its t-only proven bound, which a stop may not reach
+    its own counts and ``threshold`` is a t-only level, which a stop may not reach
     (said in the legend and the title).
     """
     samples = np.asarray(samples, dtype=float)
     statistic = np.asarray(statistic, dtype=float)
     threshold = np.asarray(threshold, dtype=float)
     ax.plot(samples, statistic, color="#4878a8", lw=1.6, label="GLR statistic", drawstyle="steps-post")
-    label = "t-only proven bound (the per-pair rule may stop below it)" if count_dependent else "threshold"
+    label = "t-only level (the per-pair rule may stop below it)" if count_dependent else "threshold"
     ax.plot(samples, threshold, color=_HIGHLIGHT, lw=1.6, ls="--", label=label)
     if stopped and samples.size and np.isfinite(statistic[-1]):
         ax.plot(samples[-1], statistic[-1], "o", color="k", ms=7, label=f"stop at {int(samples[-1])} samples", zorder=4)

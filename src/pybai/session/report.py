@@ -96,7 +96,7 @@ def write_session_report(session: Session, out_dir) -> Path:
                                         stopped=history.status == "stopped",
                                         count_dependent=status["threshold_count_dependent"])
             rule = (" The delta-correct rule tests each pair with its own counts, so it may stop below this "
-                    "t-only bound." if status["threshold_count_dependent"] else "")
+                    "t-only level." if status["threshold_count_dependent"] else "")
             figures.append(("statistic.png", fig, "The GLR statistic of the current answer against the "
                             "stopping threshold; the session stops when it crosses." + rule))
     else:
