@@ -63,10 +63,11 @@ def test_bad_epsilon_names_the_key():
     doc = _doc(epsilon=0.1)
     doc["problem"] = {"goal": "best-arm", "delta": 0.1, "epsilon": 0.1}
     doc["strategy"] = [{"name": "uniform"}]
-    with pytest.raises(ConfigError, match="problem.epsilon.*fixed budget"):
-        pybai.parse_experiment(doc)
+    # with delta, epsilon is epsilon-best-arm identification (docs/epsilon.md), not the fixed-budget metric
+    assert pybai.parse_experiment(doc).problem.epsilon_mode == "additive"
+    assert BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=0.1).epsilon_best_arm
     with pytest.raises(InvalidParameterError, match="'epsilon'"):
-        BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=0.1)
+        BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=-0.1)
 
 
 @pytest.mark.parametrize("name", ["bayes-gap", "ugap"])
