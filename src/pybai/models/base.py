@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pybai._validation import check_memory, check_positive_int
+
 __all__ = ["Model", "EmpiricalMeans"]
 
 
@@ -51,6 +53,9 @@ class Model:
     state_attrs: tuple[str, ...] = ("counts", "sums", "estimate")
 
     def __init__(self, n_sources: int):
+        n_sources = check_positive_int(n_sources, "n_sources", type(self).__name__)
+        check_memory(48 * n_sources, "n_sources", type(self).__name__, "the per-source statistics (48 bytes each)",
+                     n_sources)
         self.counts = np.zeros(n_sources)
         self.sums = np.zeros(n_sources)
         self.estimate = np.full(n_sources, np.nan)
