@@ -174,14 +174,17 @@ def bayes_gap_bounds(means, stds, beta: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bayes_gap_step(means, stds, *, budget: int, sigma: float, eta: float, kappa: float,
-                   epsilon: float = 0.0, hardness_eps: float | None = None) -> tuple[GapChoice, float]:
+                   epsilon: float = 0.0, hardness_eps: float | None = None,
+                   beta: float | None = None) -> tuple[GapChoice, float]:
     """One round of BayesGap (Algorithm 1, steps 2-4 with the beta of steps 7-8).
 
     ``hardness_eps`` defaults to the adaptive estimate from the current posterior (as in all
-    the paper's experiments).  Returns the choice and the beta used.
+    the paper's experiments).  ``beta`` given: that fixed exploration constant instead of Eq. (9).
+    Returns the choice and the beta used.
     """
-    h = adaptive_hardness(means, stds, epsilon) if hardness_eps is None else hardness_eps
-    beta = bayes_gap_beta(budget, np.size(means), sigma, eta, kappa, h)
+    if beta is None:
+        h = adaptive_hardness(means, stds, epsilon) if hardness_eps is None else hardness_eps
+        beta = bayes_gap_beta(budget, np.size(means), sigma, eta, kappa, h)
     return gap_choice(*bayes_gap_bounds(means, stds, beta)), beta
 
 

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
+from pybai._validation import fail
 from pybai.fixed_budget.gaps import bayes_gap_step, update_recommendation
+from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._fixed_budget import GapEpsilon, PosteriorRule
 from pybai.strategies.registry import register
 
@@ -25,6 +27,10 @@ class BayesGap(GapEpsilon, PosteriorRule):
 
     Parameters
     ----------
+    beta : "eq9" or float > 0, default "eq9"
+        The exploration constant of the bounds: ``"eq9"`` recomputes it every round from Eq. (9)
+        with the adaptive hardness estimate, as Algorithm 1 and every experiment of the paper do
+        (the default); a number fixes it (the sensitivity study of docs/bayesgap.md).
     epsilon : float >= 0, optional
         The epsilon of the hardness ``H_eps``; default the problem's epsilon, else 0 (the
         paper's value; :class:`~pybai.strategies._fixed_budget.GapEpsilon`).
@@ -35,6 +41,18 @@ class BayesGap(GapEpsilon, PosteriorRule):
     name = "bayes-gap"
     _state_attrs = ("best_bound_", "best_arm_")
 
+    def __init__(self, *, beta="eq9", epsilon: float | None = None, threshold: str = DEFAULT_KIND, n_init: int = 1):
+        super().__init__(epsilon=epsilon, threshold=threshold, n_init=n_init)
+        self.beta = beta
+
+    def _check_params(self, problem):
+        super()._check_params(problem)
+        if not (isinstance(self.beta, str) and self.beta == "eq9"):
+            if isinstance(self.beta, (bool, str)) or not isinstance(self.beta, (int, float, np.integer, np.floating)) \
+                    or not (0.0 < float(self.beta) < math.inf):
+                raise fail("beta", type(self).__name__, '"eq9" (Eq. 9 of the paper, adaptive) or a number > 0',
+                           self.beta)
+
     def _initialize(self):
         model = self.model_
         self._kappa = model.kappa()
@@ -44,8 +62,9 @@ class BayesGap(GapEpsilon, PosteriorRule):
 
     def _select(self):
         model = self.model_
+        fixed = None if isinstance(self.beta, str) else float(self.beta)
         choice, _ = bayes_gap_step(model.estimate, model.std, budget=self._budget, sigma=model.sigma,
-                                   eta=model.eta, kappa=self._kappa, epsilon=self._epsilon())
+                                   eta=model.eta, kappa=self._kappa, epsilon=self._epsilon(), beta=fixed)
         self.best_bound_, self.best_arm_ = update_recommendation(self.best_bound_, self.best_arm_, choice)
         return choice.arm
 
