@@ -23,6 +23,7 @@ def test_unknown_variance_session_certifies_and_reports(tmp_path):
         path = write_session_report(session, tmp_path / "report")
     assert status["certified"] and status["threshold_kind"] == "delta-correct" and status["recommendation"] == 0
     assert np.allclose(status["sd"], sd, rtol=0.5) and all(lo < m for lo, m in zip(status["ci_low"], status["means"]))
-    assert path.is_file()
+    html = path.read_text()
+    assert "<th>sd</th>" in html and "Status: stopped: the answer is certified" in html
     with Session.open(tmp_path / "s.db") as again:  # another process: the replay gives the same state
         assert again.status()["means"] == status["means"] and again.status()["sd"] == status["sd"]

@@ -60,7 +60,9 @@ def write_session_report(session: Session, out_dir) -> Path:
     page.paragraph(f"Goal {status['goal']} ({regime}); strategy {status['strategy']}; seed {status['seed']}. "
                    f"Created {_when(status['created'])}; last answer {last}.")
     page.heading("Where the session stands")
-    page.paragraph(f"Status: {status['status']} ({status['message']}). Recommendation: {status['answer']}.")
+    message = status["message"]  # e.g. "stopped: the answer is certified ...": it already names the status
+    said = message if message.split(":")[0] == status["status"] else f"{status['status']} ({message})"
+    page.paragraph(f"Status: {said}. Recommendation: {status['answer']}.")
     facts = [["samples", status["samples"]], ["requests made", status["requests"]],
              ["answers stored", status["answers"]], ["completed requests (batches)", status["batches"]],
              ["pending", "none" if status["pending"] is None else
@@ -113,9 +115,15 @@ def write_session_report(session: Session, out_dir) -> Path:
 
     page.heading("Per source")
     counts = np.asarray(history.counts[-1] if history.samples.size else np.zeros(problem.n_sources))
-    columns = [_same_decimals(v) for v in (history.means, history.ci_low, history.ci_high)]
+    values = [history.means, history.ci_low, history.ci_high]
+    headers = ["source", "samples", "mean", "95% low", "95% high"]
+    if status.get("sd") is not None:  # a reward model that estimates each source's spread
+        spread = np.asarray(status["sd"], dtype=object).reshape(-1)
+        values.insert(1, np.array([np.nan if v is None else float(v) for v in spread]))
+        headers.insert(3, "sd")
+    columns = [_same_decimals(v) for v in values]
     rows = [[layout.label(s), int(counts[s])] + [c[s] for c in columns] for s in range(problem.n_sources)]
-    page.table(["source", "samples", "mean", "95% low", "95% high"], rows)
+    page.table(headers, rows)
     return page.write(out / "session.html")
 
 
