@@ -23,6 +23,16 @@ PRECISIONS = tuple(math.exp(2.0 * j - 2.0) for j in range(8))
 
 
 @njit(cache=True)
+def _log_add(acc, term):
+    """ln(e^acc + e^term), stable (acc may be -inf)."""
+    if acc == -math.inf:
+        return term
+    if term > acc:
+        return term + math.log1p(math.exp(acc - term))
+    return acc + math.log1p(math.exp(term - acc))
+
+
+@njit(cache=True)
 def log_bayes_factor(n, xbar, sq_devs, lam, precisions):
     """ln B(lambda): the equal-weight mixture over ``precisions`` of the invariant t-test Bayes factors."""
     if n < 2.0:
@@ -38,10 +48,7 @@ def log_bayes_factor(n, xbar, sq_devs, lam, precisions):
         c = precisions[j]
         r = n / (n + c)
         term = 0.5 * math.log(c / (n + c)) - 0.5 * n * math.log1p(-r * q)
-        if term > acc:
-            acc = term + math.log1p(math.exp(acc - term)) if acc > -math.inf else term
-        else:
-            acc = acc + math.log1p(math.exp(term - acc))
+        acc = _log_add(acc, term)
     return acc - math.log(precisions.shape[0])
 
 
@@ -53,10 +60,7 @@ def _log_mixture_max(n, precisions):
     for j in range(precisions.shape[0]):
         c = precisions[j]
         term = 0.5 * (n - 1.0) * math.log((n + c) / c)
-        if term > acc:
-            acc = term + math.log1p(math.exp(acc - term)) if acc > -math.inf else term
-        else:
-            acc = acc + math.log1p(math.exp(term - acc))
+        acc = _log_add(acc, term)
     return acc - math.log(precisions.shape[0])
 
 

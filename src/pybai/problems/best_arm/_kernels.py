@@ -110,14 +110,13 @@ def _dkl_dm(code, p, m, var):
 
 
 @njit(cache=True)
-def _dm_dx(code, x, m1, v1, ma, va):
-    """Derivative of the pooled mean m_a(x) with respect to x."""
+def _dm_dx(code, x, m1, v1, ma, va, m):
+    """Derivative of the pooled mean m = m_a(x) (given: the caller has it) with respect to x."""
     if code == GAUSSIAN:
         s = 1.0 / v1 + x / va
         return (ma - m1) / (v1 * va * s * s)
     if code == GAUSSIAN_UV:
         # implicit function theorem on d1'(m) + x da'(m) = 0: dm/dx = -da'(m) / (d1''(m) + x da''(m))
-        m = pooled_mean(code, 1.0, m1, v1, x, ma, va)
         e1 = (m - m1) * (m - m1)
         ea = (m - ma) * (m - ma)
         curv = (v1 - e1) / ((v1 + e1) * (v1 + e1)) + x * (va - ea) / ((va + ea) * (va + ea))
@@ -150,7 +149,7 @@ def _ratio_sum(code, y, means, var, best, xs):
             return math.inf, math.inf
         total += num / den
         dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
-        slope += dr_dm * _dm_dx(code, x, m1, v1, ma, va) / den
+        slope += dr_dm * _dm_dx(code, x, m1, v1, ma, va, m) / den
     return total - 1.0, slope
 
 
