@@ -5,8 +5,8 @@ leave it damaged.  The checks here turn every such state into one line naming th
 and run before the first write, so a damaged database is never written to:
 
 * on open (:func:`check_database`): the file starts with the SQLite header; ``PRAGMA
-  quick_check`` (the b-tree pages, in time linear in the file); every table of the schema with
-  its columns; ``schema_version`` an integer; the ``definition`` row complete, with a JSON
+  quick_check`` (the b-tree pages, in time linear in the file); ``schema_version`` an integer;
+  every table of that schema with its columns; every ``definition`` row complete, with a JSON
   object as its document; ``PRAGMA foreign_key_check`` (no observation or answer pointing at a
   row that does not exist);
 * on replay (:func:`request_sources`, :func:`answer_rows`): every request a JSON list of
@@ -73,47 +73,56 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_database(db: sqlite3.Connection, path, schema: str) -> None:
-    """Refuse (one :class:`SessionStateError` line) a session database that is not whole.
+def check_database(db: sqlite3.Connection, path, schemas: dict[int, str], newer) -> int:
+    """Refuse (one :class:`SessionStateError` line) a session database that is not whole; its schema version.
 
-    ``schema`` is the SQL that creates the tables (their expected columns are read from it).
-    Call after the application id and the ``meta`` table identified a session database, and
-    before the schema version is compared.
+    ``schemas`` maps each schema version this code reads to the SQL that creates its tables
+    (their expected columns are read from it); ``newer(version)`` is the error of a version
+    above them all.  Call after the application id identified a session database.
     """
     problems = [r[0] for r in db.execute("PRAGMA quick_check(1)")]
     if problems != ["ok"]:
         raise damaged(path, f"{str(problems[0] if problems else 'no answer').replace('*** in database main ***', '')} (PRAGMA quick_check)")
-    for table, columns in _expected_columns(schema).items():
+    if not db.execute("PRAGMA table_info(meta)").fetchall():
+        raise damaged(path, "the table meta is missing")
+    rows = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    if len(rows) != 1:
+        raise damaged(path, "meta has no schema_version")
+    text = rows[0][0]
+    if not (isinstance(text, str) and text.isascii() and text.isdigit()):
+        raise damaged(path, f"meta schema_version is {text!r}, expected an integer")
+    version = int(text)
+    if version > max(schemas):
+        raise newer(version)
+    if version not in schemas:
+        raise SessionStateError(f"{path}: not a pybai session database (no schema version).")
+    for table, columns in _expected_columns(schemas[version]).items():
         found = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})"))
         if not found:
             raise damaged(path, f"the table {table} is missing")
         if found != columns:
             raise damaged(path, f"the table {table} has the columns {', '.join(found)}; "
                                 f"expected {', '.join(columns)}")
-    rows = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
-    if len(rows) != 1:
-        raise damaged(path, "meta has no schema_version")
-    version = rows[0][0]
-    if not (isinstance(version, str) and version.isascii() and version.isdigit()):
-        raise damaged(path, f"meta schema_version is {version!r}, expected an integer")
     definitions = db.execute("SELECT id, name, document, seed, strategy, created FROM definition").fetchall()
-    if len(definitions) != 1:
-        raise damaged(path, f"the table definition has {len(definitions)} rows, expected 1")
-    _, name, document, seed, strategy, created = definitions[0]
-    if not all(isinstance(v, str) for v in (name, document, strategy, created)):
-        raise damaged(path, "the definition row has a value of the wrong type")
-    if not _is_int(seed) or seed < 0:
-        raise damaged(path, f"the definition's seed is {seed!r}, expected an integer >= 0")
-    try:
-        parsed = json.loads(document)
-    except (ValueError, RecursionError):
-        raise damaged(path, "the definition's document is not valid JSON") from None
-    if not isinstance(parsed, dict):
-        raise damaged(path, "the definition's document is not a JSON object")
+    if not definitions or (version == 1 and len(definitions) != 1):
+        raise damaged(path, f"the table definition has {len(definitions)} rows, expected "
+                            f"{'1' if version == 1 else 'one per session'}")
+    for _, name, document, seed, strategy, created in definitions:
+        if not all(isinstance(v, str) for v in (name, document, strategy, created)):
+            raise damaged(path, "the definition row has a value of the wrong type")
+        if not _is_int(seed) or seed < 0:
+            raise damaged(path, f"the definition's seed is {seed!r}, expected an integer >= 0")
+        try:
+            parsed = json.loads(document)
+        except (ValueError, RecursionError):
+            raise damaged(path, "the definition's document is not valid JSON") from None
+        if not isinstance(parsed, dict):
+            raise damaged(path, "the definition's document is not a JSON object")
     orphan = db.execute("PRAGMA foreign_key_check").fetchone()
     if orphan is not None:
         table, rowid, parent = orphan[0], orphan[1], orphan[2]
         raise damaged(path, f"row {rowid} of {table} points at a row of {parent} that does not exist")
+    return version
 
 
 def request_sources(path, request_id, text) -> list[int]:

@@ -1,4 +1,4 @@
-"""Rebuilding a strategy by replaying the event log (deterministic, no stored state).
+"""Rebuilding a strategy by replaying the event log (deterministic; stored states only save time).
 
 The strategy of a session is started on the session's problem with the generator of
 :func:`strategy_rng` (the seed's replication-0 strategy stream, as ``pybai run`` derives it),
@@ -6,20 +6,34 @@ then every logged request is asked again and every logged answer told again, in 
 request 1, its answers, request 2, its answers, ...  Each ask must give back exactly the logged
 request and id; otherwise the replay has *diverged* (the strategy's code changed since the
 session was written) and is refused with one line rather than continued on a different path.
+
+Every :data:`STATE_EVERY` answers a session stores its strategy's state
+(:meth:`~pybai.strategies.base.Strategy.get_state`) beside the log; reopening restores the
+newest one (:meth:`Replay.restored`) and replays only the events after it.  A stored state is
+used only when it agrees with the log (its sample count and the samples of each source equal
+those of the answers up to it, its parameters those of the session's strategy), else the whole
+log is replayed: the log is the record, a state only a shortcut to the same strategy.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import numpy as np
 
+from pybai._serialize import encode
+
 from pybai.exceptions import PybaiError, SessionStateError
 from pybai.problems.base import Problem
-from pybai.session.store import LoggedAnswer, LoggedRequest, Snapshot
+from pybai.session.store import LoggedAnswer, LoggedRequest, Snapshot, StoredState
 from pybai.strategies.base import Strategy
+from pybai.strategies.state import restore_state
 
-__all__ = ["REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
+__all__ = ["STATE_EVERY", "REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
+
+#: A session stores its strategy's state after every ``STATE_EVERY``-th answer.
+STATE_EVERY = 500
 
 #: The session's strategy stream is that of replication ``REPLICATION`` of ``pybai run``...
 REPLICATION = 0
@@ -67,7 +81,37 @@ class Replay:
         self.strategy = template.clone().start(problem, rng=strategy_rng(seed))
         self.last_request = 0  # id of the last logged request asked again
         self.last_answer = 0  # id of the last logged answer told again
-        self.n_answers = 0
+        self.n_answers = 0  # answers of the log up to last_answer
+
+    @classmethod
+    def restored(cls, problem: Problem, template: Strategy, seed: int, stored: StoredState, n_answers: int,
+                 counts: dict[int, int]) -> "Replay | None":
+        """A replay continuing from a stored state, or None when the state disagrees with the log.
+
+        ``n_answers`` and ``counts`` ({source: samples}) describe the log up to ``stored.answer``.
+        """
+        replay = cls.__new__(cls)
+        try:
+            state = json.loads(stored.state)
+            if not isinstance(state, dict) or state.get("params") != encode(template.get_params()):
+                return None
+            strategy = restore_state(template.clone(), problem, state)
+        except (PybaiError, ValueError, TypeError, KeyError, RecursionError):
+            return None
+        logged = np.zeros(problem.n_sources)
+        for source, count in counts.items():
+            if not 0 <= source < problem.n_sources:
+                return None
+            logged[source] = count
+        if strategy.t_ != stored.samples or strategy.t_ != logged.sum() or \
+                not np.array_equal(np.asarray(strategy.counts_, dtype=float).ravel(), logged):
+            return None
+        replay.strategy = strategy
+        replay.last_request, replay.last_answer, replay.n_answers = stored.request, stored.answer, n_answers
+        return replay
+
+    def state_text(self) -> str:
+        return json.dumps(self.strategy.get_state(), allow_nan=False)
 
     def apply(self, events: Snapshot, on_answer: Callable[["Replay", LoggedAnswer], None] | None = None) -> None:
         """Ask and tell the events (which follow this replay's cursor) in log order."""

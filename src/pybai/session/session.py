@@ -1,8 +1,9 @@
-"""Persistent ask/tell sessions: a strategy driven by the real world, stored in SQLite.
+"""Persistent ask/tell sessions: a strategy driven by the real world, stored in a database.
 
 A :class:`Session` couples a session definition (problem, strategy, seed) with its database
-(:mod:`pybai.session.store`).  Nothing but the definition and the log of requests and answers
-is stored: the strategy is rebuilt by replaying the log (:mod:`pybai.session.replay`) when the
+(:mod:`pybai.session.store`: an SQLite file or a PostgreSQL server).  The definition and the
+log of requests and answers are the record: the strategy is rebuilt by replaying the log
+(:mod:`pybai.session.replay`, from the newest stored state that agrees with it) when the
 session is opened, and brought up to date with whatever other processes wrote before every
 operation.  Each :meth:`Session.ask` that makes a new request and each accepted
 :meth:`Session.tell` is one transaction; a refused ``tell`` writes nothing.
@@ -27,7 +28,7 @@ from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
 from pybai.session.intervals import confidence_intervals
 from pybai.session.near_tie import near_tie, progress
-from pybai.session.replay import Replay, ReplayDiverged
+from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
 from pybai.session.rows import Layout, read_csv
 from pybai.session.store import Store, utc_now
 from pybai.stopping.thresholds import is_default_kind
@@ -135,7 +136,7 @@ class Session:
     >>> with Session.create(db, problem=problem, strategy=make_strategy("tas"), seed=1) as s:
     ...     request = s.ask()
     ...     receipt = s.tell(request.id, request.requests, [1.0])
-    >>> with Session.open(db) as s:                  # another day, another process
+    >>> with Session.open(db) as s:                  # another day, another process (or name="...")
     ...     st = s.status()
     >>> st["samples"], st["requests"], st["stopped"]
     (1, 1, False)
@@ -150,13 +151,15 @@ class Session:
 
     # ------------------------------------------------------------ creating and opening
     @classmethod
-    def create(cls, path, file=None, *, problem=None, strategy=None, seed: int | None = None,
+    def create(cls, db, file=None, *, problem=None, strategy=None, seed: int | None = None,
                name: str | None = None) -> "Session":
-        """A new session database at ``path`` (which must not exist).
+        """A new session in ``db``: a new SQLite file, or a PostgreSQL database.
 
         Parameters
         ----------
-        path : str or Path
+        db : str or Path
+            An SQLite file that does not exist yet, or a ``postgresql://`` URL (the database
+            may hold other sessions, under other names); see :mod:`pybai.session.backends`.
         file : str, Path or dict, optional
             A session file (its path, or the parsed document).
         problem, strategy : Problem and Strategy, optional
@@ -165,6 +168,8 @@ class Session:
             Master seed (default: the file's ``seed``, else 0).  The strategy's generator is
             the replication-0 strategy stream of ``pybai run`` with this seed.
         name : str, optional
+            The session's name (default: the file's ``name``, else its file name), unique in
+            the database.
 
         Notes
         -----
@@ -201,14 +206,18 @@ class Session:
             # so that replay never depends on a default (databases without the key keep theirs)
             document["strategy"][0]["threshold"] = SESSION_THRESHOLD
             spec = parse_session_file(document, default_name=default)
-        store = Store.create(path, name=spec.name, document=spec.document, seed=spec.seed,
+        store = Store.create(db, name=spec.name, document=spec.document, seed=spec.seed,
                              strategy=spec.strategy_name)
         return cls(store, spec)
 
     @classmethod
-    def open(cls, path) -> "Session":
-        """Open an existing session database (the strategy is rebuilt by replay on first use)."""
-        store = Store.open(path)
+    def open(cls, db, name: str | None = None) -> "Session":
+        """Open the session ``name`` of a database (``name`` may be omitted when it holds one session).
+
+        The strategy is rebuilt from the newest stored state and the log after it.
+        """
+        store = Store.open(db, name)
+        path = store.path
         try:
             definition = store.definition()
             try:
@@ -248,7 +257,7 @@ class Session:
     def _sync(self) -> Replay:
         """Bring the replayed strategy up to date with the log (inside a transaction)."""
         if self._replay is None:
-            self._replay = Replay(self.problem, self.spec.strategy, self.spec.seed)
+            self._replay = self._restored() or Replay(self.problem, self.spec.strategy, self.spec.seed)
         replay = self._replay
         events = self._store.events_after(replay.last_request, replay.last_answer)
         if events.requests or events.answers:
@@ -267,6 +276,14 @@ class Session:
                 self._replay = None
                 raise
         return replay
+
+    def _restored(self) -> Replay | None:
+        """A replay from the newest stored state that agrees with the log, if any."""
+        stored = self._store.latest_state()
+        if stored is None:
+            return None
+        n_answers, counts = self._store.log_up_to(stored.answer)
+        return Replay.restored(self.problem, self.spec.strategy, self.spec.seed, stored, n_answers, counts)
 
     def _pending_text(self, strategy) -> str:
         if strategy.request_id is None:
@@ -342,6 +359,8 @@ class Session:
                 strategy.tell(src, rew, request_id=rid)
                 changed = True
                 answer = self._store.add_answer(rid, src, rew, utc_now())
+                if (replay.n_answers + 1) % STATE_EVERY == 0:  # a shortcut for reopening, checked then
+                    self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), utc_now())
             replay.last_answer = answer
             replay.n_answers += 1
         except BaseException:

@@ -1,82 +1,37 @@
-"""The session database: one SQLite file holding the definition and the event log.
+"""The session database: one session's definition and event log, on any storage backend.
 
-Schema (version :data:`SCHEMA_VERSION`; no pickled objects, only text, integers and reals):
-
-``meta(key, value)``
-    ``schema_version``, ``package_version`` (of the creator), ``created`` (UTC, ISO 8601).
-``definition(id = 1, name, document, seed, strategy, created)``
-    ``document``: the session file's parsed TOML as JSON; ``strategy``: its name.
-``requests(id, sources, created)``
-    One row per request the strategy made, numbered as the strategy numbers them;
-    ``sources`` is the JSON list of what was asked (sources; arms in the "arm" sampling model).
-``answers(id, request, size, created)``
-    One row per accepted ``tell``: the request answered and how many samples it brought.
-``observations(id, answer, request, source, reward, time)``
-    One row per sample (``reward`` is an 8-byte IEEE double: exact).
-
-The file is in WAL mode with ``synchronous = FULL``: readers never block the writer nor each
-other, each ``tell`` is one transaction (its answer row and observations appear together or
-not at all), and a transaction that returned is on disk.  A database written by a newer schema
-is refused with one line.
+A :class:`Store` is one session of a database (tables: :mod:`pybai.session.schema`) opened
+through a backend (:mod:`pybai.session.backends`: an SQLite file, or a PostgreSQL server).
+Its queries are the same on every backend (SQLAlchemy Core); the backend begins the
+transactions: a read transaction sees one consistent state of the log, a write transaction
+excludes every other writer of the session until it commits, so each ``tell`` (its answer row
+and observations) appears whole or not at all, and a transaction that returned is durable.
+Every driver error becomes one :class:`SessionStateError` line naming the database.
 """
 
 from __future__ import annotations
 
-from typing import cast
-
 import json
-import os
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import quote
 
 import numpy as np
+import sqlalchemy as sa
 
 from pybai._version import __version__
 from pybai.exceptions import InvalidParameterError, SessionStateError
-from pybai.session.integrity import (SQLITE_MAGIC, answer_rows, check_database, damaged, read_only,
-                                     request_sources, translate)
+from pybai.session import schema
+from pybai.session.backends import Backend, backend_for
+from pybai.session.integrity import answer_rows, damaged, read_only, request_sources
+from pybai.session.schema import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "utc_now"]
+__all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "StoredState", "utc_now",
+           "list_sessions"]
 
-#: Version of the schema this module writes; a database with a larger one is refused.
-SCHEMA_VERSION = 1
-
-#: ``PRAGMA application_id`` of session databases ("pbai").
-APPLICATION_ID = 0x70626169
-
-BUSY_TIMEOUT_SECONDS = 30.0
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE definition (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    name TEXT NOT NULL,
-    document TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    strategy TEXT NOT NULL,
-    created TEXT NOT NULL
-);
-CREATE TABLE requests (id INTEGER PRIMARY KEY, sources TEXT NOT NULL, created TEXT NOT NULL);
-CREATE TABLE answers (
-    id INTEGER PRIMARY KEY,
-    request INTEGER NOT NULL REFERENCES requests(id),
-    size INTEGER NOT NULL,
-    created TEXT NOT NULL
-);
-CREATE TABLE observations (
-    id INTEGER PRIMARY KEY,
-    answer INTEGER NOT NULL REFERENCES answers(id),
-    request INTEGER NOT NULL REFERENCES requests(id),
-    source INTEGER NOT NULL,
-    reward REAL NOT NULL,
-    time TEXT NOT NULL
-);
-CREATE INDEX observations_by_answer ON observations(answer);
-"""
+_ERRORS = (sa.exc.DBAPIError, sqlite3.Error)
 
 
 def utc_now() -> str:
@@ -108,153 +63,161 @@ class Snapshot:
     answers: list[LoggedAnswer]
 
 
-def _fail(path, message: str) -> SessionStateError:
-    return SessionStateError(f"{path}: {message}")
+@dataclass(frozen=True)
+class StoredState:
+    """A stored strategy state (a row of ``snapshots``): the log up to ``answer`` and ``request`` replayed."""
+
+    answer: int
+    request: int
+    samples: int
+    state: str
 
 
-def _starts_like_sqlite(path: Path) -> bool:
+def _sessions(connection: sa.Connection) -> list[tuple[int, str]]:
+    return [(int(i), n) for i, n in connection.execute(sa.text("SELECT id, name FROM definition ORDER BY id"))]
+
+
+def list_sessions(db) -> list[str]:
+    """The names of the sessions a database holds, in order of creation.
+
+    Parameters
+    ----------
+    db : str or Path
+        An SQLite file or a ``postgresql://`` URL (see :mod:`pybai.session.backends`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from pybai import BestArmProblem, Bernoulli, FixedConfidence, make_strategy
+    >>> from pybai.session import Session
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "ab.db"
+    >>> problem = BestArmProblem(2, Bernoulli(n_sources=2), FixedConfidence(0.05))
+    >>> Session.create(db, problem=problem, strategy=make_strategy("tas"), name="checkout").close()
+    >>> list_sessions(db)
+    ['checkout']
+    """
+    store = Store.open(db, name=None, any_session=True)
     try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
-
-
-def _writable(path: Path) -> bool:
-    """Whether this process may write the file and create its ``-wal``/``-shm`` files beside it."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+        return [name for _, name in store._call(lambda c: _sessions(c), "read it")]
+    finally:
+        store.close()
 
 
 class Store:
-    """An open session database (use :meth:`create` or :meth:`open`).
+    """One session of an open database (use :meth:`create` or :meth:`open`).
 
-    Every ``sqlite3`` error of a query becomes one :class:`SessionStateError` line naming the
-    file (:func:`pybai.session.integrity.translate`): "database is damaged", "read-only", or
-    busy.  A store opened on a file this process may not write is read-only: reading works,
+    A store opened on an SQLite file this process may not write is read-only: reading works,
     :meth:`writing` refuses before anything is written.
+
+    Attributes
+    ----------
+    path : Path or str
+        The SQLite file, or the URL of a PostgreSQL database (without its password).
+    session_id : int
+        The session's number in the database (``definition.id``).
     """
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, writable: bool = True):
-        self.path = path
+    def __init__(self, backend: Backend, connection: sa.Connection, session_id: int, writable: bool = True):
+        self.backend = backend
+        self.path: Path | str = getattr(backend, "path", backend.label)
         self._db = connection
+        self.session_id = session_id
         self.writable = writable
+        self._in_transaction = False
 
     # ------------------------------------------------------------ queries (errors as one line)
-    def _rows(self, sql: str, params=(), doing: str = "read it") -> list:
+    def _call(self, work, doing: str):
         try:
-            return self._db.execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise translate(self.path, exc, doing) from None
+            return work(self._db)
+        except _ERRORS as exc:
+            raise self.backend.translate(exc, doing) from None
 
-    def _one(self, sql: str, params=(), doing: str = "read it"):
+    def _rows(self, sql: str, params: dict | None = None, doing: str = "read it") -> list:
+        return self._call(lambda c: [tuple(r) for r in c.execute(sa.text(sql), {"s": self.session_id,
+                                                                             **(params or {})})], doing)
+
+    def _one(self, sql: str, params: dict | None = None, doing: str = "read it"):
         rows = self._rows(sql, params, doing)
         return rows[0] if rows else None
 
-    # ------------------------------------------------------------ opening
-    @staticmethod
-    def _connect(path: Path, mode: str, immutable: bool = False) -> sqlite3.Connection:
-        uri = f"file:{quote(path.resolve().as_posix())}?mode={mode}" + ("&immutable=1" if immutable else "")
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-        try:
-            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-            if mode != "ro":
-                db.execute("PRAGMA synchronous = FULL")
-            db.execute("PRAGMA foreign_keys = ON")
-        except BaseException:
-            db.close()
-            raise
-        return db
-
+    # ------------------------------------------------------------ creating and opening
     @classmethod
-    def create(cls, path, *, name: str, document: dict, seed: int, strategy: str) -> "Store":
-        """A new database at ``path`` (refused when the file exists) holding the definition."""
-        path = Path(path)
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            raise InvalidParameterError(f"{path}: already exists; a new session needs a new database file.") from None
-        except OSError as exc:
-            raise InvalidParameterError(f"{path}: cannot create ({exc.strerror}).") from None
-        os.close(fd)
-        db = None
-        try:
-            db = cls._connect(path, "rw")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            now = utc_now()
-            db.execute("BEGIN IMMEDIATE")
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                db.execute(statement)
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("schema_version", str(SCHEMA_VERSION)), ("package_version", __version__), ("created", now)])
-            db.execute("INSERT INTO definition VALUES (1, ?, ?, ?, ?, ?)",
-                       (name, json.dumps(document, allow_nan=False), int(seed), strategy, now))
-            db.execute("COMMIT")
-        except BaseException as exc:
-            try:
-                if db is not None:
-                    db.close()
-            except Exception:
-                pass
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-            if isinstance(exc, sqlite3.Error):
-                raise InvalidParameterError(f"{path}: cannot create ({exc}).") from None
-            raise
-        return cls(path, db)
+    def create(cls, db, *, name: str, document: dict, seed: int, strategy: str) -> "Store":
+        """A new session named ``name`` in ``db`` holding its definition.
 
-    @classmethod
-    def open(cls, path) -> "Store":
-        """Open an existing database; refuses other files, damaged ones and newer schemas with one line.
-
-        The checks of :func:`pybai.session.integrity.check_database` run first.  A file this
-        process may not write is opened read-only (see :class:`Store`).
+        An SQLite file must not exist yet (one file per new session); a PostgreSQL database
+        gets its tables with its first session and refuses a second session of the same name.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise InvalidParameterError(
-                f"{path}: no such session database (create one with: pybai session new FILE --db {path}).")
-        if not _starts_like_sqlite(path):
-            raise _fail(path, "not a pybai session database (not an SQLite file, or its header is damaged).")
-        writable = _writable(path)
-        # a folder nobody can write holds no -wal file being written: read the file as it is
-        immutable = not writable and not os.access(path.parent, os.W_OK) and not Path(f"{path}-wal").exists()
+        backend = backend_for(db)
+        connection, _ = backend.connect(create=backend.one_session_per_create)
         try:
-            db = cls._connect(path, "rw" if writable else "ro", immutable)
-        except sqlite3.Error as exc:
-            raise translate(path, exc, "open it") from None
-        store = cls(path, db, writable)
-        try:
-            app = store._one("PRAGMA application_id")[0]
-            tables = {r[0] for r in store._rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if app != APPLICATION_ID and "meta" not in tables:
-                raise _fail(path, "not a pybai session database.")
-            if app != APPLICATION_ID:
-                raise damaged(path, f"the application id is {app}, expected {APPLICATION_ID}")
-            try:
-                check_database(db, path, _SCHEMA)
-            except sqlite3.Error as exc:
-                raise translate(path, exc, "read it") from None
-            version = int(store._one("SELECT value FROM meta WHERE key = 'schema_version'")[0])
-            if version > SCHEMA_VERSION:
-                raise _fail(path, f"written with session schema {version}, newer than this pybai ({__version__}) "
-                                  f"reads (schema {SCHEMA_VERSION}); upgrade pybai to open it.")
-            if version < 1:
-                raise _fail(path, "not a pybai session database (no schema version).")
-        except BaseException:
-            db.close()
+            backend.begin_write(connection, None)
+            if backend.one_session_per_create or not backend.has_tables(connection):  # type: ignore[attr-defined]
+                backend.prepare(connection)
+                connection.execute(schema.meta.insert(), [
+                    {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                    {"key": "package_version", "value": __version__}, {"key": "created", "value": utc_now()}])
+            else:
+                version = backend.check(connection)
+                if version < SCHEMA_VERSION:
+                    raise backend.fail(f"written with session schema {version}: open a session of it first "
+                                       "(which upgrades it), then add one.")
+                if name in {n for _, n in _sessions(connection)}:
+                    raise InvalidParameterError(f"{backend.label}: already holds a session named {name!r}; "
+                                                "give the new one another name (the session file's name).")
+            sid = connection.execute(schema.definition.insert().returning(schema.definition.c.id), {
+                "name": name, "document": json.dumps(document, allow_nan=False), "seed": int(seed),
+                "strategy": strategy, "created": utc_now()}).scalar_one()
+            connection.exec_driver_sql("COMMIT")
+        except BaseException as exc:
+            _quietly(connection.exec_driver_sql, "ROLLBACK")
+            _quietly(connection.close)
+            if backend.one_session_per_create:
+                backend.discard()  # type: ignore[attr-defined]
+            if isinstance(exc, _ERRORS):
+                raise InvalidParameterError(f"{backend.label}: cannot create ({backend.translate(exc, 'create')})."
+                                            ) from None
             raise
-        return store
+        return cls(backend, connection, int(sid))
+
+    @classmethod
+    def open(cls, db, name: str | None = None, *, any_session: bool = False) -> "Store":
+        """Open the session ``name`` of an existing database (``name`` may be omitted when it holds one).
+
+        The backend's checks run first (SQLite: :func:`pybai.session.integrity.check_database`);
+        other files, damaged ones and newer schemas are refused with one line, an older schema
+        is upgraded (:mod:`pybai.session.migrations`; a read-only SQLite file: in memory).
+        """
+        if name is not None and not isinstance(name, str):
+            raise InvalidParameterError(f"The 'name' parameter must be a session name (str). Got {name!r}.")
+        backend = backend_for(db)
+        connection, writable = backend.connect()
+        try:
+            try:
+                version = backend.check(connection)
+                if version < SCHEMA_VERSION:
+                    if writable:
+                        backend.upgrade(connection, version)  # type: ignore[attr-defined]
+                    else:
+                        connection = backend.upgraded_copy(connection, version)  # type: ignore[attr-defined]
+                sessions = _sessions(connection)
+            except _ERRORS as exc:
+                raise backend.translate(exc, "open it") from None
+            sid = 0 if any_session else _choose(backend, sessions, name)
+        except BaseException:
+            _quietly(connection.close)
+            raise
+        return cls(backend, connection, sid, writable)
 
     def close(self) -> None:
-        self._db.close()
+        _quietly(self._db.close)
 
     # ------------------------------------------------------------ reading
     def meta(self) -> dict[str, str]:
         return dict(self._rows("SELECT key, value FROM meta"))
 
     def definition(self) -> dict:
-        row = self._one("SELECT name, document, seed, strategy, created FROM definition WHERE id = 1")
+        row = self._one("SELECT name, document, seed, strategy, created FROM definition WHERE id = :s")
         if row is None:
             raise damaged(self.path, "the definition row is missing")
         name, document, seed, strategy, created = row
@@ -267,43 +230,40 @@ class Store:
     @contextmanager
     def reading(self):
         """A read transaction: every query inside sees one consistent state of the log."""
-        self._rows("BEGIN", doing="read it")
+        if self._in_transaction:  # already inside a transaction of this store: it is consistent
+            yield self
+            return
+        self._call(self.backend.begin_read, "read it")
+        self._in_transaction = True
         try:
             yield self
         finally:
-            if self._db.in_transaction:
-                try:
-                    self._db.execute("COMMIT")
-                except sqlite3.Error:
-                    pass  # a read transaction wrote nothing: ending it cannot lose anything
+            self._in_transaction = False
+            _quietly(self._db.exec_driver_sql, "COMMIT")  # a read transaction wrote nothing
 
     @contextmanager
     def writing(self, doing: str = "record anything"):
-        """A write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back on error.
+        """A write transaction: committed when the block ends, rolled back on error.
 
         Refused with one "read-only" line, before anything is read, on a read-only store.
         """
         if not self.writable:
             raise read_only(self.path, f"cannot {doing}")
-        self._rows("BEGIN IMMEDIATE", doing="write")
+        self._call(lambda c: self.backend.begin_write(c, self.session_id), "write")
+        self._in_transaction = True
         try:
             yield self
         except BaseException:
-            self._rollback()
+            self._in_transaction = False
+            _quietly(self._db.exec_driver_sql, "ROLLBACK")
             raise
+        self._in_transaction = False
         try:
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            self._rollback()
-            error = translate(self.path, exc, "store the answer")
+            self._db.exec_driver_sql("COMMIT")
+        except _ERRORS as exc:
+            _quietly(self._db.exec_driver_sql, "ROLLBACK")
+            error = self.backend.translate(exc, "store the answer")
             raise SessionStateError(f"{error} Nothing was recorded.") from None
-
-    def _rollback(self) -> None:
-        if self._db.in_transaction:
-            try:
-                self._db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # SQLite rolls an unfinished transaction back itself when the connection closes
 
     def events_after(self, last_request: int, last_answer: int) -> Snapshot:
         """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
@@ -312,54 +272,101 @@ class Store:
         :func:`~pybai.session.integrity.answer_rows`): a damaged one is refused with one line.
         """
         requests = [LoggedRequest(i, np.asarray(request_sources(self.path, i, s), dtype=np.intp), c)
-                    for i, s, c in self._rows(
-                        "SELECT id, sources, created FROM requests WHERE id > ? ORDER BY id", (last_request,))]
+                    for i, s, c in self._rows("SELECT id, sources, created FROM requests WHERE session = :s "
+                                              "AND id > :r ORDER BY id", {"r": last_request})]
         rows = self._rows(
             "SELECT a.id, a.request, a.size, a.created, o.request, o.source, o.reward FROM answers a "
-            "LEFT JOIN observations o ON o.answer = a.id WHERE a.id > ? ORDER BY a.id, o.id", (last_answer,))
+            "LEFT JOIN observations o ON o.answer = a.id WHERE a.session = :s AND a.id > :a ORDER BY a.id, o.id",
+            {"a": last_answer})
         answers = [LoggedAnswer(aid, request, np.array(sources, dtype=np.intp), np.array(rewards, dtype=float),
                                 created) for aid, request, created, sources, rewards in answer_rows(self.path, rows)]
         return Snapshot(requests, answers)
 
     def counts(self) -> tuple[int, int, int]:
-        """(requests, answers, observations) in the log."""
-        return tuple(self._one(
-            "SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM answers), "
-            "(SELECT COUNT(*) FROM observations)"))
+        """(requests, answers, observations) of the session."""
+        row = self._one("SELECT (SELECT COUNT(*) FROM requests WHERE session = :s), COUNT(*), "
+                        "COALESCE(SUM(size), 0) FROM answers WHERE session = :s")
+        return int(row[0]), int(row[1]), int(row[2])
 
     def last_answer_time(self) -> str | None:
-        return self._one("SELECT MAX(created) FROM answers")[0]
+        return self._one("SELECT MAX(created) FROM answers WHERE session = :s")[0]
 
     def request_info(self, request_id: int) -> tuple[int, int, str | None] | None:
         """(size of the request, samples answered so far, time of the last answer) or None if unknown."""
-        row = self._one("SELECT sources FROM requests WHERE id = ?", (request_id,))
+        row = self._one("SELECT sources FROM requests WHERE session = :s AND id = :r", {"r": int(request_id)})
         if row is None:
             return None
-        answered, last = self._one(
-            "SELECT COALESCE(SUM(size), 0), MAX(created) FROM answers WHERE request = ?", (request_id,))
+        answered, last = self._one("SELECT COALESCE(SUM(size), 0), MAX(created) FROM answers "
+                                   "WHERE session = :s AND request = :r", {"r": int(request_id)})
         return len(request_sources(self.path, request_id, row[0])), int(answered), last
 
     def observation_rows(self):
         """Every observation, in order: (id, answer, request, source, reward, time)."""
-        return self._rows("SELECT id, answer, request, source, reward, time FROM observations ORDER BY id")
+        return self._rows("SELECT o.id, o.answer, o.request, o.source, o.reward, o.time FROM observations o "
+                          "JOIN answers a ON a.id = o.answer WHERE a.session = :s ORDER BY o.id")
+
+    def latest_state(self) -> StoredState | None:
+        """The newest stored strategy state of the session, or None."""
+        row = self._one("SELECT answer, request, samples, state FROM snapshots WHERE session = :s "
+                        "ORDER BY answer DESC LIMIT 1")
+        return None if row is None else StoredState(*row)
+
+    def log_up_to(self, answer: int) -> tuple[int, dict[int, int]]:
+        """(answers with id <= ``answer``, {source: samples} of their observations): to check a stored state."""
+        n = self._one("SELECT COUNT(*) FROM answers WHERE session = :s AND id <= :a", {"a": answer})[0]
+        rows = self._rows("SELECT o.source, COUNT(*) FROM observations o JOIN answers a ON a.id = o.answer "
+                          "WHERE a.session = :s AND a.id <= :a GROUP BY o.source", {"a": answer})
+        return int(n), {int(s): int(c) for s, c in rows}
 
     # ------------------------------------------------------------ writing (inside writing())
     def add_request(self, request_id: int, requests: np.ndarray, created: str) -> None:
-        self._rows("INSERT INTO requests VALUES (?, ?, ?)",
-                   (int(request_id), json.dumps([int(r) for r in requests]), created), doing="record the request")
+        values = {"session": self.session_id, "id": int(request_id),
+                  "sources": json.dumps([int(r) for r in requests]), "created": created}
+        self._call(lambda c: c.execute(schema.requests.insert(), values), "record the request")
 
     def add_answer(self, request_id: int, sources: np.ndarray, rewards: np.ndarray, created: str) -> int:
-        try:
-            cur = self._db.execute("INSERT INTO answers (request, size, created) VALUES (?, ?, ?)",
-                                   (int(request_id), int(sources.shape[0]), created))
-            answer = cast(int, cur.lastrowid)  # set by the INSERT
-            self._db.executemany(
-                "INSERT INTO observations (answer, request, source, reward, time) VALUES (?, ?, ?, ?, ?)",
-                [(answer, int(request_id), int(s), float(r), created)
-                 for s, r in zip(sources.tolist(), rewards.tolist())])
-        except sqlite3.Error as exc:
-            raise translate(self.path, exc, "store the answer") from None
-        return answer
+        def work(c: sa.Connection) -> int:
+            answer = int(c.execute(schema.answers.insert().returning(schema.answers.c.id), {
+                "session": self.session_id, "request": int(request_id), "size": int(sources.shape[0]),
+                "created": created}).scalar_one())
+            c.execute(schema.observations.insert(), [
+                {"answer": answer, "request": int(request_id), "source": int(s), "reward": float(r), "time": created}
+                for s, r in zip(sources.tolist(), rewards.tolist())])
+            return answer
+
+        return self._call(work, "store the answer")
+
+    def add_state(self, answer: int, request: int, samples: int, state: str, created: str) -> None:
+        """Store the strategy's state once the log up to ``answer`` (and ``request``) was replayed."""
+        values = {"session": self.session_id, "answer": int(answer), "request": int(request),
+                  "samples": int(samples), "state": state, "created": created}
+        self._call(lambda c: c.execute(schema.snapshots.insert(), values), "store the strategy's state")
 
     def integrity_check(self) -> str:
+        if self.backend.dialect != "sqlite":
+            return "ok"
         return self._one("PRAGMA integrity_check")[0]
+
+
+def _choose(backend: Backend, sessions: list[tuple[int, str]], name: str | None) -> int:
+    names = ", ".join(repr(n) for _, n in sessions)
+    if name is None:
+        if len(sessions) == 1:
+            return sessions[0][0]
+        if not sessions:
+            raise InvalidParameterError(f"{backend.label}: holds no session "
+                                        "(create one with: pybai session new FILE --db URL).")
+        raise InvalidParameterError(f"{backend.label}: holds {len(sessions)} sessions ({names}); "
+                                    "name one (--session NAME).")
+    for sid, found in sessions:
+        if found == name:
+            return sid
+    raise InvalidParameterError(f"{backend.label}: no session named {name!r} (it holds {names or 'none'}).")
+
+
+def _quietly(action, *args) -> None:
+    """Run a clean-up step whose failure changes nothing (ending a read transaction, closing)."""
+    try:
+        action(*args)
+    except Exception:
+        pass

@@ -1,0 +1,83 @@
+"""Upgrading a session database written by an older schema, one ordered step at a time.
+
+Each step turns schema ``n`` into ``n + 1`` inside the caller's write transaction and sets
+``meta.schema_version``; :func:`migrate` runs the steps from the database's version up to
+:data:`pybai.session.schema.SCHEMA_VERSION`.  A step's SQL is frozen: it writes the tables of
+*its* target version, whatever later versions change.
+
+========  =================================================================================
+step      what it does
+========  =================================================================================
+1 -> 2    SQLite only (PostgreSQL databases start at 2): one session per file becomes several
+          sessions per database (``session`` columns in ``requests`` and ``answers``; the
+          ``definition`` row keeps its id 1 and becomes session 1), and the ``snapshots``
+          table is added.  Every row is copied unchanged: ids, times, rewards (bit for bit).
+========  =================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["STEPS", "migrate"]
+
+_V2_SQLITE = """
+CREATE TABLE definition (
+    id INTEGER NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL, seed BIGINT NOT NULL,
+    strategy TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (id), UNIQUE (name));
+CREATE TABLE requests (
+    session INTEGER NOT NULL, id INTEGER NOT NULL, sources TEXT NOT NULL, created TEXT NOT NULL,
+    PRIMARY KEY (session, id), FOREIGN KEY(session) REFERENCES definition (id));
+CREATE TABLE snapshots (
+    session INTEGER NOT NULL, answer INTEGER NOT NULL, request INTEGER NOT NULL, samples BIGINT NOT NULL,
+    state TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (session, answer),
+    FOREIGN KEY(session) REFERENCES definition (id));
+CREATE TABLE answers (
+    id INTEGER NOT NULL, session INTEGER NOT NULL, request INTEGER NOT NULL, size INTEGER NOT NULL,
+    created TEXT NOT NULL, PRIMARY KEY (id), FOREIGN KEY(session, request) REFERENCES requests (session, id));
+CREATE INDEX answers_by_request ON answers (session, request);
+CREATE TABLE observations (
+    id INTEGER NOT NULL, answer INTEGER NOT NULL, request INTEGER NOT NULL, source INTEGER NOT NULL,
+    reward DOUBLE NOT NULL, time TEXT NOT NULL, PRIMARY KEY (id), FOREIGN KEY(answer) REFERENCES answers (id));
+CREATE INDEX observations_by_answer ON observations (answer);
+INSERT INTO definition SELECT id, name, document, seed, strategy, created FROM v1_definition;
+INSERT INTO requests SELECT 1, id, sources, created FROM v1_requests;
+INSERT INTO answers SELECT id, 1, request, size, created FROM v1_answers;
+INSERT INTO observations SELECT id, answer, request, source, reward, time FROM v1_observations;
+DROP TABLE v1_observations;
+DROP TABLE v1_answers;
+DROP TABLE v1_requests;
+DROP TABLE v1_definition;
+UPDATE meta SET value = '2' WHERE key = 'schema_version'
+"""
+
+
+def _sqlite_1_to_2(execute: Callable[[str], object]) -> None:
+    # the old tables step aside (the connection runs with foreign_keys = OFF, so nothing cascades)
+    for table in ("definition", "requests", "answers", "observations"):
+        execute(f"ALTER TABLE {table} RENAME TO v1_{table}")
+    execute("DROP INDEX IF EXISTS observations_by_answer")
+    for statement in filter(str.strip, _V2_SQLITE.split(";")):
+        execute(statement)
+
+
+#: ``{(dialect, from_version): step}``; a step takes a function executing one SQL statement.
+STEPS: dict[tuple[str, int], Callable[[Callable[[str], object]], None]] = {
+    ("sqlite", 1): _sqlite_1_to_2,
+}
+
+
+def migrate(dialect: str, version: int, target: int, execute: Callable[[str], object]) -> list[int]:
+    """Run the steps from ``version`` to ``target`` (inside a write transaction); the versions passed.
+
+    Raises
+    ------
+    KeyError
+        No step leads from some version on this dialect (the caller words the error).
+    """
+    passed = []
+    while version < target:
+        STEPS[(dialect, version)](execute)
+        version += 1
+        passed.append(version)
+    return passed
