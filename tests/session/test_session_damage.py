@@ -102,7 +102,8 @@ EDITS = {
     "definition dropped": ["DROP TABLE definition"],
     "requests dropped": ["DROP TABLE requests"],
     "a column added": ["ALTER TABLE answers ADD COLUMN note TEXT"],
-    "an answer without observations": ["INSERT INTO answers (request, size, created) VALUES (3, 1, 'x')"],
+    "an answer without observations": ["INSERT INTO answers (session, request, size, created) VALUES (1, 3, 1, 'x')"],
+    "an answer of an unknown session": ["PRAGMA foreign_keys = OFF", "UPDATE answers SET session = 2 WHERE id = 10"],
     "an extra observation": ["INSERT INTO observations (answer, request, source, reward, time) "
                              "VALUES (3, 3, 1, 0.5, 'x')"],
     "an observation of another request": ["UPDATE observations SET request = 2 WHERE id = 6"],

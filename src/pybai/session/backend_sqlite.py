@@ -117,6 +117,8 @@ class SQLiteBackend(Backend):
             raw = _raw_connect(path, "rw" if writable else "ro", immutable)
         except sqlite3.Error as exc:
             raise translate(path, exc, "open it") from None
+        except UnicodeDecodeError:  # SQLite's message quotes bytes of the damaged header
+            raise damaged(path, "SQLite cannot read its header") from None
         return _engine(lambda: raw).connect().execution_options(isolation_level="AUTOCOMMIT"), writable
 
     def _create_file(self) -> sa.Connection:
@@ -171,6 +173,8 @@ class SQLiteBackend(Backend):
                                   newer=self._newer)
         except sqlite3.Error as exc:
             raise translate(path, exc, "read it") from None
+        except UnicodeDecodeError:
+            raise damaged(path, "SQLite reports unreadable text") from None
 
     def _newer(self, version: int) -> SessionStateError:
         from pybai._version import __version__

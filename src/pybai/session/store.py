@@ -31,7 +31,7 @@ from pybai.session.schema import SCHEMA_VERSION
 __all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "StoredState", "utc_now",
            "list_sessions"]
 
-_ERRORS = (sa.exc.DBAPIError, sqlite3.Error)
+_ERRORS = (sa.exc.DBAPIError, sqlite3.Error, UnicodeDecodeError)
 
 
 def utc_now() -> str:
