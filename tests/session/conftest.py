@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 
 import numpy as np
@@ -104,3 +105,32 @@ def workdir(tmp_path):
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- storage backends (tests/session/test_storage_*.py)
+_databases = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server started for the test session (skipped only when no server is installed)."""
+    from _postgres import Server, server_binaries  # tests/session/_postgres.py
+
+    binaries = server_binaries()
+    if binaries is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin; "
+                    "install Debian's postgresql package (.ci/run does)")
+    pytest.importorskip("psycopg", reason="the PostgreSQL driver: pip install -e '.[postgresql]' (make install)")
+    server = Server(binaries).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    """A new, empty database of each backend: an SQLite path, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return tmp_path / "s.db"
+    return request.getfixturevalue("postgres_server").new_database(f"t{os.getpid()}_{next(_databases)}")

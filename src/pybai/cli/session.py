@@ -12,7 +12,8 @@ import numpy as np
 
 from pybai.cli._common import experiment_file, integer_argument, non_negative_int, write_json
 
-_DB_HELP = "the session database (SQLite file)"
+_DB_HELP = "the session database: an SQLite file, or postgresql://user@host:port/dbname"
+_SESSION_HELP = "the session's name (needed when the database holds several sessions)"
 
 
 def _request_number(text: str) -> int:
@@ -23,17 +24,20 @@ def _verb(verbs, name: str, summary: str, func):
     """The sub-command ``name`` of an existing session: the required ``--db`` first, then runs ``func``."""
     parser = verbs.add_parser(name, help=summary)
     parser.add_argument("--db", required=True, help=_DB_HELP)
+    parser.add_argument("--session", metavar="NAME", help=_SESSION_HELP)
     parser.set_defaults(func=func)
     return parser
 
 
 def add_parser(sub) -> None:
-    session = sub.add_parser("session", help="persistent ask/tell sessions for real experiments (SQLite)")
+    session = sub.add_parser("session", help="persistent ask/tell sessions for real experiments (SQLite or PostgreSQL)")
     verbs = session.add_subparsers(dest="verb", required=True, parser_class=type(session))
 
     new = verbs.add_parser("new", help="create a session database from a session file")
     new.add_argument("file", metavar="FILE", help="session file (TOML; [environment] without the truth, e.g. arms = K)")
-    new.add_argument("--db", required=True, help=_DB_HELP + " to create (must not exist)")
+    new.add_argument("--db", required=True, help=_DB_HELP + " (an SQLite file must not exist yet; a PostgreSQL "
+                     "database may hold other sessions)")
+    new.add_argument("--session", metavar="NAME", help="the new session's name (default: the file's name)")
     new.add_argument("--seed", type=non_negative_int, help="master seed (default: the file's seed, else 0)")
     new.set_defaults(func=_new)
 
@@ -74,10 +78,10 @@ def _write_rows(columns, rows, path, summary=None) -> None:
         print(f"{summary(text)} -> {path}")
 
 
-def _open(path):
+def _open(args):
     from pybai.session import Session
 
-    return Session.open(path)
+    return Session.open(args.db, args.session)
 
 
 def _describe(session) -> list[str]:
@@ -112,8 +116,8 @@ def _describe(session) -> list[str]:
 def _new(args) -> int:
     from pybai.session import Session
 
-    with Session.create(args.db, experiment_file(args.file), seed=args.seed) as session:
-        print(f'created session "{session.spec.name}" in {args.db}')
+    with Session.create(args.db, experiment_file(args.file), seed=args.seed, name=args.session) as session:
+        print(f'created session "{session.spec.name}" in {session.path}')
         for line in _describe(session):
             print(line)
         print(f"next: pybai session ask --db {args.db} --csv request.csv")
@@ -121,7 +125,7 @@ def _new(args) -> int:
 
 
 def _ask(args) -> int:
-    with _open(args.db) as session:
+    with _open(args) as session:
         columns = session.layout.ask_columns
         if session.stopped:
             status = session.status()
@@ -135,7 +139,7 @@ def _ask(args) -> int:
 
 
 def _tell(args) -> int:
-    with _open(args.db) as session:
+    with _open(args) as session:
         receipt = session.tell_csv(args.request, args.csv)
         line = f"request {receipt.request}: stored {receipt.stored} answers ({receipt.samples} samples in all)"
         if receipt.pending:
@@ -148,7 +152,7 @@ def _tell(args) -> int:
 
 
 def _status(args) -> int:
-    with _open(args.db) as session:
+    with _open(args) as session:
         status = session.status()
         if args.json:
             write_json(_rounded(status), "-")
@@ -205,7 +209,7 @@ def _status_lines(session, status) -> list[str]:
 def _export(args) -> int:
     from pybai.session import stop_reason
 
-    with _open(args.db) as session:
+    with _open(args) as session:
         status = session.status()
         note = ""
         if status["stopped"] and status["threshold_kind"] is not None:
@@ -219,7 +223,7 @@ def _export(args) -> int:
 def _report(args) -> int:
     from pybai.session.report import write_session_report
 
-    with _open(args.db) as session:
+    with _open(args) as session:
         path = write_session_report(session, args.out)
     print(f"report: {path}")
     return 0

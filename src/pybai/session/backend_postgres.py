@@ -18,7 +18,7 @@ from sqlalchemy.pool import NullPool
 
 from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import schema
-from pybai.session.backends import BUSY_TIMEOUT_SECONDS, Backend
+from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
 from pybai.session.integrity import damaged
 
 __all__ = ["PostgresBackend"]

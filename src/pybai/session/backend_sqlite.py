@@ -23,7 +23,7 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import schema
-from pybai.session.backends import BUSY_TIMEOUT_SECONDS, Backend
+from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
 from pybai.session.integrity import SQLITE_MAGIC, check_database, damaged, translate
 from pybai.session.migrations import migrate
 

@@ -21,63 +21,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import sqlalchemy as sa
-
-from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.exceptions import InvalidParameterError
+from pybai.session.backend_base import Backend, is_url
 
 __all__ = ["Backend", "backend_for", "is_url", "POSTGRES_SCHEMES"]
 
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
-
-#: Seconds a writer waits for another one before giving up with a "try again" line.
-BUSY_TIMEOUT_SECONDS = 30.0
-
-
-def is_url(db) -> bool:
-    """Whether ``db`` is a database URL (``scheme://...``) rather than a file path."""
-    return isinstance(db, str) and "://" in db
-
-
-class Backend:
-    """One database: how to connect to it, begin transactions, and word its errors.
-
-    Attributes
-    ----------
-    dialect : str
-        ``"sqlite"`` or ``"postgresql"``.
-    label : str
-        How messages name the database (the path, or the URL without its password).
-    """
-
-    dialect = ""
-    label = ""
-    #: Whether a new session needs a new database (SQLite: one file per ``session new``).
-    one_session_per_create = False
-
-    def connect(self, create: bool = False) -> tuple[sa.Connection, bool]:
-        """An autocommit connection and whether this process may write."""
-        raise NotImplementedError
-
-    def begin_read(self, connection: sa.Connection) -> None:
-        raise NotImplementedError
-
-    def begin_write(self, connection: sa.Connection, session_id: int | None) -> None:
-        raise NotImplementedError
-
-    def translate(self, exc: BaseException, doing: str) -> SessionStateError:
-        """A driver error met while ``doing`` something, as one line naming the database."""
-        raise NotImplementedError
-
-    def check(self, connection: sa.Connection) -> None:
-        """Refuse a database that is not a whole pybai session database (one line), before any write."""
-        raise NotImplementedError
-
-    def prepare(self, connection: sa.Connection) -> None:
-        """Set up a new database's tables (inside the write transaction of :meth:`Store.create`)."""
-        raise NotImplementedError
-
-    def fail(self, message: str) -> SessionStateError:
-        return SessionStateError(f"{self.label}: {message}")
 
 
 def backend_for(db) -> Backend:

@@ -142,6 +142,9 @@ class Session:
     (1, 1, False)
     """
 
+    #: Store the strategy's state after every ``state_every``-th answer (a shortcut for reopening).
+    state_every = STATE_EVERY
+
     def __init__(self, store: Store, spec: SessionSpec):
         self._store = store
         self.spec = spec
@@ -359,7 +362,7 @@ class Session:
                 strategy.tell(src, rew, request_id=rid)
                 changed = True
                 answer = self._store.add_answer(rid, src, rew, utc_now())
-                if (replay.n_answers + 1) % STATE_EVERY == 0:  # a shortcut for reopening, checked then
+                if (replay.n_answers + 1) % self.state_every == 0:  # a shortcut for reopening, checked then
                     self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), utc_now())
             replay.last_answer = answer
             replay.n_answers += 1

@@ -24,7 +24,8 @@ import sqlalchemy as sa
 from pybai._version import __version__
 from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import schema
-from pybai.session.backends import Backend, backend_for
+from pybai.session.backend_base import Backend
+from pybai.session.backends import backend_for
 from pybai.session.integrity import answer_rows, damaged, read_only, request_sources
 from pybai.session.schema import SCHEMA_VERSION
 
