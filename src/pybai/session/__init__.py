@@ -1,4 +1,4 @@
-"""Persistent ask/tell sessions for real experiments, stored in one SQLite file.
+"""Persistent ask/tell sessions for real experiments, stored in an SQLite file or on a PostgreSQL server.
 
 >>> from pybai.session import Session
 >>> # Session.create("plate.db", "screen.toml"); Session.open("plate.db").ask() ...

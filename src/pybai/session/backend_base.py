@@ -47,9 +47,26 @@ class Backend:
         """A driver error met while ``doing`` something, as one line naming the database."""
         raise NotImplementedError
 
-    def check(self, connection: sa.Connection) -> None:
-        """Refuse a database that is not a whole pybai session database (one line), before any write."""
+    def check(self, connection: sa.Connection) -> int:
+        """Refuse a database that is not a whole pybai session database (one line), before any write;
+        its schema version."""
         raise NotImplementedError
+
+    def has_tables(self, connection: sa.Connection) -> bool:
+        """Whether the database already holds the tables (a server database may be empty)."""
+        return True
+
+    def upgrade(self, connection: sa.Connection, version: int) -> None:
+        """Migrate the database from schema ``version`` to the current one, in one transaction."""
+        raise NotImplementedError
+
+    def upgraded_copy(self, connection: sa.Connection, version: int) -> sa.Connection:
+        """A read-only database of an older schema: a connection to an upgraded copy of it."""
+        raise self.fail(f"read-only: written with session schema {version}, which only a process that may write "
+                        "the database can upgrade.")
+
+    def discard(self) -> None:
+        """Remove what a failed creation left (nothing, unless one database is made per session)."""
 
     def prepare(self, connection: sa.Connection) -> None:
         """Set up a new database's tables (inside the write transaction of :meth:`Store.create`)."""

@@ -14,6 +14,7 @@ import os
 import sqlite3
 from functools import cache
 from pathlib import Path
+from typing import cast
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -84,6 +85,11 @@ def _raw_connect(path: Path, mode: str, immutable: bool = False) -> sqlite3.Conn
         db.close()
         raise
     return db
+
+
+def _raw(connection: sa.Connection) -> sqlite3.Connection:
+    """The ``sqlite3`` connection under an SQLAlchemy one (the file checks speak to it directly)."""
+    return cast(sqlite3.Connection, connection.connection.dbapi_connection)
 
 
 def _engine(make) -> sa.Engine:
@@ -160,7 +166,7 @@ class SQLiteBackend(Backend):
     # ------------------------------------------------------------ checks and set-up
     def check(self, connection: sa.Connection) -> int:
         """The checks of :func:`~pybai.session.integrity.check_database`; returns the schema version."""
-        raw = connection.connection.dbapi_connection
+        raw = _raw(connection)
         path = self.path
         try:
             app = raw.execute("PRAGMA application_id").fetchone()[0]
@@ -183,13 +189,13 @@ class SQLiteBackend(Backend):
                          f"reads (schema {schema.SCHEMA_VERSION}); upgrade pybai to open it.")
 
     def prepare(self, connection: sa.Connection) -> None:
-        raw = connection.connection.dbapi_connection
+        raw = _raw(connection)
         for statement in filter(str.strip, current_schema_sql().split(";")):
             raw.execute(statement)
 
     def upgrade(self, connection: sa.Connection, version: int) -> None:
         """Migrate the file from ``version`` to the current schema in one transaction."""
-        raw = connection.connection.dbapi_connection
+        raw = _raw(connection)
         try:
             raw.execute("PRAGMA foreign_keys = OFF")  # tables are rebuilt; checked before the commit
             raw.execute("BEGIN IMMEDIATE")
@@ -211,7 +217,7 @@ class SQLiteBackend(Backend):
 
     def upgraded_copy(self, connection: sa.Connection, version: int) -> sa.Connection:
         """A read-only file of an older schema: an upgraded copy in memory (the file is left as it is)."""
-        raw = connection.connection.dbapi_connection
+        raw = _raw(connection)
         memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         try:
             raw.backup(memory)

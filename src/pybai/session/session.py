@@ -249,7 +249,7 @@ class Session:
         self.close()
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Path | str:
         return self._store.path
 
     @property

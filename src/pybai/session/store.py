@@ -153,7 +153,7 @@ class Store:
         connection, _ = backend.connect(create=backend.one_session_per_create)
         try:
             backend.begin_write(connection, None)
-            if backend.one_session_per_create or not backend.has_tables(connection):  # type: ignore[attr-defined]
+            if backend.one_session_per_create or not backend.has_tables(connection):
                 backend.prepare(connection)
                 connection.execute(schema.meta.insert(), [
                     {"key": "schema_version", "value": str(SCHEMA_VERSION)},
@@ -174,7 +174,7 @@ class Store:
             _quietly(connection.exec_driver_sql, "ROLLBACK")
             _quietly(connection.close)
             if backend.one_session_per_create:
-                backend.discard()  # type: ignore[attr-defined]
+                backend.discard()
             if isinstance(exc, _ERRORS):
                 raise InvalidParameterError(f"{backend.label}: cannot create ({backend.translate(exc, 'create')})."
                                             ) from None
@@ -198,9 +198,9 @@ class Store:
                 version = backend.check(connection)
                 if version < SCHEMA_VERSION:
                     if writable:
-                        backend.upgrade(connection, version)  # type: ignore[attr-defined]
+                        backend.upgrade(connection, version)
                     else:
-                        connection = backend.upgraded_copy(connection, version)  # type: ignore[attr-defined]
+                        connection = backend.upgraded_copy(connection, version)
                 sessions = _sessions(connection)
             except _ERRORS as exc:
                 raise backend.translate(exc, "open it") from None
