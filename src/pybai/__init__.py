@@ -44,7 +44,7 @@ from pybai.models import Bernoulli, BettingModel, Bounded, EmpiricalMeans, Famil
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.result import RunResult
-from pybai.session import Session
+from pybai.session import Session, list_sessions
 from pybai.simulate import run_experiment, run_replication, run_sweep
 from pybai.stopping.thresholds import make_threshold
 from pybai.strategies import (
@@ -154,6 +154,7 @@ __all__ = [
     "parse_sweep",
     "run_sweep",
     "Session",
+    "list_sessions",
     "run_experiment",
     "run_replication",
     "complexity_report",

@@ -189,3 +189,22 @@ def test_a_damaged_stored_state_is_ignored_for_the_log(tmp_path):
     con.close()
     with Session.open(path) as again:
         assert again._replay.strategy.get_state() == state
+
+
+def test_a_read_only_schema_1_file_is_read_through_an_upgraded_copy(tmp_path, monkeypatch):
+    import hashlib
+
+    import pybai.session.backend_sqlite as backend_sqlite
+
+    path, before = _v1_file(tmp_path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    monkeypatch.setattr(backend_sqlite, "_writable", lambda _: False)  # as for a file this user may not write
+    with Session.open(path) as session:
+        assert len(session.observations()) == len(before["observations"])
+        assert session.status()["answers"] == len(before["answers"])
+        with pytest.raises(SessionStateError, match="read-only"):
+            session.tell(1, [0], [0.5])
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1"
+    con.close()
