@@ -84,6 +84,17 @@ class Replay:
         self.n_answers = 0  # answers of the log up to last_answer
 
     @classmethod
+    def resume(cls, store, problem: Problem, template: Strategy, seed: int) -> "Replay":
+        """A replay from the newest stored state of ``store`` that agrees with its log, else from the start."""
+        stored = store.latest_state()
+        if stored is not None:
+            n_answers, counts = store.log_up_to(stored.answer)
+            replay = cls.restored(problem, template, seed, stored, n_answers, counts)
+            if replay is not None:
+                return replay
+        return cls(problem, template, seed)
+
+    @classmethod
     def restored(cls, problem: Problem, template: Strategy, seed: int, stored: StoredState, n_answers: int,
                  counts: dict[int, int]) -> "Replay | None":
         """A replay continuing from a stored state, or None when the state disagrees with the log.

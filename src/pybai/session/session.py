@@ -260,7 +260,7 @@ class Session:
     def _sync(self) -> Replay:
         """Bring the replayed strategy up to date with the log (inside a transaction)."""
         if self._replay is None:
-            self._replay = self._restored() or Replay(self.problem, self.spec.strategy, self.spec.seed)
+            self._replay = Replay.resume(self._store, self.problem, self.spec.strategy, self.spec.seed)
         replay = self._replay
         events = self._store.events_after(replay.last_request, replay.last_answer)
         if events.requests or events.answers:
@@ -279,14 +279,6 @@ class Session:
                 self._replay = None
                 raise
         return replay
-
-    def _restored(self) -> Replay | None:
-        """A replay from the newest stored state that agrees with the log, if any."""
-        stored = self._store.latest_state()
-        if stored is None:
-            return None
-        n_answers, counts = self._store.log_up_to(stored.answer)
-        return Replay.restored(self.problem, self.spec.strategy, self.spec.seed, stored, n_answers, counts)
 
     def _pending_text(self, strategy) -> str:
         if strategy.request_id is None:

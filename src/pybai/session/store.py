@@ -234,7 +234,7 @@ class Store:
         if self._in_transaction:  # already inside a transaction of this store: it is consistent
             yield self
             return
-        self._call(self.backend.begin_read, "read it")
+        self._begin(self.backend.begin_read, "read it")
         self._in_transaction = True
         try:
             yield self
@@ -250,7 +250,7 @@ class Store:
         """
         if not self.writable:
             raise read_only(self.path, f"cannot {doing}")
-        self._call(lambda c: self.backend.begin_write(c, self.session_id), "write")
+        self._begin(lambda c: self.backend.begin_write(c, self.session_id), "write")
         self._in_transaction = True
         try:
             yield self
@@ -265,6 +265,14 @@ class Store:
             _quietly(self._db.exec_driver_sql, "ROLLBACK")
             error = self.backend.translate(exc, "store the answer")
             raise SessionStateError(f"{error} Nothing was recorded.") from None
+
+    def _begin(self, begin, doing: str) -> None:
+        """Begin a transaction; one that failed half-way (a lock not obtained) is rolled back."""
+        try:
+            self._call(begin, doing)
+        except BaseException:
+            _quietly(self._db.exec_driver_sql, "ROLLBACK")
+            raise
 
     def events_after(self, last_request: int, last_answer: int) -> Snapshot:
         """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
