@@ -176,8 +176,8 @@ class Store:
             if backend.one_session_per_create:
                 backend.discard()
             if isinstance(exc, _ERRORS):
-                raise InvalidParameterError(f"{backend.label}: cannot create ({backend.translate(exc, 'create')})."
-                                            ) from None
+                text = " ".join(str(getattr(exc, "orig", None) or exc).split())
+                raise InvalidParameterError(f"{backend.label}: cannot create ({text}).") from None
             raise
         return cls(backend, connection, int(sid))
 
