@@ -129,7 +129,7 @@ def postgres_server():
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path):
+def storage_db(request, tmp_path):
     """A new, empty database of each backend: an SQLite path, or a PostgreSQL URL."""
     if request.param == "sqlite":
         return tmp_path / "s.db"

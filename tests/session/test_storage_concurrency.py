@@ -33,14 +33,15 @@ def pool():
         yield workers
 
 
-def test_eight_clients_on_one_session(db, pool):
-    Session.create(db, DOC).close()
+def test_eight_clients_on_one_session(storage_db, pool):
+    db = storage_db
+    Session.create(storage_db, DOC).close()
     results = pool.starmap(client, [(str(db), "shared", i, ROUNDS) for i in range(CLIENTS)])
     acknowledged = [tell for r in results for tell in r["acknowledged"]]
     refused = sum(r["refused"] for r in results)
     assert len(acknowledged) + refused == sum(len(r["acknowledged"]) + r["refused"] for r in results)
     assert acknowledged, "no tell was stored"
-    with Session.open(db, "shared") as session:
+    with Session.open(storage_db, "shared") as session:
         rows = session.observations()
         status = session.status()
         events = session._store.events_after(0, 0)
@@ -57,7 +58,7 @@ def test_eight_clients_on_one_session(db, pool):
     assert rounds == len(acknowledged) + refused
     print(f"{len(acknowledged)} answers stored, {refused} tells refused as already answered")
     # replaying the whole log from the start gives the same strategy
-    with Session.open(db, "shared") as fresh:
+    with Session.open(storage_db, "shared") as fresh:
         fresh.state_every = 10**9
         fresh._store.latest_state = lambda: None
         fresh._replay = None
@@ -66,9 +67,10 @@ def test_eight_clients_on_one_session(db, pool):
 
 
 @pytest.mark.parametrize("hang_at", [3])
-def test_kill_9_inside_a_tell_loses_nothing_acknowledged(db, batch_doc, hang_at):
-    Session.create(db, learner_document(batch_doc)).close()
-    proc = start_child(db, 50, hang_at=hang_at)
+def test_kill_9_inside_a_tell_loses_nothing_acknowledged(storage_db, batch_doc, hang_at):
+    db = storage_db
+    Session.create(storage_db, learner_document(batch_doc)).close()
+    proc = start_child(storage_db, 50, hang_at=hang_at)
     lines = read_until(proc, lambda line: line.startswith("WRITING"))
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)

@@ -1,6 +1,6 @@
 """One conformance suite run on every storage backend: an SQLite file and a real PostgreSQL server.
 
-The ``db`` fixture (tests/session/conftest.py) gives a new empty database of each backend.
+The ``storage_db`` fixture (tests/session/conftest.py) gives a new empty database of each backend.
 """
 
 import json
@@ -37,9 +37,10 @@ def answer(session, rng, n):
     return out
 
 
-def test_create_open_ask_tell_status_export(db, capsys):
+def test_create_open_ask_tell_status_export(storage_db, capsys):
+    db = storage_db
     rng = np.random.default_rng(0)
-    with Session.create(db, DOC) as session:
+    with Session.create(storage_db, DOC) as session:
         answer(session, rng, 30)
         pending = session.ask()
         with pytest.raises(RequestError, match="already answered"):
@@ -47,7 +48,7 @@ def test_create_open_ask_tell_status_export(db, capsys):
         status = session.status()
         rows = session.observations()
     assert list_sessions(db) == ["ab"]
-    with Session.open(db) as again, Session.open(db, "ab") as named:
+    with Session.open(db) as again, Session.open(storage_db, "ab") as named:
         assert again.ask().id == pending.id  # the pending request survives, nothing was written by the refusal
         for s in (again, named):
             assert {**s.status(), "version": 0} == {**status, "version": 0}
@@ -55,7 +56,7 @@ def test_create_open_ask_tell_status_export(db, capsys):
         assert again._store.integrity_check() == "ok"
     assert status["samples"] == 30 and status["requests"] == 31 and status["answers"] == 30
     with pytest.raises(InvalidParameterError, match="no session named 'other'"):
-        Session.open(db, "other")
+        Session.open(storage_db, "other")
     # the command line: --db takes the path or the URL, --session the name
     assert main(["session", "status", "--db", str(db), "--json", "--session", "ab"]) == 0
     assert json.loads(capsys.readouterr().out)["samples"] == 30
@@ -66,10 +67,11 @@ def test_create_open_ask_tell_status_export(db, capsys):
     assert len(err) == 1 and "no session named 'nope'" in err[0]
 
 
-def test_a_run_to_the_stop_equals_its_replay(db):
+def test_a_run_to_the_stop_equals_its_replay(storage_db):
+    db = storage_db
     rng = np.random.default_rng(1)
     doc = {**DOC, "problem": {"goal": "best-arm", "delta": 0.2, "max_samples": 90}}
-    with Session.create(db, doc) as session:
+    with Session.create(storage_db, doc) as session:
         while not session.stopped:
             answer(session, rng, 1)
         state = session._replay.strategy.get_state()
@@ -80,10 +82,11 @@ def test_a_run_to_the_stop_equals_its_replay(db):
         assert again.history().samples[-1] == again.status()["samples"] > 0
 
 
-def test_stored_states_shorten_reopening_and_equal_replay(db):
+def test_stored_states_shorten_reopening_and_equal_replay(storage_db):
+    db = storage_db
     rng = np.random.default_rng(2)
     doc = {**DOC, "problem": {"goal": "best-arm", "delta": 1e-12}}  # never stops in these samples
-    with Session.create(db, doc) as session:
+    with Session.create(storage_db, doc) as session:
         answer(session, rng, EVERY + 7)
         state = session._replay.strategy.get_state()
         stored = session._store.latest_state()
@@ -96,21 +99,22 @@ def test_stored_states_shorten_reopening_and_equal_replay(db):
         answer(again, rng, 3)
 
 
-def test_several_sessions_in_one_database(db, tmp_path):
-    first = Session.create(db, DOC)
+def test_several_sessions_in_one_database(storage_db, tmp_path):
+    db = storage_db
+    first = Session.create(storage_db, DOC)
     first.close()
-    if isinstance(db, type(tmp_path)):  # an SQLite file is created with its session
+    if isinstance(storage_db, type(tmp_path)):  # an SQLite file is created with its session
         with pytest.raises(InvalidParameterError, match="already exists"):
-            Session.create(db, {**DOC, "name": "second"})
+            Session.create(storage_db, {**DOC, "name": "second"})
         return
-    Session.create(db, {**DOC, "name": "second", "seed": 9}).close()
+    Session.create(storage_db, {**DOC, "name": "second", "seed": 9}).close()
     with pytest.raises(InvalidParameterError, match="already holds a session named 'ab'"):
-        Session.create(db, DOC)
+        Session.create(storage_db, DOC)
     assert list_sessions(db) == ["ab", "second"]
     with pytest.raises(InvalidParameterError, match="holds 2 sessions"):
         Session.open(db)
     rng = np.random.default_rng(3)
-    with Session.open(db, "ab") as a, Session.open(db, "second") as b:
+    with Session.open(storage_db, "ab") as a, Session.open(db, "second") as b:
         answer(a, rng, 5)
         answer(b, rng, 2)
         assert a.status()["samples"] == 5 and b.status()["samples"] == 2
