@@ -86,6 +86,16 @@ class Family:
     def sample_sd(self, model: Model):
         """Per-source standard deviation the learner estimated (None when the family knows it or has none)."""
         return None
+
+    def confidence_bounds(self, model: Model, means: np.ndarray, level: float, lower: np.ndarray) -> np.ndarray:
+        """Per source, its lower confidence bound where ``lower`` is True, else its upper one (LUCB's bounds).
+
+        Default: the KL bounds of the family's kernel, min/max{q : N d(mean, q) <= level}
+        (:func:`pybai.models._kl.lower_bound`, :func:`~pybai.models._kl.upper_bound`).  A family whose
+        kernel is only an approximation of its statistic (bounded rewards with KL_inf) overrides it
+        with bounds read from the statistic itself.
+        """
+        return _kl.kernel_bounds(self.code, model.counts, means, self.variances, float(level), lower)
     @property
     def support(self) -> tuple[float, float]:
         """The interval the rewards lie in (default: the real line)."""
