@@ -72,9 +72,9 @@ class Bounded(Family):
     estimated: np.ndarray | None = field(default=None, repr=False)
 
     provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
-    #: epsilon-best-arm identification is not available yet (its costs would need the rescaled epsilon
-    #: and the betting rule's shifted pieces)
-    epsilon_modes: ClassVar[tuple[str, ...]] = ()
+    #: additive epsilon (rescaled by the range: :meth:`learner_gap`); a relative epsilon is relative to
+    #: the best mean in the user's units, which the rescaled means do not keep unless low = 0: refused
+    epsilon_modes: ClassVar[tuple[str, ...]] = ("additive",)
 
     def __post_init__(self):
         owner = "Bounded"
@@ -159,6 +159,10 @@ class Bounded(Family):
     def learner_means(self, means) -> np.ndarray:
         """Means in the user's units -> the learner's rescaled units, (m - low) / (high - low)."""
         return (np.asarray(means, dtype=float) - self.low) / self.width
+
+    def learner_gap(self, gap: float) -> float:
+        """A difference of means in the user's units in the rescaled ones: gap / (high - low)."""
+        return float(gap) / self.width
 
     def to_user(self, values) -> np.ndarray:
         """Rescaled means (or interval ends) -> the user's units, low + (high - low) v."""

@@ -113,6 +113,10 @@ class Family:
         """The learner's means (or interval ends) in the user's units (default: an unchanged copy)."""
         return np.array(values, dtype=float)
 
+    def learner_gap(self, gap: float) -> float:
+        """A difference of means in the user's units (an additive epsilon) in the learner's units (default: itself)."""
+        return float(gap)
+
     def for_truth(self, environment) -> "Family":
         """The family with the hidden truth's parameters, for the characteristic time of ``environment``.
 

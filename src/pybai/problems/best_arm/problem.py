@@ -90,7 +90,7 @@ class BestArmProblem(Problem):
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             self.pair_shift = (1.0 - self.epsilon, 0.0)
         else:
-            self.pair_shift = (1.0, self.epsilon)
+            self.pair_shift = (1.0, family.learner_gap(self.epsilon))  # in the learner's units
 
     @property
     def epsilon_best_arm(self) -> bool:
@@ -98,7 +98,11 @@ class BestArmProblem(Problem):
         return self.pair_shift != (1.0, 0.0)
 
     def epsilon_good(self, means) -> np.ndarray:
-        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set)."""
+        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set).
+
+        ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
+        user's for every family but bounded rewards, which the learner rescales to [0, 1]).
+        """
         means = self.check_means(means)
         c, e = self.pair_shift
         return means >= c * means.max() - e
@@ -203,7 +207,9 @@ class BestArmProblem(Problem):
         a = int(answer)
         if not 0 <= a < self.n_arms:
             return False
-        return bool(self.epsilon_good(means)[a]) if self.epsilon_best_arm else bool(means[a] == means.max())
+        if not self.epsilon_best_arm:
+            return bool(means[a] == means.max())
+        return bool(self.epsilon_good(self.family.learner_means(means))[a])
 
     def answer_metrics(self, answer, means) -> dict:
         """With epsilon in fixed confidence: ``{"exact_correct": answer is a best arm}``; else none."""
