@@ -69,7 +69,7 @@ class Layout:
         return source_name(source, self.labels, self.n_subpopulations)
 
     def _arm_label(self, arm) -> dict:
-        return {"label": self.labels[arm] if arm != "" else ""} if self.labels is not None else {}
+        return {"label": self.labels[arm]} if self.labels is not None else {}
 
     def sources(self, sources, owner: str = "tell") -> np.ndarray:
         """``sources`` as an array of indices: labels (or indices written as text) become indices.

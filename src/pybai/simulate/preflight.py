@@ -164,7 +164,8 @@ def preflight(experiment, jobs: int = 1) -> None:
     if tied:
         answer = problem.answer(truth)
         message = (f"{experiment.name}: the true answer is not unique (tied means; any tied answer counts as "
-                   f"correct; the lowest index is reported: {answer_name(answer, problem.labels)}); no strategy can certify it")
+                   f"correct; the lowest index is reported: {answer_name(answer, problem.labels)}); "
+                   "no strategy can certify it")
         if isinstance(problem.regime, FixedConfidence):
             message += (f": fixed-confidence runs that do not stop by chance end at max_samples = "
                         f"{problem.regime.max_samples:,} (censored)")
