@@ -45,6 +45,8 @@ class BestArmProblem(Problem):
         (epsilon in (0, 1); meant for positive rewards), with the pieces
         {lambda_a <= (1 - epsilon) lambda_b} of the multiplicative reading of Garivier &
         Kaufmann (2021).
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Examples
     --------
@@ -59,10 +61,11 @@ class BestArmProblem(Problem):
     provides = frozenset({"independent-arms", "answer-mask"})
 
     def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None,
-                 epsilon_mode: str = "additive"):
+                 epsilon_mode: str = "additive", labels=None):
         super().__init__(family, regime, batch)
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
         self._check_family_size()
+        self._set_labels(labels, self.n_arms)
         owner = type(self).__name__
         check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
         #: "additive" or "relative" in epsilon-best-arm identification, else None
