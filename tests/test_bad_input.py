@@ -601,7 +601,7 @@ def test_cli_tie_warning_is_one_line_and_the_table_says_censored(tmp_path):
     warning = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(warning) == 1 and warning[0].startswith("pybai: warning: bad: the true answer is not unique")
     assert "max_samples = 300" in warning[0]
-    assert "true answer arm 1 (index 0) (not unique" in res.stdout
+    assert "true answer arm 0 (not unique" in res.stdout and "index" not in res.stdout
     assert "censored: stopped at max_samples" in res.stdout
 
 
@@ -649,7 +649,7 @@ def test_tied_run_warns_once_counts_ties_correct_and_is_censored():
     ours = [w for w in caught if issubclass(w.category, PybaiWarning)]
     assert len(ours) == 1 and "not unique" in str(ours[0].message) and "max_samples = 400" in str(ours[0].message)
     res = doc["results"][0]
-    assert doc["answer_unique"] is False and res["correct_rate"] == 1.0  # every run answers arm 1 or 2
+    assert doc["answer_unique"] is False and res["correct_rate"] == 1.0  # every run answers arm 0 or 1
     assert res["censored"] >= 1 and res["censored"] + (res["mean_samples"] < 400) >= 1
 
 
@@ -668,7 +668,7 @@ def test_sigma_inside_the_safe_range_is_accepted():
     GaussianEnvironment([0.0, 0.0], sigma=1e-50)  # all means 0: only the absolute range applies
 
 
-def test_figures_label_arms_from_one():
+def test_figures_number_arms_from_zero_or_name_them():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -676,17 +676,22 @@ def test_figures_label_arms_from_one():
 
     from pybai.report.figures import FIGURES, FigureData
 
-    def draw(alloc, kind="allocation", options=None):
-        doc = {"results": [{"strategy": "s", "mean_allocation": alloc}]}
+    def draw(alloc, kind="allocation", options=None, labels=None):
+        doc = {"results": [{"strategy": "s", "mean_allocation": alloc}], **({"labels": labels} if labels else {})}
         return FIGURES[kind].function(FigureData("d", doc, []), options or {})
 
     (heat,) = [ax for ax in draw([[0.1, 0.2], [0.3, 0.4]]).axes if ax.images]
-    assert [t.get_text() for t in heat.get_yticklabels()] == ["arm 1", "arm 2"]
-    assert [t.get_text() for t in heat.get_xticklabels()] == ["subpop 1", "subpop 2"]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["arm 0", "arm 1"]
+    assert [t.get_text() for t in heat.get_xticklabels()] == ["subpop 0", "subpop 1"]
+    (heat,) = [ax for ax in draw([[0.1, 0.2], [0.3, 0.4]], labels=["lo", "hi"]).axes if ax.images]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["lo", "hi"]
     (bars,) = draw([0.5, 0.5]).axes
-    assert [t.get_text() for t in bars.get_xticklabels()] == ["arm 1", "arm 2"]
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["arm 0", "arm 1"]
+    (bars,) = draw([0.5, 0.5], labels=["control", "new-checkout"]).axes
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["control", "new-checkout"]
     rows = [{"point": 0, "strategy": "s", "recommendation": r} for r in (0, 1, 1)]
-    doc = {"results": [{"strategy": "s", "mean_allocation": [0.5, 0.5]}]}
-    (hist,) = FIGURES["histogram"].function(FigureData("d", doc, rows), {"y": "recommendation"}).axes
-    assert [t.get_text() for t in hist.get_xticklabels()] == ["arm 1", "arm 2"]
+    for labels, ticks in ((None, ["arm 0", "arm 1"]), (["control", "new-checkout"], ["control", "new-checkout"])):
+        doc = {"results": [{"strategy": "s", "mean_allocation": [0.5, 0.5]}], **({"labels": labels} if labels else {})}
+        (hist,) = FIGURES["histogram"].function(FigureData("d", doc, rows), {"y": "recommendation"}).axes
+        assert [t.get_text() for t in hist.get_xticklabels()] == ticks
     plt.close("all")

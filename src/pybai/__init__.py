@@ -43,6 +43,7 @@ from pybai.exceptions import (
 from pybai.models import Bernoulli, BettingModel, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
+from pybai.naming import answer_name, arm_name
 from pybai.result import RunResult
 from pybai.session import Session, list_sessions
 from pybai.simulate import run_experiment, run_replication, run_sweep
@@ -158,6 +159,8 @@ __all__ = [
     "run_experiment",
     "run_replication",
     "complexity_report",
+    "arm_name",
+    "answer_name",
     "RunResult",
     # errors
     "PybaiError",

@@ -11,7 +11,11 @@ def complexity_report(experiment: Experiment) -> dict:
     """The problem's report on the experiment's truth (:meth:`pybai.problems.base.Problem.complexity`).
 
     For fixed-confidence goals: answer, characteristic time T*(mu), optimal weights w*(mu) and
-    the lower bound T*(mu) kl(delta, 1 - delta); each family adds its own keys.
+    the lower bound T*(mu) kl(delta, 1 - delta); each family adds its own keys, and ``labels`` is
+    added when the arms are named.
     """
     problem = experiment.problem.truth_view(experiment.environment)  # e.g. the truth's unknown variances
-    return problem.complexity(problem.family.learner_means(experiment.environment.source_means))
+    report = problem.complexity(problem.family.learner_means(experiment.environment.source_means))
+    if problem.labels is not None:
+        report["labels"] = list(problem.labels)
+    return report

@@ -52,3 +52,50 @@ def test_sub_bernoulli_uses_the_bernoulli_pair_rule():
 
     p = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05))
     assert isinstance(p.threshold("delta-correct", 0.05), BernoulliPairMixtureThreshold)
+
+
+def _wrong_epsilon_stops(th, offset, runs=100, steps=300, seed=1):
+    """Runs in which arm 0 (mean 0.5) is ever certified epsilon-good against arm 1 (mean 0.58), e = 0.05."""
+    rng = np.random.default_rng(seed)
+    wrong = 0
+    for _ in range(runs):
+        model = BettingModel(2, 0.0, 1.0, levels=41)
+        a = np.where(rng.random(steps) < (0.5 - 0.1) / 0.8, 0.9, 0.1)  # mean 0.5
+        b = np.where(rng.random(steps) < (0.58 - 0.2) / 0.6, 0.8, 0.2)  # mean 0.58 > 0.5 + 0.05
+        for t in range(steps):
+            model.update(np.array([0, 1]), np.array([a[t], b[t]]))
+            if th.model_margin(model, None, [0], [1], offset=offset) > 0.0:
+                wrong += 1
+                break
+    return wrong / runs
+
+
+def test_additive_epsilon_pieces_keep_the_error_rate():
+    delta = 0.2
+    th = BettingThreshold(delta, 1)
+    assert _wrong_epsilon_stops(th, 0.05) <= delta
+    assert _wrong_epsilon_stops(th, 0.2) > 2 * delta  # too wide a tolerance makes arm 0 "good": the check can fail
+
+
+def test_epsilon_margin_is_monotone_and_reduces_to_the_plain_rule():
+    rng = np.random.default_rng(0)
+    model = BettingModel(2, 0.0, 1.0, levels=41)
+    model.update(np.repeat([0, 1], 150), np.concatenate([rng.beta(5, 5, 150), rng.beta(5, 5, 150)]))
+    th = BettingThreshold(0.1, 1)
+    plain = th.model_margin(model, None, [0], [1]) if model.estimate[0] > model.estimate[1] else -math.inf
+    margins = [th.model_margin(model, None, [0], [1], offset=e) for e in (0.0, 0.05, 0.1, 0.2)]
+    assert margins[0] == plain
+    assert margins == sorted(margins) and margins[-1] > 0.0  # equal laws: a tolerance of 0.2 is certified
+    with pytest.raises(Exception, match="slope"):
+        th.model_margin(model, None, [0], [1], slope=0.9)
+
+
+@pytest.mark.parametrize("statistic", ["kl-inf", "sub-bernoulli"])
+def test_bounded_epsilon_is_in_the_users_units(statistic):
+    p = BestArmProblem(3, Bounded(3, 0.0, 10.0, statistic), FixedConfidence(0.05), epsilon=0.5)
+    assert p.pair_shift == (1.0, pytest.approx(0.05))
+    assert p.is_correct(1, [5.0, 4.6, 3.0]) and not p.is_correct(2, [5.0, 4.6, 3.0])
+    assert p.epsilon_good([0.5, 0.46, 0.3]).tolist() == [True, True, False]  # learner units
+    with pytest.raises(Exception, match="epsilon_mode"):
+        BestArmProblem(3, Bounded(3, 0.0, 10.0, statistic), FixedConfidence(0.05), epsilon=0.1,
+                       epsilon_mode="relative")

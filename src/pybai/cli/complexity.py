@@ -22,6 +22,13 @@ def command(args) -> int:
     if args.json:
         write_json(report, args.json)
     if args.json != "-":
+        from pybai.report.table import answer_text
+
         for key, value in report.items():
-            print(f"{key}: {value}")
+            if key == "answer":
+                value = answer_text(value, report.get("labels"))
+            elif key == "optimal_weights" and report.get("labels") is not None:
+                value = ", ".join(f"{name} {w}" for name, w in zip(report["labels"], value))
+            if key != "labels":
+                print(f"{key}: {value}")
     return 0

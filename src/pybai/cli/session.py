@@ -92,6 +92,9 @@ def _describe(session) -> list[str]:
         shape = f"{problem.n_arms} arms x {problem.n_subpopulations} subpopulations ({problem.sampling} sampling)"
     else:
         shape = f"{problem.source_shape[0]} arms"
+    if problem.labels is not None:
+        shown = ", ".join(problem.labels[:8]) + (", ..." if len(problem.labels) > 8 else "")
+        shape += f" ({shown})"
     if family.name == "gaussian":
         sigma = np.sqrt(family.variances)
         noise = f"gaussian rewards (sigma = {sigma[0]:g})" if np.all(sigma == sigma[0]) else "gaussian rewards"

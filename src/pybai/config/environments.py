@@ -33,18 +33,20 @@ def keys_builder(cls: type[Any], keys: tuple[str, ...]) -> Callable[[Table], Env
 
 
 ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
-    "gaussian": generated_builder(GaussianEnvironment, ("means", "sigma")),  # means, or a generator
-    "bernoulli": generated_builder(BernoulliEnvironment, ("means",)),
-    "beta": keys_builder(BetaEnvironment, ("means", "sd")),  # bounded rewards in [0, 1]
+    "gaussian": generated_builder(GaussianEnvironment, ("means", "sigma", "labels")),  # means, or a generator
+    "bernoulli": generated_builder(BernoulliEnvironment, ("means", "labels")),
+    "beta": keys_builder(BetaEnvironment, ("means", "sd", "labels")),  # bounded rewards in [0, 1]
     "subpopulation-gaussian": keys_builder(
-        SubpopulationGaussianEnvironment, ("means", "weights", "constrained", "floor", "sigma", "sampling")
+        SubpopulationGaussianEnvironment, ("means", "weights", "constrained", "floor", "sigma", "sampling", "labels")
     ),
     "correlated-gaussian": keys_builder(
-        CorrelatedGaussianEnvironment, ("means", "draw", "covariance", "kernel", "sigma", "eta", "prior_mean")
+        CorrelatedGaussianEnvironment,
+        ("means", "draw", "covariance", "kernel", "sigma", "eta", "prior_mean", "labels"),
     ),
     # rewards from a Python function named "module:function" (docs/bayesgap.md)
     "callable": keys_builder(
-        CallableEnvironment, ("function", "n_arms", "params", "sigma", "means", "covariance", "eta", "prior_mean")
+        CallableEnvironment,
+        ("function", "n_arms", "params", "sigma", "means", "covariance", "eta", "prior_mean", "labels"),
     ),
     "linear-gaussian": build_linear_environment,  # features/theta/sigma, or instance = "soare" | "wine"
 }

@@ -15,6 +15,8 @@ kind                       keys
                            (``arms`` optional, checked against the covariance)
 =========================  =================================================================
 
+Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`).
+
 Each kind has a *learner builder* (table -> the problem constructor's keywords, the same
 dict as ``Environment.structure()`` of a simulated environment of that kind) and a
 *description* (problem -> the environment table), so that a session created from Python
@@ -50,6 +52,7 @@ from pybai.environments import BernoulliEnvironment, BetaEnvironment, GaussianEn
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.naming import check_labels
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import make_strategy
@@ -105,7 +108,7 @@ def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
 
 def _build_gaussian(table: Table) -> dict:
     k = _arms(table, 2)
-    return table.construct(GaussianEnvironment, ("sigma",), means=np.zeros(k)).structure()
+    return table.construct(GaussianEnvironment, ("sigma", "labels"), means=np.zeros(k)).structure()
 
 
 def _describe_gaussian(problem: Problem) -> dict | None:
@@ -118,8 +121,7 @@ def _describe_gaussian(problem: Problem) -> dict | None:
 
 def _build_bernoulli(table: Table) -> dict:
     k = _arms(table, 2)
-    table.finish()
-    return BernoulliEnvironment(np.full(k, 0.5)).structure()
+    return table.construct(BernoulliEnvironment, ("labels",), means=np.full(k, 0.5)).structure()
 
 
 def _describe_bernoulli(problem: Problem) -> dict | None:
@@ -128,8 +130,7 @@ def _describe_bernoulli(problem: Problem) -> dict | None:
 
 def _build_beta(table: Table) -> dict:
     k = _arms(table, 2)
-    table.finish()
-    return BetaEnvironment(np.full(k, 0.5), 0.1).structure()
+    return table.construct(BetaEnvironment, ("labels",), means=np.full(k, 0.5), sd=0.1).structure()
 
 
 def _describe_beta(problem: Problem) -> dict | None:
@@ -142,7 +143,7 @@ def _build_subpopulation(table: Table) -> dict:
     n_weights = len(weights) if isinstance(weights, list) else 0
     sub = table.int("subpopulations", n_weights, minimum=1)
     k = _arms(table, 1, cells_per_arm=sub)
-    keys = ("weights", "constrained", "floor", "sigma", "sampling")
+    keys = ("weights", "constrained", "floor", "sigma", "sampling", "labels")
     return table.construct(SubpopulationGaussianEnvironment, keys, means=np.zeros((k, sub))).structure()
 
 
@@ -158,7 +159,7 @@ def _describe_subpopulation(problem: Problem) -> dict | None:
 
 def _build_correlated(table: Table) -> dict:
     arms = table.int("arms", None, minimum=2)
-    keys = ("covariance", "kernel", "sigma", "eta", "prior_mean")
+    keys = ("covariance", "kernel", "sigma", "eta", "prior_mean", "labels")
     structure = table.construct(CorrelatedGaussianEnvironment, keys, draw="prior").structure()
     if arms is not None and arms != structure["n_arms"]:
         raise ConfigError(f"{table.key('arms')}: expected {structure['n_arms']} (the size of the prior "
@@ -174,8 +175,13 @@ def _describe_correlated(problem: Problem) -> dict | None:
 def _build_linear(table: Table) -> dict:
     features = table.array("features", ndim=2)
     sigma = table.float("sigma", 1.0, low=0.0, open_low=True)
+    labels = table.raw("labels", None)
     table.finish()
-    return {"features": features, "sigma": sigma}
+    try:
+        labels = check_labels(labels, features.shape[0], "labels")
+    except InvalidParameterError as exc:
+        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+    return {"features": features, "sigma": sigma, **({} if labels is None else {"labels": list(labels)})}
 
 
 def _describe_linear(problem: Any) -> dict | None:  # a LinearBestArmProblem
@@ -350,6 +356,8 @@ def session_document(problem: Problem, strategy: Strategy, *, name: str = "sessi
         env = LEARNER_KINDS[kind].describe(problem)
         if env is None:
             continue
+        if problem.labels is not None:
+            env["labels"] = list(problem.labels)
         document = {"name": name, "seed": int(seed), "problem": _problem_table(problem),
                     "environment": {"kind": kind, **env}, "strategy": [{"name": strategy.name, **params}]}
         rebuilt = parse_session_file(_plain(document))

@@ -38,8 +38,18 @@ def build_linear_environment(table: Table) -> LinearGaussianEnvironment:
     """``linear-gaussian`` (explicit, or a named instance): keys features, theta, sigma, instance."""
     table.raw("kind")
     if not table.has("instance"):
-        return table.construct(LinearGaussianEnvironment, ("features", "theta", "sigma"))
+        return table.construct(LinearGaussianEnvironment, ("features", "theta", "sigma", "labels"))
     instance = table.str("instance", choices=LINEAR_INSTANCES)
+    labels = table.raw("labels", None)
+    environment = _instance(table, instance)
+    try:
+        environment._set_labels(labels, environment.n_sources)
+    except InvalidParameterError as exc:
+        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+    return environment
+
+
+def _instance(table: Table, instance: str) -> LinearGaussianEnvironment:
     for key in ("features", "theta"):
         if table.has(key):
             raise ConfigError(f"{table.key(key)}: not with 'instance' (the named instance gives the arms and theta).")

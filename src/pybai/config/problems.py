@@ -19,12 +19,12 @@ __all__ = ["GOALS", "GOAL_KEYS", "DEFAULT_MAX_SAMPLES", "build_problem", "build_
            "register_goal"]
 
 def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon=None, covariance=None,
-                                  sigma=None, eta=1.0, prior_mean=0.0):
+                                  sigma=None, eta=1.0, prior_mean=0.0, labels=None):
     """Best arm on a ``callable`` environment: with a prior when it gives a covariance."""
     if covariance is None:
-        return BestArmProblem(n_arms, family, regime, batch, epsilon=epsilon)
+        return BestArmProblem(n_arms, family, regime, batch, epsilon=epsilon, labels=labels)
     return CorrelatedBestArmProblem(n_arms, family, covariance, sigma, eta, prior_mean, regime=regime,
-                                    batch=batch, epsilon=epsilon)
+                                    batch=batch, epsilon=epsilon, labels=labels)
 
 
 #: goal -> {environment kind -> problem class}
@@ -102,6 +102,8 @@ def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:
         if table.has(key) and key not in accepted:
             raise ConfigError(f"{table.key(key)}: not available for goal \"{goal}\" on environment kind "
                               f"\"{kind}\".")
+    if "labels" in structure and "labels" not in accepted:
+        raise ConfigError(f"environment.labels: not available for goal \"{goal}\" on environment kind \"{kind}\".")
     structure = apply_reward_model(table, structure)
     valid = ("goal", "delta", "budget", "max_samples", "batch", *(k for keys in GOAL_KEYS.values() for k in keys),
              *all_keys())

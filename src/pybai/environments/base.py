@@ -14,6 +14,7 @@ import numpy as np
 
 from pybai._validation import fail
 from pybai.models.families import Family
+from pybai.naming import check_labels
 
 __all__ = ["Environment"]
 
@@ -26,6 +27,18 @@ class Environment(ABC):
     """
 
     kind: ClassVar[str] = ""
+    #: the names of the arms (``[environment] labels``; :mod:`pybai.naming`), or None
+    labels: tuple[str, ...] | None = None
+
+    def _set_labels(self, labels, n_arms: int) -> None:
+        """Check and keep ``labels`` (one distinct name per arm, or None); constructors call it."""
+        self.labels = check_labels(labels, n_arms, "labels", type(self).__name__)
+
+    def _with_labels(self, structure: dict) -> dict:
+        """``structure`` with the problem's ``labels`` keyword when the arms are named."""
+        if self.labels is not None:
+            structure["labels"] = list(self.labels)
+        return structure
 
     @property
     @abstractmethod
@@ -74,7 +87,7 @@ class Environment(ABC):
 
     def structure(self) -> dict:
         """Keyword arguments of the problem constructor that a learner may know."""
-        return {"n_arms": self.n_sources, "family": self.family()}
+        return self._with_labels({"n_arms": self.n_sources, "family": self.family()})
 
     def realize(self, rng: np.random.Generator, replication: int | None = None) -> "Environment":
         """The truth of one replication (environments with a prior draw a new one with ``rng``;

@@ -15,12 +15,15 @@ class BernoulliEnvironment(Environment):
     Parameters
     ----------
     means : array-like of shape (K,), values in [0, 1]
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
     """
 
     kind = "bernoulli"
 
-    def __init__(self, means):
+    def __init__(self, means, *, labels=None):
         self.means = check_array(means, "means", "BernoulliEnvironment", ndim=1, low=0.0, high=1.0, min_size=2)
+        self._set_labels(labels, self.means.size)
 
     @property
     def source_means(self):

@@ -21,6 +21,8 @@ class BetaEnvironment(Environment):
     ----------
     means : array-like of shape (K,), values in (0, 1)
     sd : float or array-like of shape (K,), > 0
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
 
     Examples
     --------
@@ -31,7 +33,7 @@ class BetaEnvironment(Environment):
 
     kind = "beta"
 
-    def __init__(self, means, sd=0.1):
+    def __init__(self, means, sd=0.1, *, labels=None):
         owner = "BetaEnvironment"
         self.means = check_array(means, "means", owner, ndim=1, low=0.0, high=1.0, min_size=2)
         if ((self.means <= 0.0) | (self.means >= 1.0)).any():
@@ -45,12 +47,13 @@ class BetaEnvironment(Environment):
         bad = np.flatnonzero(sd**2 >= cap)
         if bad.size:
             k = int(bad[0])
-            raise fail("sd", owner, f"sd^2 < mean (1 - mean) for every arm (arm {k + 1}: mean {self.means[k]:g} "
+            raise fail("sd", owner, f"sd^2 < mean (1 - mean) for every arm (arm {k}: mean {self.means[k]:g} "
                        f"allows sd < {np.sqrt(cap[k]):.6g})", float(sd[k]))
         self.sd = sd
         total = cap / sd**2 - 1.0
         self.a = self.means * total
         self.b = (1.0 - self.means) * total
+        self._set_labels(labels, self.means.size)
 
     @property
     def source_means(self):

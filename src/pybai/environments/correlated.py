@@ -48,6 +48,8 @@ class CorrelatedGaussianEnvironment(Environment):
     truths : array-like of shape (M, K), optional
         Candidate truths: :meth:`realize` picks one row (row ``replication % M`` when a
         replication index is given, else a row drawn uniformly with the generator).
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
 
     Examples
     --------
@@ -61,7 +63,7 @@ class CorrelatedGaussianEnvironment(Environment):
     kind = "correlated-gaussian"
 
     def __init__(self, means=None, *, covariance=None, kernel=None, sigma=1.0, eta=1.0, prior_mean=0.0,
-                 draw=None, truths=None):
+                 draw=None, truths=None, labels=None):
         if (covariance is None) == (kernel is None):
             raise fail("covariance", _OWNER, "given, or else 'kernel' (exactly one of the two)",
                        "both" if covariance is not None else None)
@@ -88,6 +90,7 @@ class CorrelatedGaussianEnvironment(Environment):
         self.truths = None if truths is None else check_array(truths, "truths", _OWNER, shape=(None, n))
         check_noise_scale(self.sigma, self.means, "sigma", _OWNER)
         self._features: np.ndarray | None = None
+        self._set_labels(labels, n)
 
     # ------------------------------------------------------------------ truth
     @property
@@ -126,14 +129,14 @@ class CorrelatedGaussianEnvironment(Environment):
 
     def structure(self) -> dict:
         """What the learner knows: the prior (covariance G, eta, prior mean) and the noise sigma."""
-        return {
+        return self._with_labels({
             "n_arms": self.n_sources,
             "family": self.family(),
             "covariance": self.covariance,
             "sigma": self.sigma,
             "eta": self.eta,
             "prior_mean": self.prior_mean,
-        }
+        })
 
     def _sample(self, sources, rng):
         means = self.source_means

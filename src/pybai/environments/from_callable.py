@@ -172,6 +172,8 @@ class CallableEnvironment(Environment):
         ``"module:function"`` string naming a function of no argument that returns it.
     eta : float > 0, default 1.0
     prior_mean : float or array-like of shape (K,), default 0.0
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
 
     Examples
     --------
@@ -184,7 +186,7 @@ class CallableEnvironment(Environment):
     kind = "callable"
 
     def __init__(self, function, n_arms, *, params=None, sigma=1.0, means=None, covariance=None, eta=1.0,
-                 prior_mean=0.0):
+                 prior_mean=0.0, labels=None):
         self.n_arms = check_positive_int(n_arms, "n_arms", _OWNER, minimum=2)
         if params is not None and not isinstance(params, Mapping):
             raise fail("params", _OWNER, "a table of keyword arguments of the factory", params)
@@ -203,6 +205,7 @@ class CallableEnvironment(Environment):
         self.covariance = None if covariance is None else check_covariance(covariance, "covariance", _OWNER, n=n)
         self.eta = check_positive_float(eta, "eta", _OWNER)
         self.prior_mean = check_prior_mean(prior_mean, n, _OWNER)
+        self._set_labels(labels, n)
 
     def _resolve(self) -> Callable:
         if self._function is None:
@@ -247,7 +250,7 @@ class CallableEnvironment(Environment):
         out = {"n_arms": self.n_arms, "family": self.family()}
         if self.covariance is not None:
             out.update(covariance=self.covariance, sigma=self.sigma, eta=self.eta, prior_mean=self.prior_mean)
-        return out
+        return self._with_labels(out)
 
     def _sample(self, sources, rng):
         function = self._resolve()

@@ -18,11 +18,13 @@ class GaussianEnvironment(Environment):
     ----------
     means : array-like of shape (K,)
     sigma : float or array-like of shape (K,), default 1.0
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
     """
 
     kind = "gaussian"
 
-    def __init__(self, means, sigma=1.0):
+    def __init__(self, means, sigma=1.0, *, labels=None):
         self.means = check_array(means, "means", "GaussianEnvironment", ndim=1, min_size=2)
         sig = check_array(sigma, "sigma", "GaussianEnvironment", low=0.0, strict_low=True)
         if sig.ndim == 0:
@@ -31,6 +33,7 @@ class GaussianEnvironment(Environment):
             raise fail("sigma", "GaussianEnvironment", f"a number or a list of {self.means.size} numbers",
                        f"shape {sig.shape}")
         self.sigma = check_noise_scale(sig, self.means, "sigma", "GaussianEnvironment")
+        self._set_labels(labels, self.means.size)
 
     @property
     def source_means(self):

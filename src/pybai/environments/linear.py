@@ -38,6 +38,8 @@ class LinearGaussianEnvironment(Environment):
         Hidden parameter.
     sigma : float, default 1.0
         Noise standard deviation (> 0).
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
 
     Examples
     --------
@@ -49,7 +51,7 @@ class LinearGaussianEnvironment(Environment):
 
     kind = "linear-gaussian"
 
-    def __init__(self, features, theta, sigma=1.0):
+    def __init__(self, features, theta, sigma=1.0, *, labels=None):
         owner = "LinearGaussianEnvironment"
         self.features = check_array(features, "features", owner, ndim=2)
         k, d = self.features.shape
@@ -65,6 +67,7 @@ class LinearGaussianEnvironment(Environment):
         self.theta = theta
         self.sigma = check_positive_float(sigma, "sigma", owner)
         self.means = self.features @ theta
+        self._set_labels(labels, k)
         top = int(np.argmax(self.means))
         scale = max(np.abs(self.means).max(), 1e-300)
         near = np.flatnonzero(self.means >= self.means[top] - TIE_RTOL * scale)
@@ -91,4 +94,4 @@ class LinearGaussianEnvironment(Environment):
         What a learner knows: ``features`` and ``sigma`` (never theta: a reference strategy that
         needs the truth is told it by the simulation, :meth:`Strategy.reveal_truth`).
         """
-        return {"features": self.features, "sigma": self.sigma}
+        return self._with_labels({"features": self.features, "sigma": self.sigma})

@@ -35,6 +35,8 @@ class SubpopulationGaussianEnvironment(Environment):
     sampling : {"pair", "arm"}, default "pair"
         ``"pair"``: a request is a cell.  ``"arm"``: a request is an arm, and
         :meth:`respond` draws the subpopulation l ~ q of each request.
+    labels : list of str, optional
+        One distinct name per arm (:mod:`pybai.naming`).
 
     Examples
     --------
@@ -47,7 +49,7 @@ class SubpopulationGaussianEnvironment(Environment):
 
     kind = "subpopulation-gaussian"
 
-    def __init__(self, means, weights, constrained=None, floor=0.0, sigma=1.0, sampling="pair"):
+    def __init__(self, means, weights, constrained=None, floor=0.0, sigma=1.0, sampling="pair", *, labels=None):
         owner = type(self).__name__
         self.means = check_array(means, "means", owner, ndim=2)
         K, L = self.means.shape
@@ -68,6 +70,7 @@ class SubpopulationGaussianEnvironment(Environment):
         self._flat_sigma = self.sigma.ravel()
         self._cum_q = np.cumsum(self.weights)
         self._cum_q[-1] = 1.0
+        self._set_labels(labels, K)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -104,7 +107,7 @@ class SubpopulationGaussianEnvironment(Environment):
     def structure(self) -> dict:
         """The :class:`~pybai.problems.feasible.problem.FeasibleArmProblem` keyword arguments."""
         K, L = self.means.shape
-        return {
+        return self._with_labels({
             "n_arms": K,
             "n_subpopulations": L,
             "weights": self.weights.copy(),
@@ -112,4 +115,4 @@ class SubpopulationGaussianEnvironment(Environment):
             "floor": np.array([self.floor[l] for l in self.constrained]),
             "family": self.family(),
             "sampling": self.sampling,
-        }
+        })

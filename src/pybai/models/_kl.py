@@ -115,3 +115,15 @@ def lower_bound(code, x, n, var, level):
     if code == GAUSSIAN_UV:
         return bayes_factor_bound(n, x, n * var, level, _PRECISIONS, -1.0)
     return _bisect_bound(code, x, n, var, level, 0.0)
+
+
+@njit(cache=True)
+def kernel_bounds(code, counts, means, var, level, lower):
+    """Per source, :func:`lower_bound` where ``lower[a]`` else :func:`upper_bound` (LUCB's bounds)."""
+    out = np.empty(means.shape[0])
+    for a in range(means.shape[0]):
+        if lower[a]:
+            out[a] = lower_bound(code, means[a], counts[a], var[a], level)
+        else:
+            out[a] = upper_bound(code, means[a], counts[a], var[a], level)
+    return out

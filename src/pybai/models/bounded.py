@@ -72,9 +72,9 @@ class Bounded(Family):
     estimated: np.ndarray | None = field(default=None, repr=False)
 
     provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
-    #: epsilon-best-arm identification is not available yet (its costs would need the rescaled epsilon
-    #: and the betting rule's shifted pieces)
-    epsilon_modes: ClassVar[tuple[str, ...]] = ()
+    #: additive epsilon (rescaled by the range: :meth:`learner_gap`); a relative epsilon is relative to
+    #: the best mean in the user's units, which the rescaled means do not keep unless low = 0: refused
+    epsilon_modes: ClassVar[tuple[str, ...]] = ("additive",)
 
     def __post_init__(self):
         owner = "Bounded"
@@ -160,6 +160,10 @@ class Bounded(Family):
         """Means in the user's units -> the learner's rescaled units, (m - low) / (high - low)."""
         return (np.asarray(means, dtype=float) - self.low) / self.width
 
+    def learner_gap(self, gap: float) -> float:
+        """A difference of means in the user's units in the rescaled ones: gap / (high - low)."""
+        return float(gap) / self.width
+
     def to_user(self, values) -> np.ndarray:
         """Rescaled means (or interval ends) -> the user's units, low + (high - low) v."""
         return self.low + self.width * np.asarray(values, dtype=float)
@@ -199,6 +203,34 @@ class Bounded(Family):
                 lo[a] = _kl.lower_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
                 hi[a] = _kl.upper_bound(_kl.BERNOULLI, model.estimate[a], n[a], 1.0, level)
         return self.to_user(lo), self.to_user(hi)
+
+    def confidence_bounds(self, model: Model, means: np.ndarray, level: float, lower: np.ndarray) -> np.ndarray:
+        """LUCB's bounds (rescaled units): with ``"kl-inf"``, read from the betting tables.
+
+        The lower bound of a source is the largest grid level l with ln M^+(l) >= ``level`` (its
+        up-bets reject "mean <= l"), 0 when there is none; the upper bound the smallest l with
+        ln M^-(l) >= ``level``, 1 when there is none: the same statistic the stopping rule tests, so
+        an arm stays a candidate for sampling until the betting evidence, not its Gaussian second-order
+        approximation, separates it (with the approximation, an arm far below the best looked settled
+        and LUCB stopped sampling it while the stopping rule still waited for it).  ``"sub-bernoulli"``:
+        the Bernoulli KL bounds of the default.
+        """
+        grid = cast(Any, model).grid if self.statistic == "kl-inf" else None
+        if grid is None or not grid.shape[0]:
+            return super().confidence_bounds(model, means, level, lower)
+        ln_up = cast(Any, model).ln_up
+        ln_down = cast(Any, model).ln_down
+        out = np.empty(means.shape[0])
+        for a in range(means.shape[0]):
+            if model.counts[a] <= 0:
+                out[a] = 0.0 if lower[a] else 1.0
+            elif lower[a]:
+                hit = np.flatnonzero(ln_up[a] >= level)
+                out[a] = grid[hit[-1]] if hit.size else 0.0
+            else:
+                hit = np.flatnonzero(ln_down[a] >= level)
+                out[a] = grid[hit[0]] if hit.size else 1.0
+        return out
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         if rewards.shape[0] == 1:

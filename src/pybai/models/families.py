@@ -86,6 +86,16 @@ class Family:
     def sample_sd(self, model: Model):
         """Per-source standard deviation the learner estimated (None when the family knows it or has none)."""
         return None
+
+    def confidence_bounds(self, model: Model, means: np.ndarray, level: float, lower: np.ndarray) -> np.ndarray:
+        """Per source, its lower confidence bound where ``lower`` is True, else its upper one (LUCB's bounds).
+
+        Default: the KL bounds of the family's kernel, min/max{q : N d(mean, q) <= level}
+        (:func:`pybai.models._kl.lower_bound`, :func:`~pybai.models._kl.upper_bound`).  A family whose
+        kernel is only an approximation of its statistic (bounded rewards with KL_inf) overrides it
+        with bounds read from the statistic itself.
+        """
+        return _kl.kernel_bounds(self.code, model.counts, means, self.variances, float(level), lower)
     @property
     def support(self) -> tuple[float, float]:
         """The interval the rewards lie in (default: the real line)."""
@@ -102,6 +112,10 @@ class Family:
     def to_user(self, values) -> np.ndarray:
         """The learner's means (or interval ends) in the user's units (default: an unchanged copy)."""
         return np.array(values, dtype=float)
+
+    def learner_gap(self, gap: float) -> float:
+        """A difference of means in the user's units (an additive epsilon) in the learner's units (default: itself)."""
+        return float(gap)
 
     def for_truth(self, environment) -> "Family":
         """The family with the hidden truth's parameters, for the characteristic time of ``environment``.

@@ -29,6 +29,7 @@ from pybai.models import _kl
 from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
 from pybai.models.families import Family
+from pybai.naming import check_labels
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
 from pybai.stopping.thresholds import make_threshold
@@ -102,6 +103,9 @@ class Problem(ABC):
         Number of sources a learner can sample.
     source_shape : tuple of int
         Shape in which per-source quantities are reported (``(K,)`` or ``(K, L)``).
+    labels : tuple of str or None
+        The names of the arms (``labels=`` of the constructors, ``[environment] labels`` of a
+        file), or None; presentation only (not part of :meth:`to_dict`).
     """
 
     goal: ClassVar[str] = ""
@@ -113,6 +117,8 @@ class Problem(ABC):
     provides: frozenset[str] = frozenset({"independent-arms"})
     #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
     epsilon: float | None = None
+    #: the names of the arms, or None (:mod:`pybai.naming`)
+    labels: tuple[str, ...] | None = None
 
     def __init__(self, family: Family, regime, batch: BatchSpec | None = None):
         if not isinstance(family, Family):
@@ -132,6 +138,10 @@ class Problem(ABC):
         self.batch = batch
         #: the class's capabilities and the family's (e.g. ``"known-noise"``)
         self.provides = type(self).provides | family.provides
+
+    def _set_labels(self, labels, n_arms: int) -> None:
+        """Check and keep ``labels`` (one distinct name per arm, or None); constructors call it."""
+        self.labels = check_labels(labels, n_arms, "labels", type(self).__name__)
 
     def _check_family_size(self) -> None:
         """Refuse a family built for another number of sources (subclasses call it once sized)."""

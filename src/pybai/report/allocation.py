@@ -1,7 +1,7 @@
 """Figure kind ``allocation``: the mean fraction of samples per source and strategy (bars, or heat maps).
 
-Arms and subpopulations are labelled from 1 ("arm 1" .. "arm K", "subpop 1" .. "subpop L"), as a
-reader counts them; result documents keep 0-based indices (docs/reference.md).
+Arms and subpopulations are numbered from 0 as everywhere in pybai ("arm 0" .. "arm K-1",
+"subpop 0" .. "subpop L-1"); arms with labels (the document's ``labels``) are shown by name.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import cast
 
 import numpy as np
 
+from pybai import naming
 from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
 
 __all__ = ["allocation", "arm_labels"]
@@ -18,13 +19,13 @@ __all__ = ["allocation", "arm_labels"]
 _LABELLED = 30
 
 
-def arm_labels(k: int) -> list[str]:
-    """1-based labels of ``k`` arms.
+def arm_labels(k: int, labels=None) -> list[str]:
+    """Names of ``k`` arms: their ``labels``, else numbered from 0.
 
-    >>> arm_labels(3)
-    ['arm 1', 'arm 2', 'arm 3']
+    >>> arm_labels(3), arm_labels(2, ["control", "treatment"])
+    (['arm 0', 'arm 1', 'arm 2'], ['control', 'treatment'])
     """
-    return [f"arm {a + 1}" for a in range(k)]
+    return naming.arm_names(k, labels)
 
 
 def _names(options: dict, key: str, n: int, default: list[str]) -> list[str]:
@@ -41,7 +42,7 @@ def _heatmap(ax, alloc: np.ndarray, title: str, vmax: float, row_labels: bool = 
                 color="white" if value < 0.6 * vmax else "black")
     ax.set_xticks(range(alloc.shape[1]))
     ax.set_yticks(range(alloc.shape[0]))
-    columns = subpopulation_names or [f"subpop {l + 1}" for l in range(alloc.shape[1])]
+    columns = subpopulation_names or [f"subpop {l}" for l in range(alloc.shape[1])]
     ax.set_xticklabels(columns, fontsize=8, rotation=30 if subpopulation_names else 0,
                        ha="right" if subpopulation_names else "center")
     ax.set_yticklabels((arm_names or arm_labels(alloc.shape[0])) if row_labels else [], fontsize=8)
@@ -68,7 +69,7 @@ def allocation(data: FigureData, options: dict):
     complexity key ``"optimal_weights"``), labelled ``reference_label`` (default "reference").
     ``vmax``: the top of the heat maps' colour scale (default: the largest fraction shown).
     ``arm_names``, ``subpopulation_names``: lists of names for the rows and columns (default
-    "arm 1", ..., "subpop 1", ..., counted from 1).
+    the document's ``labels``, else "arm 0", ..., "subpop 0", ..., counted from 0).
     """
     point = data.select(options.get("at"))
     labels = [s for s in data.strategies(options.get("strategies")) if data.result(point, s)]
@@ -82,7 +83,7 @@ def allocation(data: FigureData, options: dict):
         vmax = float(options.get("vmax") or max(float(a.max()) for _, a in series) or 1.0)
         fig, axes = new_figure(width=3.4 * len(series) + 0.8, height=3.4, ncols=len(series))
         k, n_sub = series[0][1].shape
-        arm_names = _names(options, "arm_names", k, arm_labels(k))
+        arm_names = _names(options, "arm_names", k, arm_labels(k, data.labels))
         sub_names = _names(options, "subpopulation_names", n_sub, [])
         for j, (ax, (label, alloc)) in enumerate(zip(axes, series)):
             image = _heatmap(ax, alloc.reshape(series[0][1].shape), label, vmax, row_labels=j == 0,
@@ -100,14 +101,14 @@ def allocation(data: FigureData, options: dict):
                hatch="//" if is_reference else None, edgecolor="black" if is_reference else None)
     if size <= _LABELLED:
         ax.set_xticks(np.arange(size))
-        ax.set_xticklabels(_names(options, "arm_names", size, arm_labels(size)), fontsize=8,
+        ax.set_xticklabels(_names(options, "arm_names", size, arm_labels(size, data.labels)), fontsize=8,
                            rotation=0 if size <= 12 else 90)
         ax.set_xlabel("arm")
-    else:  # too many arms to name each: numbered ticks, counted from 1
+    else:  # too many arms to name each: numbered ticks, counted from 0
         from matplotlib.ticker import FuncFormatter
 
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v + 1:g}" if float(v).is_integer() else ""))
-        ax.set_xlabel(f"arm (1 to {size})")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if float(v).is_integer() else ""))
+        ax.set_xlabel(f"arm (0 to {size - 1})")
     ax.set_ylabel("mean fraction of samples")
     set_title(ax, options, title)
     ax.legend(fontsize=8)

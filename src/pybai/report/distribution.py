@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pybai.naming import answer_name
 from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
 
 __all__ = ["boxplot", "histogram"]
@@ -13,13 +14,12 @@ def _values(rows: list[dict], field_name: str) -> list:
     return [row.get(field_name) for row in rows if row.get(field_name) is not None]
 
 
-def _value_label(value, field_name: str) -> str:
-    """A discrete value as a reader counts it: recommended arms from 1 (documents keep 0-based indices)."""
-    if field_name == "recommendation" and not isinstance(value, bool):
-        if isinstance(value, int):
-            return f"arm {value + 1}"
-        if isinstance(value, list):
-            return "arms " + ", ".join(str(v + 1) for v in value)
+def _value_label(value, field_name: str, labels=None) -> str:
+    """A discrete value in words: a recommendation names its arms (from 0, or by their labels)."""
+    if field_name == "recommendation" and not isinstance(value, bool) and isinstance(value, (int, list)):
+        if labels is not None and isinstance(value, int) and 0 <= value < len(labels):
+            return labels[value]  # a tick: the label alone
+        return answer_name(value, labels)
     return str(value)
 
 
@@ -57,7 +57,7 @@ def histogram(data: FigureData, options: dict):
     fig, (ax,) = new_figure()
     if discrete:
         keys = sorted({str(v) for v in values}, key=lambda s: (len(s), s))
-        names = {str(v): _value_label(v, options["y"]) for v in values}
+        names = {str(v): _value_label(v, options["y"], data.labels) for v in values}
         width = 0.8 / max(len(series), 1)
         for j, (label, vs) in enumerate(series.items()):
             texts = [str(v) for v in vs]

@@ -140,6 +140,8 @@ class FigureData:
         for row in self.rows:
             self._cells.setdefault((int(row.get("point", 0)), row.get("strategy")), []).append(row)
         self._complexity: dict[int, dict] = {}
+        #: the arms' names (the document's ``labels``), or None: arms are then "arm 0", "arm 1", ...
+        self.labels: list[str] | None = self.document.get("labels")
 
     def key(self, name: str, where: str = "x") -> str:
         """The full grid key of ``name`` (a dotted key or its last segment)."""

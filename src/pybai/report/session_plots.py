@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pybai.naming import arm_names
+
 __all__ = ["plot_samples_over_time", "plot_means_with_intervals", "plot_statistic_vs_threshold"]
 
 _HIGHLIGHT = "#c44e52"
@@ -35,7 +37,7 @@ def plot_samples_over_time(samples, counts, ax, labels=None, highlight=(), max_l
     samples = np.asarray(samples, dtype=float)
     counts = np.asarray(counts, dtype=float).reshape(samples.size, -1)
     k = counts.shape[1]
-    labels = list(labels) if labels is not None else [f"arm {a}" for a in range(k)]
+    labels = arm_names(k, labels)
     highlight = [int(a) for a in np.atleast_1d(highlight) if 0 <= int(a) < k] if highlight is not None else []
     final = counts[-1] if counts.size else np.zeros(k)
     order = [int(a) for a in np.argsort(-final, kind="stable") if a not in highlight]
@@ -108,7 +110,7 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
         label = "floor" if n_sub == 1 else (f"floor, {names[subs[0]]}" if len(subs) == 1
                                             else "floor, subpopulations " + ", ".join(str(l) for l in subs))
         ax.axhline(value, ls="--", lw=1, color="#555555" if shared else colours.get(subs[0], "k"), label=label)
-    labels = list(labels) if labels is not None else [f"arm {a}" for a in range(k)]
+    labels = arm_names(k, labels)
     if k <= 25:
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=45 if k > 8 else 0, ha="right" if k > 8 else "center", fontsize=8)

@@ -78,9 +78,9 @@ def bars(data: FigureData, options: dict):
     return fig
 
 
-def _cell(key: str, value):
+def _cell(key: str, value, labels=None):
     if key == "answer":
-        return answer_text(value)
+        return answer_text(value, labels)
     if isinstance(value, (list, tuple, np.ndarray)):
         return str(np.round(np.asarray(value, dtype=float), 3).tolist())
     return value
@@ -97,7 +97,7 @@ def complexity(data: FigureData, options: dict) -> TableBlock:
     columns = options.get("columns") or [k for k in dict.fromkeys(k for r in reports for k in r)
                                          if k != "answer" and any(isinstance(r.get(k), (int, float)) for r in reports)]
     header = [short_key(k) for k in data.grid_keys] + list(columns)
-    rows = [[p["grid"].get(k) for k in data.grid_keys] + [_cell(c, r.get(c)) for c in columns]
+    rows = [[p["grid"].get(k) for k in data.grid_keys] + [_cell(c, r.get(c), data.labels) for c in columns]
             for p, r in zip(points, reports) if r]
     caption = options.get("caption", options.get("title", "Complexity of the instance (pybai complexity)"))
     return TableBlock(header, rows, caption)

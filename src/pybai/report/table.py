@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pybai.naming import answer_name
 from pybai.strategies.certificate import kind_note
 
 __all__ = ["format_results", "answer_text", "threshold_line"]
@@ -48,7 +49,7 @@ def format_results(document: dict) -> str:
         lines.append("  ".join(cells))
         if j == 0:
             lines.append("  ".join("-" * w for w in widths))
-    answer = "per point" if grid_keys else answer_text(document.get("answer"))
+    answer = "per point" if grid_keys else answer_text(document.get("answer"), document.get("labels"))
     head = f"{document.get('name', '')}: goal {document.get('goal', '?')}, true answer {answer}"
     if document.get("answer_unique") is False:
         head += " (not unique: tied means; any tied answer counts as correct)"
@@ -90,17 +91,14 @@ def threshold_line(rows) -> str:
     return "\nthreshold: " + "; ".join(f"{', '.join(labels)}: {note}" for note, labels in notes.items())
 
 
-def answer_text(answer) -> str:
-    """A 0-based answer of a result document as a reader counts it: ``arm 1 (index 0)``.
+def answer_text(answer, labels=None) -> str:
+    """The answer of a result document in words (arms counted from 0, named by their labels if any).
 
     >>> answer_text(0), answer_text([0, 2]), answer_text(-1), answer_text(None)
-    ('arm 1 (index 0)', 'arms 1, 3 (indices 0, 2)', 'no feasible arm (-1)', 'unknown (drawn per replication)')
+    ('arm 0', 'arms 0, 2', 'no feasible arm (-1)', 'unknown (drawn per replication)')
+    >>> answer_text(1, ["control", "new-checkout"])
+    'new-checkout (arm 1)'
     """
     if answer is None:
         return "unknown (drawn per replication)"
-    if isinstance(answer, list):
-        return (f"arms {', '.join(str(a + 1) for a in answer)} "
-                f"(indices {', '.join(str(a) for a in answer)})")
-    if answer == -1:
-        return "no feasible arm (-1)"
-    return f"arm {answer + 1} (index {answer})"
+    return answer_name(answer, labels)

@@ -33,6 +33,7 @@ import inspect
 from typing import cast
 
 from pybai.exceptions import PybaiError
+from pybai.naming import arm_name
 from pybai.problems.base import FixedConfidence, Problem
 
 __all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate",
@@ -149,7 +150,8 @@ def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = 
         return None
     pair = problem.learner_view(model).closest_pair(model)
     keeps, why = epsilon_later(problem, strategy, proven)
-    who = f"arms {pair[0]} and {pair[1]}" if pair else "the leading answers"
+    who = ("the leading answers" if not pair else f"arms {pair[0]} and {pair[1]}" if problem.labels is None
+           else " and ".join(arm_name(a, problem.labels) for a in pair))
     if more is None:
         when = ("never at the current estimates (an exact empirical tie)" if statistic <= 0.0
                 else f"not within {4 * max(left, strategy.t_)} more samples")

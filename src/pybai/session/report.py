@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from pybai.exceptions import InvalidParameterError
+from pybai.naming import arm_names
 from pybai.session.history import replay_history
 from pybai.session.session import Session
 
@@ -52,6 +53,7 @@ def write_session_report(session: Session, out_dir) -> Path:
     shape = problem.source_shape
     n_arms = shape[0]
     highlight = _highlight(history.recommendation)
+    names = arm_names(n_arms, problem.labels)
 
     page = HtmlReport(f"Session {status['name']}")
     regime = (f"fixed confidence, delta = {status['delta']:g}" if status["delta"] is not None
@@ -81,7 +83,7 @@ def write_session_report(session: Session, out_dir) -> Path:
     if history.samples.size:
         per_arm = history.counts.reshape(-1, n_arms, int(np.prod(shape[1:], dtype=int)) or 1).sum(axis=2)
         fig, ax = plt.subplots(figsize=(8, 4.2))
-        plot_samples_over_time(history.samples, per_arm, ax, highlight=highlight)
+        plot_samples_over_time(history.samples, per_arm, ax, labels=names, highlight=highlight)
         figures.append(("samples.png", fig, "Samples of each arm as the session went on (x: samples told in all). "
                         "An adaptive strategy spends more on the arms that decide the answer."))
         fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -89,7 +91,8 @@ def write_session_report(session: Session, out_dir) -> Path:
         if hasattr(problem, "constrained") and hasattr(problem, "floor"):
             floors = {int(l): float(problem.floor[l]) for l in problem.constrained}
         plot_means_with_intervals(history.means.reshape(shape), history.ci_low.reshape(shape),
-                                  history.ci_high.reshape(shape), ax, highlight=highlight, floors=floors)
+                                  history.ci_high.reshape(shape), ax, labels=names, highlight=highlight,
+                                  floors=floors)
         figures.append(("means.png", fig, "Each arm's estimated mean with its 95% interval (marginal; "
                         "the stopping rule uses the GLR statistic below, valid over time and arms)."))
         if np.isfinite(history.threshold).any():

@@ -5,6 +5,10 @@ subpopulation`` (source = arm * L + subpopulation).  In the "arm" sampling model
 picks the arm and the subpopulation arrives: ``source`` and ``subpopulation`` are empty and
 are filled in by whoever observes the sample.
 
+When the arms have labels (``[environment] labels``), ``ask`` and ``export`` rows add a ``label``
+column (the arm's name), and an answer may name an arm by its label or its index: in ``source``
+(subpopulation problems: in ``arm``), or in ``label`` alone; every name given must agree.
+
 ``tell`` rows: ``reward`` with ``source`` (subpopulation problems: ``source``, or ``arm`` and
 ``subpopulation``, or all three when they agree); a ``request`` column, if present, must
 equal the request answered, so the ``ask`` file with a ``reward`` column added is a valid
@@ -23,6 +27,7 @@ import numpy as np
 
 from pybai._validation import read_user_text
 from pybai.exceptions import InvalidParameterError
+from pybai.naming import arm_index, source_name
 from pybai.problems.base import Problem
 
 __all__ = ["Layout", "read_csv", "write_csv", "format_reward"]
@@ -42,24 +47,53 @@ class Layout:
         self.n_arms = shape[0]
         self.n_subpopulations = shape[1] if len(shape) == 2 else None
         self.arm_requests = problem.n_requests < problem.n_sources  # "arm" sampling model
+        self.labels = problem.labels
+        self._label_column = ["label"] if self.labels is not None else []
 
     # ------------------------------------------------------------ names
     @property
     def ask_columns(self) -> list[str]:
-        return ["request", "source"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
+        return ["request", "source"] + (["arm", "subpopulation"] if self.n_subpopulations else []) + self._label_column
 
     @property
     def answer_columns(self) -> str:
+        named = ", label" if self.labels is not None else ""
         if self.n_subpopulations:
-            return "reward with source, or with arm and subpopulation (optionally request)"
+            return f"reward with source, or with arm and subpopulation (optionally request{named})"
+        if self.labels is not None:
+            return "source (an index or a label) or label, reward (optionally request)"
         return "source, reward (optionally request)"
 
     def label(self, source: int) -> str:
-        """A readable name of a source ("arm 2" or "arm 2 / subpopulation 0")."""
+        """A readable name of a source ("arm 2", "control (arm 2)" or "arm 2 / subpopulation 0")."""
+        return source_name(source, self.labels, self.n_subpopulations)
+
+    def _arm_label(self, arm) -> dict:
+        return {"label": self.labels[arm]} if self.labels is not None else {}
+
+    def sources(self, sources, owner: str = "tell") -> np.ndarray:
+        """``sources`` as an array of indices: labels (or indices written as text) become indices.
+
+        Anything that names no arm is left for the caller's own checks; an unknown label raises
+        one line naming it.
+        """
+        if isinstance(sources, str):
+            sources = [sources]
+        values = list(sources) if isinstance(sources, (list, tuple, np.ndarray)) else None
+        if values is None or not any(isinstance(v, str) for v in values):
+            return sources
         if self.n_subpopulations:
-            arm, sub = divmod(int(source), self.n_subpopulations)
-            return f"arm {arm} / subpopulation {sub}"
-        return f"arm {int(source)}"
+            raise InvalidParameterError(f"The 'sources' parameter of {owner} must be source indices (arm * "
+                                        f"{self.n_subpopulations} + subpopulation). Got {values!r}.")
+        out = []
+        for value in values:
+            if isinstance(value, str):
+                try:
+                    value = arm_index(value, self.labels, self.n_sources)
+                except ValueError as exc:
+                    raise InvalidParameterError(f"The 'sources' parameter of {owner}: {exc}.") from None
+            out.append(value)
+        return np.asarray(out)
 
     # ------------------------------------------------------------ ask
     def ask_rows(self, request_id: int, requests: np.ndarray) -> list[dict]:
@@ -67,19 +101,21 @@ class Layout:
         rows = []
         for r in requests.tolist():
             if not self.n_subpopulations:
-                rows.append({"request": request_id, "source": r})
+                rows.append({"request": request_id, "source": r, **self._arm_label(r)})
             elif self.arm_requests:
-                rows.append({"request": request_id, "source": "", "arm": r, "subpopulation": ""})
+                rows.append({"request": request_id, "source": "", "arm": r, "subpopulation": "", **self._arm_label(r)})
             else:
                 arm, sub = divmod(r, self.n_subpopulations)
-                rows.append({"request": request_id, "source": r, "arm": arm, "subpopulation": sub})
+                rows.append({"request": request_id, "source": r, "arm": arm, "subpopulation": sub,
+                             **self._arm_label(arm)})
         return rows
 
     # ------------------------------------------------------------ tell
     def parse_answer(self, header: list[str], rows: list[list[str]], request_id: int, where: str = "answer"):
         """(sources, rewards) from CSV cells; refuses wrong columns and bad cells with one line."""
         header = [h.strip() for h in header]
-        allowed = ["request", "source", "reward"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
+        allowed = (["request", "source", "reward"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
+                   + self._label_column)
         expected = f"expected columns {self.answer_columns}"
         for name in header:
             if name not in allowed:
@@ -88,7 +124,8 @@ class Layout:
             raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
         if ("arm" in header) != ("subpopulation" in header):
             raise InvalidParameterError(f"{where}: columns 'arm' and 'subpopulation' go together; {expected}.")
-        if "reward" not in header or ("source" not in header and "arm" not in header):
+        named = "source" in header or "arm" in header or ("label" in header and not self.n_subpopulations)
+        if "reward" not in header or not named:
             missing = "reward" if "reward" not in header else "source"
             raise InvalidParameterError(f"{where}: missing column {missing!r}; {expected}.")
         col = {name: i for i, name in enumerate(header)}
@@ -112,12 +149,26 @@ class Layout:
             raise InvalidParameterError(f"{where}: no rewards (every row's reward is empty).")
         return np.array(sources, dtype=np.intp), np.array(rewards, dtype=float)
 
+    def _arm(self, text: str, name: str, where: str, line: int) -> int:
+        """An arm named by its index or (arms with labels) its label."""
+        if self.labels is None:
+            return _integer(text, name, where, line)
+        try:
+            return arm_index(text, self.labels, self.n_arms)
+        except ValueError as exc:
+            raise InvalidParameterError(f"{where}, line {line}: {name}: {exc}.") from None
+
     def _source(self, value: dict, where: str, line: int) -> int:
         source = None
         if value.get("source", "") != "":
-            source = _integer(value["source"], "source", where, line)
-        if self.n_subpopulations and (value.get("arm", "") != "" or value.get("subpopulation", "") != ""):
-            arm = _integer(value.get("arm", ""), "arm", where, line)
+            plain = self.n_subpopulations or _INTEGER.fullmatch(value["source"])
+            source = _integer(value["source"], "source", where, line) if plain else self._arm(
+                value["source"], "source", where, line)
+        labelled = value.get("label", "") != ""
+        if self.n_subpopulations and (value.get("arm", "") != "" or value.get("subpopulation", "") != ""
+                                      or (labelled and source is None)):
+            arm = self._arm(value["arm"], "arm", where, line) if value.get("arm", "") != "" else (
+                self._arm(value["label"], "label", where, line) if labelled else _integer("", "arm", where, line))
             sub = _integer(value.get("subpopulation", ""), "subpopulation", where, line)
             if not (0 <= arm < self.n_arms and 0 <= sub < self.n_subpopulations):
                 raise InvalidParameterError(
@@ -128,25 +179,33 @@ class Layout:
                 raise InvalidParameterError(
                     f"{where}, line {line}: source {source} is not arm {arm}, subpopulation {sub} (source {cell}).")
             source = cell
+        if source is None and labelled and not self.n_subpopulations:
+            source = self._arm(value["label"], "label", where, line)
         if source is None:
             what = "source (or arm and subpopulation)" if self.n_subpopulations else "source"
             raise InvalidParameterError(f"{where}, line {line}: empty {what}.")
         if not 0 <= source < self.n_sources:
             raise InvalidParameterError(
                 f"{where}, line {line}: source {source} is not in [0, {self.n_sources - 1}].")
+        if labelled:
+            arm = source // (self.n_subpopulations or 1)
+            if self._arm(value["label"], "label", where, line) != arm:
+                raise InvalidParameterError(f"{where}, line {line}: label {value['label']!r} is not the arm of "
+                                            f"source {source} ({self.label(source)}).")
         return source
 
     # ------------------------------------------------------------ export
     @property
     def export_columns(self) -> list[str]:
         return ["observation", "answer", "request", "source"] + (
-            ["arm", "subpopulation"] if self.n_subpopulations else []) + ["reward", "time"]
+            ["arm", "subpopulation"] if self.n_subpopulations else []) + self._label_column + ["reward", "time"]
 
     def export_row(self, row) -> dict:
         oid, answer, request, source, reward, time = row
         out = {"observation": oid, "answer": answer, "request": request, "source": source}
         if self.n_subpopulations:
             out["arm"], out["subpopulation"] = divmod(source, self.n_subpopulations)
+        out.update(self._arm_label(source // (self.n_subpopulations or 1)))
         out["reward"] = format_reward(reward)
         out["time"] = time
         return out

@@ -24,6 +24,7 @@ from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
+from pybai.naming import answer_name
 from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
 from pybai.session.intervals import confidence_intervals
@@ -85,14 +86,20 @@ def stop_reason(message: str) -> str:
 
 
 def describe_answer(problem, recommendation) -> str:
-    """A recommendation in words: "arm 2", "arms 0, 3", "no feasible arm (-1)", "none yet"."""
+    """A recommendation in words: "arm 2", "control (arm 2)", "arms 0, 3", "no feasible arm (-1)", "none yet"."""
     if recommendation is None:
         return "none yet"
+    return answer_name(recommendation, problem.labels)
+
+
+def recommendation_label(problem, recommendation):
+    """The recommendation as labels: a label, a list of labels (top-k), or None (no labels, no arm)."""
+    labels = problem.labels
+    if labels is None or recommendation is None:
+        return None
     if np.ndim(recommendation):
-        return "arms " + ", ".join(str(int(a)) for a in np.asarray(recommendation).ravel())
-    if int(recommendation) == -1 and problem.goal == "best-feasible-arm":
-        return "no feasible arm (-1)"
-    return f"arm {int(recommendation)}"
+        return [labels[int(a)] for a in np.asarray(recommendation).ravel()]
+    return labels[int(recommendation)] if 0 <= int(recommendation) < len(labels) else None
 
 
 def _plain(value: Any) -> Any:
@@ -142,8 +149,7 @@ class Session:
     (1, 1, False)
     """
 
-    #: Store the strategy's state after every ``state_every``-th answer (a shortcut for reopening).
-    state_every = STATE_EVERY
+    state_every = STATE_EVERY  #: store the strategy's state every ``state_every`` answers (for reopening)
 
     def __init__(self, store: Store, spec: SessionSpec):
         self._store = store
@@ -155,14 +161,13 @@ class Session:
     # ------------------------------------------------------------ creating and opening
     @classmethod
     def create(cls, db, file=None, *, problem=None, strategy=None, seed: int | None = None,
-               name: str | None = None) -> "Session":
+               name: str | None = None, labels=None) -> "Session":
         """A new session in ``db``: a new SQLite file, or a PostgreSQL database.
 
         Parameters
         ----------
         db : str or Path
-            An SQLite file that does not exist yet, or a ``postgresql://`` URL (the database
-            may hold other sessions, under other names); see :mod:`pybai.session.backends`.
+            A new SQLite file, or a ``postgresql://`` URL (:mod:`pybai.session.backends`).
         file : str, Path or dict, optional
             A session file (its path, or the parsed document).
         problem, strategy : Problem and Strategy, optional
@@ -171,8 +176,10 @@ class Session:
             Master seed (default: the file's ``seed``, else 0).  The strategy's generator is
             the replication-0 strategy stream of ``pybai run`` with this seed.
         name : str, optional
-            The session's name (default: the file's ``name``, else its file name), unique in
-            the database.
+            The session's name, unique in the database (default: the file's ``name``).
+        labels : list of str, optional
+            One distinct name per arm (``[environment] labels``; replaces the file's or the
+            problem's): shown in statuses, reports and exports, accepted as sources by :meth:`tell`.
 
         Notes
         -----
@@ -197,6 +204,8 @@ class Session:
                 raise InvalidParameterError("Session.create needs a session file, or both a problem and a strategy.")
             document = session_document(problem, strategy, name=name or "session", seed=int(seed or 0))
             default = "session"
+        if labels is not None:
+            document["environment"] = {**document.get("environment", {}), "labels": labels}
         try:
             document = json.loads(json.dumps(document, allow_nan=False))
         except (TypeError, ValueError):
@@ -215,10 +224,8 @@ class Session:
 
     @classmethod
     def open(cls, db, name: str | None = None) -> "Session":
-        """Open the session ``name`` of a database (``name`` may be omitted when it holds one session).
-
-        The strategy is rebuilt from the newest stored state and the log after it.
-        """
+        """Open the session ``name`` of ``db`` (optional when it holds one); the strategy is rebuilt
+        from the newest stored state and the log after it."""
         store = Store.open(db, name)
         path = store.path
         try:
@@ -330,8 +337,9 @@ class Session:
         Parameters
         ----------
         request_id : int
-        sources : array-like of int
-            The sources sampled (for subpopulation problems: ``arm * L + subpopulation``).
+        sources : array-like of int or str
+            The sources sampled (for subpopulation problems: ``arm * L + subpopulation``); when
+            the arms have labels, an arm may be given by its label (mixed with indices).
         rewards : array-like of float
             One finite reward per source (0 or 1 for Bernoulli problems).
 
@@ -344,7 +352,7 @@ class Session:
             The session has stopped, or nothing was asked.
         """
         rid = _request_id(request_id)
-        src, rew = _answer_arrays(sources, rewards)
+        src, rew = _answer_arrays(self.layout.sources(sources), rewards)
         changed = False
         try:
             with self._store.writing("record the answer"):
@@ -393,7 +401,9 @@ class Session:
         """The state of the session as a JSON-safe dict.
 
         Keys: ``name``, ``goal``, ``strategy``, ``seed``, ``regime``, ``status``, ``stopped``,
-        ``message``, ``recommendation`` (and ``answer``: in words), ``samples``, ``batches``,
+        ``message``, ``recommendation`` (and ``answer``: in words), ``labels`` (the arms' names, or
+        null), ``recommendation_label`` (the recommended arm's label, a list for top-k; null without
+        labels), ``samples``, ``batches``,
         ``requests``, ``answers``, ``pending`` (``{"request", "size"}`` or null), ``statistic``
         and ``threshold`` (fixed confidence: the GLR statistic of the empirical answer and the
         stopping threshold at the current sample count; else null), ``threshold_kind``
@@ -441,6 +451,8 @@ class Session:
             "message": res.message,
             "recommendation": _plain(res.recommendation),
             "answer": describe_answer(problem, res.recommendation),
+            "labels": None if problem.labels is None else list(problem.labels),
+            "recommendation_label": recommendation_label(problem, res.recommendation),
             "samples": int(res.samples),
             "batches": int(res.batches),
             "requests": int(n_requests),

@@ -137,6 +137,8 @@ def sweep_document(
         "results": points[0]["results"],
         "elapsed_seconds": None if elapsed is None else round(elapsed, 3),
     }
+    if first.problem.labels is not None:  # the arms' names ([environment] labels)
+        document["labels"] = list(first.problem.labels)
     if note is not None:  # epsilon-best-arm identification: what correct_rate counts
         document["correctness"] = note
     if sweep.gridded:

@@ -26,6 +26,7 @@ import numpy as np
 
 from pybai._validation import check_memory
 from pybai.exceptions import InvalidParameterError, PybaiWarning
+from pybai.naming import answer_name
 from pybai.problems.base import FixedConfidence, lower_bound_factor
 
 __all__ = ["preflight", "estimate_samples", "pilot_seconds_per_sample", "LONG_RUN_SECONDS", "RESULT_BYTES_PER_SOURCE"]
@@ -51,11 +52,6 @@ def _truth(experiment):
         return experiment.environment.source_means
     except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior): no single answer
         return None
-
-
-def _arms(answer) -> str:
-    values = np.atleast_1d(np.asarray(answer)).tolist()
-    return ", ".join(str(v + 1) for v in values)
 
 
 def estimate_samples(problem, truth) -> tuple[float | None, str]:
@@ -168,7 +164,8 @@ def preflight(experiment, jobs: int = 1) -> None:
     if tied:
         answer = problem.answer(truth)
         message = (f"{experiment.name}: the true answer is not unique (tied means; any tied answer counts as "
-                   f"correct; the lowest index is reported: arm {_arms(answer)}); no strategy can certify it")
+                   f"correct; the lowest index is reported: {answer_name(answer, problem.labels)}); "
+                   "no strategy can certify it")
         if isinstance(problem.regime, FixedConfidence):
             message += (f": fixed-confidence runs that do not stop by chance end at max_samples = "
                         f"{problem.regime.max_samples:,} (censored)")

@@ -25,6 +25,11 @@ inequality P(exists t: M^+_a(l*) M^-_b(l*) >= m / delta) <= delta / m.
 (ii) ln M^+_a(l) is nonincreasing in l and ln M^-_b(l) nondecreasing (each factor is), so for l*
 in [l_i, l_{i+1}] of the fixed grid, ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(l_{i+1}) + ln M^-_b(l_i);
 the rule stops only if this lower bound exceeds ln(m/delta) for the cell holding l*.
+(ii') **Additive epsilon** (pieces {lambda_a <= lambda_b - e}, e in the rescaled units): a wrong
+answer has mu_a + e <= mu_b for some b; take l* = mu_a, so W^+_a(l*) and W^-_b(l* + e) are both
+supermartingales as in (i).  For l* in [l_i, l_{i+1}], ln M^+_a(l*) >= ln M^+_a(l_{i+1}) and, with
+s = floor(e (L - 1)) grid steps, l_{i+s} <= l* + e, so ln M^-_b(l* + e) >= ln M^-_b(l_{i+s}); l* + e <= 1
+keeps l* in the cells with i + s <= L - 1.  The rule tests min_i ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+s}).
 (iii) A wrong answer at stopping ranks some arm a above an arm b with mu_a <= mu_b among the m
 pairs fixed by the truth (for best arm: a = the answer, b = the best arm); (i) and (ii) give each
 such pair probability at most delta / m; the union bound gives delta.  Nothing is assumed about
@@ -57,26 +62,30 @@ __all__ = ["BettingThreshold", "HeuristicBettingThreshold", "bounded_rules", "pa
 
 
 @njit(cache=True)
-def _pair_value(ln_up_a, ln_down_b):
-    """min over cells i of ln M^+_a(l_{i+1}) + ln M^-_b(l_i)."""
+def _pair_value(ln_up_a, ln_down_b, shift=0):
+    """min over cells i of ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+shift}) (cells with i + shift on the grid).
+
+    ``shift`` = floor(e (L - 1)) grid steps for the pieces {lambda_a <= lambda_b - e} of additive
+    epsilon (module docstring); 0 for the plain pieces.
+    """
     best = math.inf
-    for i in range(ln_up_a.shape[0] - 1):
-        v = ln_up_a[i + 1] + ln_down_b[i]
+    for i in range(ln_up_a.shape[0] - 1 - shift):
+        v = ln_up_a[i + 1] + ln_down_b[i + shift]
         if v < best:
             best = v
     return best
 
 
 @njit(cache=True)
-def _min_margin(counts, means, ln_up, ln_down, top, bot, level):
+def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
     worst = math.inf
     for ii in range(top.shape[0]):
         a = top[ii]
         for jj in range(bot.shape[0]):
             b = bot[jj]
-            if counts[a] < 1.0 or counts[b] < 1.0 or not (means[a] > means[b]):
+            if counts[a] < 1.0 or counts[b] < 1.0 or not (means[a] > means[b] - offset):
                 return -math.inf
-            margin = _pair_value(ln_up[a], ln_down[b]) - level
+            margin = _pair_value(ln_up[a], ln_down[b], shift) - level
             if margin < worst:
                 worst = margin
                 if worst <= 0.0:
@@ -128,14 +137,24 @@ class BettingThreshold(Threshold):
         t = np.maximum(np.asarray(t, dtype=float), 1.0)
         return np.log((1.0 + np.log(t)) * self.n_alternatives / self.delta)
 
-    def model_margin(self, model, variances, top, bottom) -> float:
-        """Smallest certified margin over the pairs (a in ``top``, b in ``bottom``); stop when > 0."""
+    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+        """Smallest certified margin over the pairs (a in ``top``, b in ``bottom``); stop when > 0.
+
+        ``offset`` e > 0 (additive epsilon, rescaled units): the pieces {lambda_a <= lambda_b - e},
+        tested on ln M^+_a(l) + ln M^-_b(l + e) (module docstring); ``slope`` must be 1.
+        """
         ln_up = getattr(model, "ln_up", None)
         if ln_up is None:
             raise fail("model", type(self).__name__, "a BettingModel (reward_model 'bounded', statistic 'kl-inf')",
                        type(model).__name__)
+        if slope != 1.0 or not 0.0 <= offset < 1.0:
+            raise fail("slope", type(self).__name__, "1 and an offset in [0, 1) (additive epsilon only)",
+                       (slope, offset))
+        steps = ln_up.shape[1] - 1
+        shift = max(int(math.floor(offset * steps - 1e-9)), 0) if offset > 0.0 else 0
         return float(_min_margin(model.counts, model.estimate, ln_up, model.ln_down,
-                                 np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level))
+                                 np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level,
+                                 float(offset), shift))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
@@ -151,10 +170,10 @@ class HeuristicBettingThreshold(BettingThreshold):
     name = "betting-heuristic"
     proven = False
 
-    def model_margin(self, model, variances, top, bottom) -> float:
+    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         t = max(float(model.counts.sum()), 1.0)
         self.level = math.log((1.0 + math.log(t)) / self.delta)
-        return super().model_margin(model, variances, top, bottom)
+        return super().model_margin(model, variances, top, bottom, slope, offset)
 
 
 def _kind(kind: str, family: str) -> str:

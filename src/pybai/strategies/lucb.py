@@ -6,7 +6,6 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice
-from pybai.models._kl import lower_bound, upper_bound
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -15,27 +14,25 @@ __all__ = ["LUCB"]
 
 
 @njit(cache=True)
-def _lucb_pair(code, counts, means, var, level, in_answer):
+def _lucb_pair(bounds, in_answer):
     """(h, l, lcb_h, ucb_l): h the answer arm with the smallest LCB, l the other arm with the largest UCB.
 
-    Ties: the lowest index.  With a one-arm answer (best arm), h is that arm.
+    ``bounds`` holds each answer arm's lower bound and every other arm's upper bound.  Ties: the
+    lowest index.  With a one-arm answer (best arm), h is that arm.
     """
-    k = means.shape[0]
+    k = bounds.shape[0]
     h = -1
     lcb_h = np.inf
     l = -1
     ucb_l = -np.inf
     for a in range(k):
         if in_answer[a]:
-            lo = lower_bound(code, means[a], counts[a], var[a], level)
-            if lo < lcb_h or h < 0:
-                lcb_h = lo
+            if bounds[a] < lcb_h or h < 0:
+                lcb_h = bounds[a]
                 h = a
-        else:
-            u = upper_bound(code, means[a], counts[a], var[a], level)
-            if u > ucb_l or l < 0:
-                ucb_l = u
-                l = a
+        elif bounds[a] > ucb_l or l < 0:
+            ucb_l = bounds[a]
+            l = a
     return h, l, lcb_h, ucb_l
 
 
@@ -48,7 +45,9 @@ class LUCB(Strategy):
     top-k set), the arm h_t of J_t with the smallest KL lower confidence bound and the arm
     l_t outside J_t with the largest KL upper confidence bound,
     UCB_a = max{q : N_a d(mu_hat_a, q) <= beta(t, delta)} (LCB symmetrically), where beta is the
-    strategy's threshold (the same object as the GLR stopping threshold).  For the best arm
+    strategy's threshold (the same object as the GLR stopping threshold), computed by the
+    family (:meth:`~pybai.models.families.Family.confidence_bounds`: bounded rewards with KL_inf
+    read them from the betting tables the stopping rule tests).  For the best arm
     (k = 1) h_t is the empirical best arm: the rule of Kaufmann & Kalyanakrishnan (2013).
 
     Parameters
@@ -89,7 +88,7 @@ class LUCB(Strategy):
         fam = self.problem_.family
         level = self.threshold_(max(self.t_, 1))
         mask = self.problem_.answer_mask(self.means_)
-        return _lucb_pair(fam.code, self.counts_, self.means_, fam.variances, level, mask)
+        return _lucb_pair(fam.confidence_bounds(self.model_, self.means_, level, mask), mask)
 
     def _select(self):
         h, l, _, _ = self._pair()

@@ -45,6 +45,8 @@ class BestArmProblem(Problem):
         (epsilon in (0, 1); meant for positive rewards), with the pieces
         {lambda_a <= (1 - epsilon) lambda_b} of the multiplicative reading of Garivier &
         Kaufmann (2021).
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Examples
     --------
@@ -59,10 +61,11 @@ class BestArmProblem(Problem):
     provides = frozenset({"independent-arms", "answer-mask"})
 
     def __init__(self, n_arms: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None,
-                 epsilon_mode: str = "additive"):
+                 epsilon_mode: str = "additive", labels=None):
         super().__init__(family, regime, batch)
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
         self._check_family_size()
+        self._set_labels(labels, self.n_arms)
         owner = type(self).__name__
         check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
         #: "additive" or "relative" in epsilon-best-arm identification, else None
@@ -90,7 +93,7 @@ class BestArmProblem(Problem):
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             self.pair_shift = (1.0 - self.epsilon, 0.0)
         else:
-            self.pair_shift = (1.0, self.epsilon)
+            self.pair_shift = (1.0, family.learner_gap(self.epsilon))  # in the learner's units
 
     @property
     def epsilon_best_arm(self) -> bool:
@@ -98,7 +101,11 @@ class BestArmProblem(Problem):
         return self.pair_shift != (1.0, 0.0)
 
     def epsilon_good(self, means) -> np.ndarray:
-        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set)."""
+        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set).
+
+        ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
+        user's for every family but bounded rewards, which the learner rescales to [0, 1]).
+        """
         means = self.check_means(means)
         c, e = self.pair_shift
         return means >= c * means.max() - e
@@ -203,7 +210,9 @@ class BestArmProblem(Problem):
         a = int(answer)
         if not 0 <= a < self.n_arms:
             return False
-        return bool(self.epsilon_good(means)[a]) if self.epsilon_best_arm else bool(means[a] == means.max())
+        if not self.epsilon_best_arm:
+            return bool(means[a] == means.max())
+        return bool(self.epsilon_good(self.family.learner_means(means))[a])
 
     def answer_metrics(self, answer, means) -> dict:
         """With epsilon in fixed confidence: ``{"exact_correct": answer is a best arm}``; else none."""

@@ -42,6 +42,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     epsilon : float >= 0, optional
         Fixed budget: tolerance of the reported probability of error; fixed confidence: additive
         epsilon-best-arm identification on the posterior means (see :class:`BestArmProblem`).
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Examples
     --------
@@ -55,8 +57,8 @@ class CorrelatedBestArmProblem(BestArmProblem):
     provides = frozenset({"independent-arms", "answer-mask", "posterior"})
 
     def __init__(self, n_arms: int, family: Family, covariance, sigma, eta=1.0, prior_mean=0.0, *,
-                 regime, batch: BatchSpec | None = None, epsilon=None):
-        super().__init__(n_arms, family, regime, batch, epsilon=epsilon)
+                 regime, batch: BatchSpec | None = None, epsilon=None, labels=None):
+        super().__init__(n_arms, family, regime, batch, epsilon=epsilon, labels=labels)
         if family.name != "gaussian":
             raise fail("family", _OWNER, "a Gaussian family (the posterior needs Gaussian noise)", family.name)
         sigma = check_positive_float(sigma, "sigma", _OWNER)

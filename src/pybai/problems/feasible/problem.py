@@ -61,6 +61,8 @@ class FeasibleArmProblem(Problem):
         ``"pair"``: the learner picks the cell, requests are sources.  ``"arm"``: the learner
         picks the arm and the subpopulation arrives with probability q; requests are arms
         (``n_requests = K``) and the oracle is restricted to ``w[k, l] = v_k q_l``.
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Notes
     -----
@@ -103,12 +105,13 @@ class FeasibleArmProblem(Problem):
 
     def __init__(self, n_arms, n_subpopulations, weights, constrained=None, floor=0.0,
                  family: Family | None = None, regime=None, batch: BatchSpec | None = None,
-                 sampling: str = "pair"):
+                 sampling: str = "pair", *, labels=None):
         super().__init__(family, regime, batch)  # type: ignore[arg-type]  # None: Problem takes the default family
         owner = type(self).__name__
         K = check_positive_int(n_arms, "n_arms", owner)
         L = check_positive_int(n_subpopulations, "n_subpopulations", owner)
         self.n_arms, self.n_subpopulations = K, L
+        self._set_labels(labels, K)
         self.grid_shape = (K, L)  # source_shape, read on the hot path
         self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)

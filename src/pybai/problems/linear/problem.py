@@ -80,6 +80,8 @@ class LinearBestArmProblem(Problem):
         Noise standard deviation (> 0, one for all arms).
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Examples
     --------
@@ -94,7 +96,7 @@ class LinearBestArmProblem(Problem):
     goal = "best-arm"
     provides = frozenset({"features"})
 
-    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None):
+    def __init__(self, features, sigma, regime, batch: BatchSpec | None = None, *, labels=None):
         owner = "LinearBestArmProblem"
         x = check_array(features, "features", owner, ndim=2)
         k, d = x.shape
@@ -107,6 +109,7 @@ class LinearBestArmProblem(Problem):
         self.sigma = check_positive_float(sigma, "sigma", owner)
         super().__init__(Gaussian(self.sigma, n_sources=k), regime, batch)
         self.features = x
+        self._set_labels(labels, k)
         _, first, group = np.unique(x, axis=0, return_index=True, return_inverse=True)
         group = group.reshape(-1)
         self._rep_of = first[group]  # lowest index of each arm's group of identical rows

@@ -32,6 +32,8 @@ class TopKProblem(Problem):
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
         (b, r)-batch pulls; ``max_repeats`` must not exceed ``size``.
+    labels : list of str, optional
+        One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
     Notes
     -----
@@ -53,7 +55,7 @@ class TopKProblem(Problem):
     goal = "top-k"
     provides = frozenset({"independent-arms", "answer-mask"})
 
-    def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None):
+    def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None, *, labels=None):
         super().__init__(family, regime, batch)
         owner = type(self).__name__
         self.n_arms = check_positive_int(n_arms, "n_arms", owner, minimum=2)
@@ -63,6 +65,7 @@ class TopKProblem(Problem):
         if batch is not None and batch.max_repeats > batch.size:
             raise fail("max_repeats", owner, f"an int in [1, size] = [1, {batch.size}] (r <= b)", batch.max_repeats)
         self._check_family_size()
+        self._set_labels(labels, self.n_arms)
 
     @property
     def n_sources(self) -> int:
