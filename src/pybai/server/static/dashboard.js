@@ -38,9 +38,9 @@
 
   function flat(values) { return Array.isArray(values) ? values.flat(Infinity) : []; }
 
-  function niceTicks(low, high, count) {
+  function niceTicks(low, high, count, integers) {
     if (!(high > low)) { high = low + 1; }
-    const raw = (high - low) / Math.max(1, count);
+    const raw = Math.max((high - low) / Math.max(1, count), integers ? 1 : 0);
     const step = Math.pow(10, Math.floor(Math.log10(raw)));
     const unit = [1, 2, 5, 10].map((m) => m * step).find((s) => s >= raw) || 10 * step;
     const ticks = [];
@@ -105,7 +105,7 @@
       return;
     }
     const top = Math.max(thr, stat || 0) * 1.15 || 1;
-    const width = 400, height = 46, x = (v) => 8 + (width - 16) * Math.min(v, top) / top;
+    const width = 480, height = 46, x = (v) => 8 + (width - 16) * Math.min(v, top) / top;
     const parts = [svg("rect", { x: 8, y: 10, width: width - 16, height: 18, rx: 3, class: "track" })];
     if (stat !== null && stat !== undefined) {
       parts.push(svg("rect", { x: 8, y: 10, width: Math.max(0, x(stat) - 8), height: 18, rx: 3,
@@ -173,7 +173,7 @@
     parts.push(svg("line", { x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom, class: "axis" }));
     const xt = svg("text", { x: (box.left + box.right) / 2, y: box.bottom + 34, "text-anchor": "middle", class: "title" });
     xt.textContent = xTitle;
-    const yt = svg("text", { x: 12, y: box.top - 8, class: "title" });
+    const yt = svg("text", { x: 4, y: box.top - 18, class: "title" });
     yt.textContent = yTitle;
     parts.push(xt, yt);
   }
@@ -190,14 +190,14 @@
     const order = names.map((_, a) => a).sort((a, b) => last[b] - last[a]);
     const shown = order.slice(0, 10).sort((a, b) => a - b);
     const xs = history.samples;
-    const width = 640, height = 260;
-    const box = { left: 56, right: width - 12, top: 22, bottom: height - 40 };
+    const width = 900, height = 300;
+    const box = { left: 64, right: width - 16, top: 34, bottom: height - 44 };
     const xMax = Math.max(1, xs[xs.length - 1] || 1);
     const yMax = Math.max(1, ...shown.map((a) => last[a] || 0));
     const sx = (v) => box.left + (box.right - box.left) * v / xMax;
     const sy = (v) => box.bottom - (box.bottom - box.top) * v / yMax;
     const parts = [];
-    axes(parts, box, niceTicks(0, xMax, 6), niceTicks(0, yMax, 4), sx, sy, "samples told (all arms)", "samples of the arm");
+    axes(parts, box, niceTicks(0, xMax, 8, true), niceTicks(0, yMax, 5, true), sx, sy, "samples told (all arms)", "samples of the arm");
     shown.forEach((a, i) => {
       const points = series.map((c, j) => `${sx(xs[j]).toFixed(1)},${sy(c[a]).toFixed(1)}`).join(" ");
       parts.push(svg("polyline", { points, class: "series", stroke: COLOURS[i % COLOURS.length],
@@ -222,7 +222,7 @@
     const values = rows.flatMap((s) => [means[s], low[s], high[s]]).filter((v) => v !== null && Number.isFinite(v));
     const lo = values.length ? Math.min(...values) : 0, hi = values.length ? Math.max(...values) : 1;
     const pad = (hi - lo) * 0.05 || 0.5;
-    const rowH = 24, width = 640, labelW = Math.min(260, 12 + 7.5 * Math.max(...rows.map((s) => names[s].length + 2)));
+    const rowH = 26, width = 900, labelW = Math.min(300, 16 + 8 * Math.max(...rows.map((s) => names[s].length + 2)));
     const box = { left: labelW, right: width - 16, top: 10, bottom: 10 + rowH * rows.length };
     const height = box.bottom + 40;
     const sx = (v) => box.left + (box.right - box.left) * (v - (lo - pad)) / ((hi + pad) - (lo - pad));
