@@ -41,6 +41,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def _create(db: str, name: str, strategy: str, max_pending: int) -> None:
     from pybai import Bernoulli, BestArmProblem, FixedConfidence, make_strategy
     from pybai.session import Session
@@ -114,11 +123,13 @@ def main() -> None:
         else:
             sys.exit("the server did not start")
         budget = args.requests // args.clients
+        cpu_before = _cpu_seconds(server.pid)
         start = time.perf_counter()
         jobs = [(port, name, budget, start + args.seconds, seed) for seed in range(args.clients)]
         with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
             results = pool.map(_client, jobs)
         wall = time.perf_counter() - start
+        cpu = _cpu_seconds(server.pid) - cpu_before
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -136,6 +147,9 @@ def main() -> None:
     print(f"{args.clients} clients, {where}, strategy {args.strategy}, max_pending {args.max_pending}")
     print(f"{latencies.size} requests in {wall:.2f} s: {latencies.size / wall:.0f} requests/s; "
           f"{told} tells accepted ({told / wall:.0f}/s); status codes {dict(sorted(codes.items()))}")
+    if cpu == cpu:
+        print(f"server CPU: {cpu:.2f} s, {1e3 * cpu / latencies.size:.2f} ms per request "
+              f"(one free core would serve about {latencies.size / cpu:.0f} requests/s)")
     print(f"latency ms: median {1e3 * np.median(latencies):.2f}, p90 {1e3 * np.quantile(latencies, 0.9):.2f}, "
           f"p99 {1e3 * np.quantile(latencies, 0.99):.2f}")
     if not args.db:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from _serve_sessions import make_ab
+from _serve_sessions import client_for, folder, make_ab, sessions  # noqa: F401 (fixtures)
 from pybai.cli import main
 from pybai.session import Session
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LiveServer
+from _serve_sessions import LiveServer, folder, sessions  # noqa: F401 (fixtures)
 
 CHROMIUM = os.environ.get("PYBAI_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
