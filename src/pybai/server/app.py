@@ -21,7 +21,8 @@ __all__ = ["create_app"]
 
 async def _http_error(request: Request, exc: Exception):
     assert isinstance(exc, HTTPException)
-    return error_response(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}.", exc.headers)
+    return error_response(exc.status_code, f"{exc.detail}: {request.method} {request.url.path}.",
+                          dict(exc.headers or {}))
 
 
 def create_app(db: str, token: str | None = None) -> Starlette:
