@@ -214,3 +214,29 @@ def test_serve_command_refuses_bad_arguments(tmp_path, capsys):
     assert exit_.value.code == 2 and "1..65535" in capsys.readouterr().err
     assert main(["serve", "--db", str(tmp_path), "--token", " "]) == 2
     assert "'token'" in capsys.readouterr().err
+
+
+def test_a_body_past_the_limit_is_413(sessions, client_for, monkeypatch):
+    from pybai.server import routes
+
+    monkeypatch.setattr(routes, "MAX_BODY", 64)
+    client = client_for(sessions)
+    big = {"request": 1, "sources": [0] * 40, "rewards": [1] * 40}
+    assert "at most 64" in error(client.post("/sessions/checkout/tell", json=big), 413)
+
+    def chunks():  # no Content-Length: refused while streaming
+        yield b'{"request": 1, "sources": [' + b"0, " * 30
+        yield b"0]}"
+
+    assert "larger than 64" in error(client.post("/sessions/checkout/tell", content=chunks()), 413)
+
+
+def test_a_replaced_session_file_is_opened_again(sessions, client_for):
+    client = client_for(sessions)
+    told(client)
+    assert client.get("/sessions/checkout/status").json()["samples"] == 1
+    for suffix in ("", "-wal", "-shm"):
+        (sessions / f"checkout.db{suffix}").unlink(missing_ok=True)
+    make_ab(sessions / "checkout.db")  # the same name, a new session
+    assert client.get("/sessions/checkout/status").json()["samples"] == 0
+    assert client.get("/sessions/checkout/history").json()["samples"] == [0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from pybai.cli._common import integer_argument
 
@@ -41,6 +42,9 @@ def command(args) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"serving {len(names)} session(s) of {args.db} at http://{host}:{args.port}/ "
           f"(writes {'need the token' if token else 'are open: no --token'}); Ctrl-C stops", flush=True)
+    if not token and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"pybai: warning: listening on {args.host} without --token: anyone who reaches this port can ask "
+              "and tell", file=sys.stderr, flush=True)
     for name in names[:10]:
         print(f"  dashboard: http://{host}:{args.port}/sessions/{name}", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=args.access_log,

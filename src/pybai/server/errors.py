@@ -3,6 +3,7 @@
 | error | status |
 | --- | --- |
 | a body or parameter that does not read (:class:`BadRequest`, :class:`~pybai.exceptions.InvalidParameterError`) | 400 |
+| a body larger than 16 MiB (:class:`BodyTooLarge`) | 413 |
 | a ``tell`` the pending request refuses (sources not requested, rewards outside the support) | 400 |
 | no write token / a wrong one (``pybai serve --token``) | 401 / 403 |
 | an unknown session, an unknown request | 404 |
@@ -20,13 +21,17 @@ from starlette.responses import JSONResponse
 from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, SessionStateError
 from pybai.server.sessions import UnknownSessionError
 
-__all__ = ["BadRequest", "NotImplementedHere", "status_of", "error_response"]
+__all__ = ["BadRequest", "BodyTooLarge", "NotImplementedHere", "status_of", "error_response"]
 
 _UNKNOWN_REQUEST = re.compile(r"\brequest -?\d+ does not exist\b")
 
 
 class BadRequest(InvalidParameterError):
     """A request body or query parameter that does not read (HTTP 400)."""
+
+
+class BodyTooLarge(BadRequest):
+    """A request body past the size the server reads (HTTP 413)."""
 
 
 class NotImplementedHere(PybaiError):
@@ -40,6 +45,8 @@ def status_of(exc: PybaiError) -> int:
         return 404
     if isinstance(exc, NotImplementedHere):
         return 501
+    if isinstance(exc, BodyTooLarge):
+        return 413
     if isinstance(exc, (RequestError, SessionStateError)) and _UNKNOWN_REQUEST.search(message):
         return 404
     if isinstance(exc, RequestError):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from pybai.server.sessions import UnknownSessionError, find_sessions, open_session
+from pybai.server.sessions import UnknownSessionError, find_sessions, identity, open_session
 from pybai.session.session import Session
 from pybai.session.timeline import SampleTimeline
 
@@ -32,13 +32,18 @@ class Served:
         self.name = name
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"pybai-session-{name}")
         self._session: Session | None = None
+        self._identity: object = None
         self._timeline: SampleTimeline | None = None
 
     @property
     def session(self) -> Session:
-        """The open session (in the worker thread only)."""
+        """The open session (in the worker thread only); opened again when its file was replaced."""
+        if self._session is not None and identity(self._session) != self._identity:
+            self._session.close()
+            self._session = self._timeline = None
         if self._session is None:
             self._session = open_session(self.db, self.name)
+            self._identity = identity(self._session)
         return self._session
 
     def timeline(self) -> SampleTimeline:

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from pybai.exceptions import PybaiError
-from pybai.server.errors import BadRequest, NotImplementedHere, error_response, status_of
+from pybai.server.errors import BadRequest, BodyTooLarge, NotImplementedHere, error_response, status_of
 from pybai.server.pool import Served, SessionPool
 from pybai.session.document import status_document
 from pybai.session.rows import write_csv
@@ -34,6 +34,24 @@ from pybai.session.rows import write_csv
 __all__ = ["Api"]
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+
+#: the largest request body read (bytes); a larger one is refused with 413 before it is read whole
+MAX_BODY = 16 * 2**20
+
+
+async def _read(request: Request, route: str) -> bytes:
+    """The request body, refused (:class:`BodyTooLarge`) once it passes :data:`MAX_BODY` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise BodyTooLarge(f"the body of {route} is {int(declared)} bytes; at most {MAX_BODY} are read.")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise BodyTooLarge(f"the body of {route} is larger than {MAX_BODY} bytes, the most that is read.")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _body(raw: bytes, route: str, required: tuple[str, ...]) -> dict:
@@ -109,7 +127,7 @@ class Api:
             for n in names]})
 
     async def ask(self, request: Request) -> Response:
-        _body(await request.body(), "ask", ())
+        _body(await _read(request, "ask"), "ask", ())
 
         def work(served: Served) -> dict:
             asked = served.session.ask()
@@ -118,7 +136,7 @@ class Api:
         return JSONResponse(await self.pool.call(request.path_params["name"], work))
 
     async def tell(self, request: Request) -> Response:
-        body = _body(await request.body(), "tell", ("request", "sources", "rewards"))
+        body = _body(await _read(request, "tell"), "tell", ("request", "sources", "rewards"))
         rid = _request_id(body["request"], "tell")
 
         def work(served: Served) -> dict:
@@ -128,7 +146,7 @@ class Api:
         return JSONResponse(await self.pool.call(request.path_params["name"], work))
 
     async def cancel(self, request: Request) -> Response:
-        body = _body(await request.body(), "cancel", ("request",))
+        body = _body(await _read(request, "cancel"), "cancel", ("request",))
         rid = _request_id(body["request"], "cancel")
 
         def work(served: Served):

@@ -15,7 +15,7 @@ from pybai.session.integrity import SQLITE_MAGIC
 from pybai.session.session import Session
 from pybai.session.store import Store
 
-__all__ = ["UnknownSessionError", "check_db", "find_sessions", "open_session"]
+__all__ = ["UnknownSessionError", "check_db", "find_sessions", "open_session", "identity"]
 
 #: (path, inode) -> the session name stored in the file (a session's name never changes)
 _NAMES: dict[tuple[str, int], str] = {}
@@ -96,3 +96,13 @@ def open_session(db: str, name: str) -> Session:
         held = ", ".join(sorted(found)) or "none"
         raise UnknownSessionError(f"no session named {name!r} in {db} (sessions: {held}).")
     return Session.open(found[name])
+
+
+def identity(session: Session) -> object:
+    """What identifies the stored session an open ``session`` reads: a changed value means the file was
+    replaced (deleted and created again), so the server opens it again instead of serving the old one."""
+    try:
+        stat = session.path.stat()
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
