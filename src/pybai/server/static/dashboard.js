@@ -214,7 +214,8 @@
     const figure = $("means-chart");
     const names = sourceNames(status);
     const means = flat(status.means), low = flat(status.ci_low), high = flat(status.ci_high), counts = flat(status.counts);
-    const best = Number.isInteger(status.recommendation) ? status.recommendation : null;
+    const rec = status.recommendation;  // an arm, a list of arms (top-k), -1 (no feasible arm) or null
+    const best = new Set((Array.isArray(rec) ? rec : [rec]).filter((a) => Number.isInteger(a) && a >= 0));
     const perCell = Array.isArray((status.counts || [])[0]) ? status.counts[0].length : 1;
     let rows = names.map((_, s) => s);
     const note = rows.length > 30 ? ` The 30 highest means of ${rows.length} are drawn (all in the table).` : "";
@@ -236,7 +237,7 @@
     }
     rows.forEach((s, i) => {
       const y = box.top + rowH * i + rowH / 2;
-      const isBest = best !== null && Math.floor(s / perCell) === best && perCell === 1;
+      const isBest = best.has(Math.floor(s / perCell));
       const label = svg("text", { x: box.left - 8, y: y + 4, "text-anchor": "end", class: isBest ? "label best" : "label" });
       label.textContent = (isBest ? "★ " : "") + names[s];
       parts.push(label);
@@ -253,7 +254,8 @@
     parts.push(title);
     figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, "aria-hidden": "true" }, parts));
     $("level").textContent = Math.round(100 * (status.level || 0.95)) + "%";
-    const shownBest = best !== null && perCell === 1 ? ` ★ marks the recommendation (${names[best] ?? best}).` : "";
+    const recommended = armNames(status, Math.ceil(names.length / perCell)).filter((_, a) => best.has(a));
+    const shownBest = recommended.length ? ` ★ marks the recommendation (${recommended.join(", ")}).` : "";
     $("means-caption").textContent = rows.map((s) => `${names[s]}: ${fmt(means[s])} [${fmt(low[s])}, ${fmt(high[s])}], ` +
       `${fmt(counts[s])} samples`).join("; ") + "." + shownBest + note;
     renderTable(names, counts, means, low, high, flat(status.sd));
