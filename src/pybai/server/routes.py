@@ -16,6 +16,7 @@ reads stay open.  Errors: :mod:`pybai.server.errors`.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections.abc import Awaitable, Callable
@@ -119,8 +120,6 @@ class Api:
 
     # ------------------------------------------------------------ routes
     async def list_sessions(self, request: Request) -> Response:
-        import asyncio
-
         names = await asyncio.to_thread(self.pool.names)
         return JSONResponse({"sessions": [
             {"name": n, "status": f"/sessions/{quote(n, safe='')}/status", "dashboard": f"/sessions/{quote(n, safe='')}"}
