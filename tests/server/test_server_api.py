@@ -240,3 +240,27 @@ def test_a_replaced_session_file_is_opened_again(sessions, client_for):
     make_ab(sessions / "checkout.db")  # the same name, a new session
     assert client.get("/sessions/checkout/status").json()["samples"] == 0
     assert client.get("/sessions/checkout/history").json()["samples"] == [0]
+
+
+def test_serve_command_runs_uvicorn_on_the_app(sessions, capsys, monkeypatch):
+    import uvicorn
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+    monkeypatch.setenv("PYBAI_SERVE_TOKEN", "from-env")
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0", "--port", "8123"]) == 0
+    out = capsys.readouterr()
+    assert "serving 2 session(s)" in out.out and "http://0.0.0.0:8123/sessions/checkout" in out.out
+    assert "writes need the token" in out.out and "warning" not in out.err
+    assert seen["host"] == "0.0.0.0" and seen["port"] == 8123 and seen["access_log"] is False
+    import warnings
+
+    with warnings.catch_warnings():  # newer Starlette prefers the httpx2 package; httpx works with every version
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    with TestClient(seen["app"]) as client:  # the token came from the environment
+        assert client.post("/sessions/checkout/ask").status_code == 401
+    monkeypatch.delenv("PYBAI_SERVE_TOKEN")
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0"]) == 0
+    assert "without --token" in capsys.readouterr().err
