@@ -103,6 +103,6 @@ def identity(session: Session) -> object:
     replaced (deleted and created again), so the server opens it again instead of serving the old one."""
     try:
         stat = session.path.stat()
-    except OSError:
+    except (OSError, AttributeError, TypeError):  # not a file (a server database): nothing to compare
         return None
     return (stat.st_dev, stat.st_ino)
