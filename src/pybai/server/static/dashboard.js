@@ -82,11 +82,7 @@
     if (status.budget !== null && status.budget !== undefined) parts.push("budget " + fmt(status.budget));
     if (status.threshold_kind) parts.push(status.threshold_kind + " threshold");
     $("summary").textContent = parts.join(" · ");
-    let answer = status.answer;
-    if (Array.isArray(status.labels) && Number.isInteger(status.recommendation) && status.recommendation >= 0) {
-      answer = status.labels[status.recommendation] + " (arm " + status.recommendation + ")";
-    }
-    $("recommendation").textContent = answer;
+    $("recommendation").textContent = status.answer;  // in words, with the arms' labels when they have them
     $("message").textContent = status.message || "";
     $("samples").textContent = fmt(status.samples);
     $("requests").textContent = fmt(status.requests) + " requests, " + fmt(status.answers) + " answers" +
