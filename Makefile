@@ -10,7 +10,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve]"
 	touch $(STAMP)
 
 demo: install
@@ -22,7 +22,7 @@ test: install
 DOCS_STAMP := $(VENV)/.installed-docs
 
 $(DOCS_STAMP): pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,docs,typecheck]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,docs,typecheck]"
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)   # the site (user guide, API reference, executed gallery) in docs/_build/html; warnings are errors

@@ -25,7 +25,9 @@ FORBIDDEN = {
     # data loaders feed environments; they never drive a run
     "datasets": ("pybai.strategies", "pybai.environments", "pybai.simulate", "pybai.session"),
     # sessions drive strategies against the real world: no hidden truth, no simulation runner
-    "session": ("pybai.environments", "pybai.simulate", "pybai.cli"),
+    "session": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.server"),
+    # the HTTP server drives sessions; it never simulates, and the command line starts it (not the reverse)
+    "server": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.strategies"),
 }
 
 

@@ -28,6 +28,7 @@ COMMANDS = (
     "complexity",
     "demo",
     "session",
+    "serve",
     "validate",
 )
 

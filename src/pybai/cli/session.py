@@ -158,7 +158,9 @@ def _status(args) -> int:
     with _open(args) as session:
         status = session.status()
         if args.json:
-            write_json(_rounded(status), "-")
+            from pybai.session.document import status_document
+
+            write_json(status_document(session, status), "-")
             return 0
         for line in _status_lines(session, status):
             print(line)
@@ -230,19 +232,3 @@ def _report(args) -> int:
         path = write_session_report(session, args.out)
     print(f"report: {path}")
     return 0
-
-
-def _rounded(value, digits: int = 6):
-    """``value`` with every float to ``digits`` significant figures, for people reading ``status --json``
-    (exact values: ``Session.status()`` in Python, every reward: ``pybai session export``).
-
-    >>> _rounded({"means": [0.5424650032215891, 2.0], "samples": 576, "statistic": 2.7995073769955057})
-    {'means': [0.542465, 2.0], 'samples': 576, 'statistic': 2.79951}
-    """
-    if isinstance(value, float):
-        return float(f"{value:.{digits}g}")
-    if isinstance(value, dict):
-        return {k: _rounded(v, digits) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rounded(v, digits) for v in value]
-    return value

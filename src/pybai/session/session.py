@@ -382,6 +382,8 @@ class Session:
     def _check_answerable(self, strategy, rid: int) -> None:
         if strategy.stopped:
             raise SessionStateError(f"request {rid} cannot be answered: {self._stopped_text(strategy)}")
+        if strategy.request_id == rid:
+            return  # the pending request, logged when it was asked: no need to read the log (a scan of every answer)
         info = self._store.request_info(rid)
         if info is None:
             error = SessionStateError if strategy.request_id is None else RequestError

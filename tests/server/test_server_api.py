@@ -1,0 +1,266 @@
+"""``pybai serve``'s HTTP API through Starlette's TestClient: every route and every error code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from _serve_sessions import client_for, folder, make_ab, sessions  # noqa: F401 (fixtures)
+from pybai.cli import main
+from pybai.session import Session
+
+
+def told(client, name="checkout", reward=1.0):
+    """Ask and answer one request of ``name``; the receipt."""
+    asked = client.post(f"/sessions/{name}/ask")
+    assert asked.status_code == 200, asked.text
+    body = asked.json()
+    rewards = [reward] * body["size"]
+    answer = client.post(f"/sessions/{name}/tell", json={"request": body["request"], "sources": body["sources"],
+                                                         "rewards": rewards})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def error(response, code):
+    assert response.status_code == code, (response.status_code, response.text)
+    message = response.json()["error"]
+    assert isinstance(message, str) and "\n" not in message and message
+    return message
+
+
+def test_list_and_single_file(sessions, client_for):
+    client = client_for(sessions)
+    listed = client.get("/sessions").json()["sessions"]
+    assert [s["name"] for s in listed] == ["checkout", "quick"]  # notes.txt is not a session
+    assert listed[0]["status"] == "/sessions/checkout/status" and listed[0]["dashboard"] == "/sessions/checkout"
+    single = client_for(sessions / "quick.db")
+    assert [s["name"] for s in single.get("/sessions").json()["sessions"]] == ["quick"]
+    error(single.get("/sessions/checkout/status"), 404)
+
+
+def test_ask_tell_and_the_receipt(sessions, client_for):
+    client = client_for(sessions)
+    first = client.post("/sessions/checkout/ask").json()
+    assert first["request"] == 1 and first["size"] == len(first["sources"]) == 1
+    assert first["rows"] == [{"request": 1, "source": first["sources"][0]}]
+    again = client.post("/sessions/checkout/ask", json={}).json()
+    assert again == first  # one pending request: asking again gives it back
+    receipt = client.post("/sessions/checkout/tell", json={"request": 1, "sources": first["sources"],
+                                                           "rewards": [1]}).json()
+    assert receipt == {"request": 1, "stored": 1, "pending": 0, "samples": 1, "status": "running", "stopped": False}
+    assert client.post("/sessions/checkout/ask").json()["request"] == 2
+
+
+def test_tell_refusals_and_their_codes(sessions, client_for):
+    client = client_for(sessions)
+    url = "/sessions/checkout/tell"
+    assert "no request is pending" in error(client.post(url, json={"request": 1, "sources": [0], "rewards": [1]}), 404)
+    source = client.post("/sessions/checkout/ask").json()["sources"][0]
+    other = (source + 1) % 3
+    assert "does not exist" in error(client.post(url, json={"request": 9, "sources": [source], "rewards": [1]}), 404)
+    error(client.post(url, json={"request": 1, "sources": [other], "rewards": [1]}), 400)  # not requested
+    error(client.post(url, json={"request": 1, "sources": [source], "rewards": [0.5]}), 400)  # not 0 or 1
+    error(client.post(url, content=b'{"request": 1, "sources": [0], "rewards": [NaN]}'), 400)
+    assert "'request'" in error(client.post(url, json={"request": "1", "sources": [source], "rewards": [1]}), 400)
+    assert "'request'" in error(client.post(url, json={"request": True, "sources": [source], "rewards": [1]}), 400)
+    assert "rewards" in error(client.post(url, json={"request": 1, "sources": [source]}), 400)
+    assert "colour" in error(client.post(url, json={"request": 1, "sources": [source], "rewards": [1],
+                                                    "colour": 2}), 400)
+    assert "JSON object" in error(client.post(url, content=b"request=1"), 400)
+    assert "JSON object" in error(client.post(url, json=[1, 2]), 400)
+    error(client.post(url, json={"request": 1, "sources": ["A"], "rewards": [1]}), 400)
+    assert client.get("/sessions/checkout/status").json()["samples"] == 0  # nothing was written
+    ok = client.post(url, json={"request": 1, "sources": [source], "rewards": [1]})
+    assert ok.status_code == 200
+    assert "already answered" in error(client.post(url, json={"request": 1, "sources": [source], "rewards": [1]}), 409)
+
+
+def test_a_stopped_session_refuses_with_409(sessions, client_for):
+    client = client_for(sessions)
+    for _ in range(200):
+        asked = client.post("/sessions/quick/ask")
+        if asked.status_code != 200:
+            break
+        body = asked.json()
+        rewards = [5.0 if s == 0 else -5.0 for s in body["sources"]]
+        client.post("/sessions/quick/tell", json={"request": body["request"], "sources": body["sources"],
+                                                  "rewards": rewards})
+    assert "has stopped" in error(asked, 409)
+    status = client.get("/sessions/quick/status").json()
+    assert status["stopped"] and status["certified"] and status["recommendation"] == 0
+    last = status["requests"]
+    message = error(client.post("/sessions/quick/tell", json={"request": last, "sources": [0], "rewards": [1.0]}), 409)
+    assert "recommendation: arm 0" in message
+
+
+def test_status_is_the_document_of_session_status_json(sessions, client_for, capsys):
+    client = client_for(sessions)
+    for reward in (1, 0, 1, 1):
+        told(client, reward=reward)
+    served = client.get("/sessions/checkout/status").json()
+    assert main(["session", "status", "--db", str(sessions / "checkout.db"), "--json"]) == 0
+    assert served == json.loads(capsys.readouterr().out)
+    assert served["samples"] == 4 and sum(served["counts"]) == 4
+
+
+def test_export_is_the_csv_of_session_export(sessions, client_for, capsys):
+    client = client_for(sessions)
+    for reward in (1, 0):
+        told(client, reward=reward)
+    response = client.get("/sessions/checkout/export")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    assert 'filename="checkout.csv"' in response.headers["content-disposition"]
+    assert main(["session", "export", "--db", str(sessions / "checkout.db")]) == 0
+    assert response.text == capsys.readouterr().out
+    assert response.text.count("\n") == 3
+
+
+def test_history_counts_follow_the_answers(sessions, client_for):
+    client = client_for(sessions)
+    assert client.get("/sessions/checkout/history").json() == {"shape": [3], "answers": [0], "samples": [0],
+                                                               "counts": [[0, 0, 0]]}
+    for _ in range(5):
+        told(client)
+    history = client.get("/sessions/checkout/history").json()
+    assert history["answers"][-1] == 5 and history["samples"][-1] == 5
+    assert history["counts"][-1] == client.get("/sessions/checkout/status").json()["counts"]
+
+
+def test_writes_of_another_process_are_seen(sessions, client_for):
+    client = client_for(sessions)
+    told(client)
+    with Session.open(sessions / "checkout.db") as other:  # another process, another connection
+        request = other.ask()
+        other.tell(request.id, request.requests, [0.0])
+    status = client.get("/sessions/checkout/status").json()
+    assert status["samples"] == 2 and status["requests"] == 2
+    assert told(client)["samples"] == 3
+
+
+def test_cancel_without_and_with_session_cancel(sessions, client_for, monkeypatch):
+    client = client_for(sessions)
+    url = "/sessions/checkout/cancel"
+    if not hasattr(Session, "cancel"):
+        assert "cannot be cancelled" in error(client.post(url, json={"request": 1}), 501)
+    error(client.post(url, json={}), 400)
+    error(client.post(url, json={"request": "one"}), 400)
+    calls = []
+    monkeypatch.setattr(Session, "cancel", lambda self, rid: calls.append(rid) or None, raising=False)
+    assert client.post(url, json={"request": 4}).json() == {"request": 4, "cancelled": True}
+    assert calls == [4]
+
+
+def test_token_guards_writes_only(sessions, client_for):
+    client = client_for(sessions, token="s3cret")
+    ask = "/sessions/checkout/ask"
+    refused = client.post(ask)
+    assert "token" in error(refused, 401) and refused.headers["www-authenticate"].startswith("Bearer")
+    error(client.post(ask, headers={"Authorization": "Bearer wrong"}), 403)
+    error(client.post(ask, headers={"Authorization": "Basic s3cret"}), 403)
+    for route in ("tell", "cancel"):
+        error(client.post(f"/sessions/checkout/{route}", json={"request": 1}), 401)
+    assert client.post(ask, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    for path in ("/sessions", "/sessions/checkout/status", "/sessions/checkout/export", "/sessions/checkout/history",
+                 "/sessions/checkout", "/"):
+        assert client.get(path).status_code == 200, path  # reads stay open
+    assert client_for(sessions).post(ask).status_code == 200  # no token: writes are open
+
+
+@pytest.mark.parametrize("method, route", [("post", "ask"), ("post", "tell"), ("post", "cancel"), ("get", "status"),
+                                           ("get", "export"), ("get", "history"), ("get", "")])
+def test_unknown_session_is_404(sessions, client_for, method, route):
+    client = client_for(sessions)
+    body = {"request": 1, "sources": [0], "rewards": [1]} if route == "tell" else (
+        {"request": 1} if route == "cancel" else None)
+    path = "/sessions/nope" + (f"/{route}" if route else "")
+    message = error(getattr(client, method)(path, **({"json": body} if body else {})), 404)
+    assert "no session named 'nope'" in message and "checkout, quick" in message
+
+
+def test_unknown_routes_and_methods(sessions, client_for):
+    client = client_for(sessions)
+    error(client.get("/nothing"), 404)
+    error(client.get("/sessions/checkout/ask"), 405)
+    error(client.post("/sessions/checkout/status"), 405)
+
+
+def test_dashboard_page_and_assets(sessions, client_for):
+    make_ab(sessions / "odd.db", name='a<b>"&c')
+    client = client_for(sessions)
+    page = client.get("/sessions/checkout")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert 'data-session="checkout"' in page.text and "/static/dashboard.js" in page.text
+    assert "http://" not in page.text and "https://" not in page.text  # no CDN, nothing from elsewhere
+    odd = client.get("/sessions/" + 'a<b>"&c'.replace("<", "%3C").replace(">", "%3E").replace('"', "%22")
+                     .replace("&", "%26"))
+    assert odd.status_code == 200 and 'a&lt;b&gt;&quot;&amp;c' in odd.text and 'a<b>' not in odd.text
+    index = client.get("/")
+    assert index.status_code == 200 and "/sessions/checkout" in index.text
+    script = client.get("/static/dashboard.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert "http" not in script.text.replace("http://www.w3.org/2000/svg", "")
+    assert client.get("/static/dashboard.css").headers["content-type"].startswith("text/css")
+    error(client.get("/sessions/nope"), 404)
+
+
+def test_serve_command_refuses_bad_arguments(tmp_path, capsys):
+    assert main(["serve", "--db", str(tmp_path / "missing.db")]) == 2
+    assert "no such session database" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--db", str(tmp_path), "--port", "0"])
+    assert exit_.value.code == 2 and "1..65535" in capsys.readouterr().err
+    assert main(["serve", "--db", str(tmp_path), "--token", " "]) == 2
+    assert "'token'" in capsys.readouterr().err
+
+
+def test_a_body_past_the_limit_is_413(sessions, client_for, monkeypatch):
+    from pybai.server import routes
+
+    monkeypatch.setattr(routes, "MAX_BODY", 64)
+    client = client_for(sessions)
+    big = {"request": 1, "sources": [0] * 40, "rewards": [1] * 40}
+    assert "at most 64" in error(client.post("/sessions/checkout/tell", json=big), 413)
+
+    def chunks():  # no Content-Length: refused while streaming
+        yield b'{"request": 1, "sources": [' + b"0, " * 30
+        yield b"0]}"
+
+    assert "larger than 64" in error(client.post("/sessions/checkout/tell", content=chunks()), 413)
+
+
+def test_a_replaced_session_file_is_opened_again(sessions, client_for):
+    client = client_for(sessions)
+    told(client)
+    assert client.get("/sessions/checkout/status").json()["samples"] == 1
+    for suffix in ("", "-wal", "-shm"):
+        (sessions / f"checkout.db{suffix}").unlink(missing_ok=True)
+    make_ab(sessions / "checkout.db")  # the same name, a new session
+    assert client.get("/sessions/checkout/status").json()["samples"] == 0
+    assert client.get("/sessions/checkout/history").json()["samples"] == [0]
+
+
+def test_serve_command_runs_uvicorn_on_the_app(sessions, capsys, monkeypatch):
+    import uvicorn
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+    monkeypatch.setenv("PYBAI_SERVE_TOKEN", "from-env")
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0", "--port", "8123"]) == 0
+    out = capsys.readouterr()
+    assert "serving 2 session(s)" in out.out and "http://0.0.0.0:8123/sessions/checkout" in out.out
+    assert "writes need the token" in out.out and "warning" not in out.err
+    assert seen["host"] == "0.0.0.0" and seen["port"] == 8123 and seen["access_log"] is False
+    import warnings
+
+    with warnings.catch_warnings():  # newer Starlette prefers the httpx2 package; httpx works with every version
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    with TestClient(seen["app"]) as client:  # the token came from the environment
+        assert client.post("/sessions/checkout/ask").status_code == 401
+    monkeypatch.delenv("PYBAI_SERVE_TOKEN")
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0"]) == 0
+    assert "without --token" in capsys.readouterr().err
