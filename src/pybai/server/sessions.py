@@ -1,9 +1,9 @@
 """Which sessions a ``--db`` holds, and opening one by name: the one place that maps (db, name) -> Session.
 
-Today a session database is one SQLite file holding one named session, so ``--db`` is either
-such a file (its session is served under its name) or a directory of them (every file's
-session, by name).  A storage with several sessions per database (or a server URL) replaces
-:func:`find_sessions` and :func:`open_session`, and nothing else in the server.
+``--db`` is a database URL (``postgresql://...``, ``sqlite:///PATH``: every session it holds, by
+name, :func:`pybai.session.store.list_sessions`), an SQLite session file (every session it holds)
+or a directory of SQLite session files (every file's sessions; a name held by two files is served
+from the first in name order).
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from pybai.exceptions import InvalidParameterError, PybaiError
+from pybai.session.backend_base import is_url
 from pybai.session.integrity import SQLITE_MAGIC
 from pybai.session.session import Session
-from pybai.session.store import Store
+from pybai.session.store import list_sessions
 
 __all__ = ["UnknownSessionError", "check_db", "find_sessions", "open_session", "identity"]
 
-#: (path, inode) -> the session name stored in the file (a session's name never changes)
-_NAMES: dict[tuple[str, int], str] = {}
+#: (path, inode, mtime) -> the session names stored in the file
+_NAMES: dict[tuple[str, int, int], list[str]] = {}
 
 
 class UnknownSessionError(InvalidParameterError, LookupError):
@@ -26,7 +27,10 @@ class UnknownSessionError(InvalidParameterError, LookupError):
 
 
 def check_db(db: str) -> str:
-    """``db`` when it names an existing session file or directory, else one :class:`InvalidParameterError` line."""
+    """``db`` when it is a database URL or names an existing file or directory, else one
+    :class:`InvalidParameterError` line (a URL's server is reached at the first request)."""
+    if is_url(db):
+        return db
     path = Path(db)
     if not (path.is_file() or path.is_dir()):
         raise InvalidParameterError(f"--db {db}: no such session database or directory "
@@ -51,34 +55,27 @@ def _session_files(db: str) -> list[Path]:
     return files
 
 
-def _name_of(path: Path) -> str | None:
+def _names_in(path: Path) -> list[str]:
     try:
-        key = (str(path.resolve()), path.stat().st_ino)
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_ino, stat.st_mtime_ns)
     except OSError:
-        return None
+        return []
     if key not in _NAMES:
         try:
-            store = Store.open(path)
+            _NAMES[key] = list_sessions(path)
         except PybaiError:
-            return None  # not a session database (or a damaged one): not served
-        try:
-            _NAMES[key] = store.definition()["name"]
-        except PybaiError:
-            return None
-        finally:
-            store.close()
+            return []  # not a session database (or a damaged one): not served
     return _NAMES[key]
 
 
 def find_sessions(db: str) -> dict[str, str]:
-    """Session name -> where it is stored (a file path), for every session ``db`` holds.
-
-    A name held by two files of a directory is served from the first in name order.
-    """
+    """Session name -> the database that holds it (the URL, or a file path), for every session of ``db``."""
+    if is_url(db):
+        return {name: db for name in list_sessions(db)}
     found: dict[str, str] = {}
     for path in _session_files(db):
-        name = _name_of(path)
-        if name is not None:
+        for name in _names_in(path):
             found.setdefault(name, str(path))
     return found
 
@@ -95,14 +92,14 @@ def open_session(db: str, name: str) -> Session:
     if name not in found:
         held = ", ".join(sorted(found)) or "none"
         raise UnknownSessionError(f"no session named {name!r} in {db} (sessions: {held}).")
-    return Session.open(found[name])
+    return Session.open(found[name], name)
 
 
 def identity(session: Session) -> object:
     """What identifies the stored session an open ``session`` reads: a changed value means the file was
     replaced (deleted and created again), so the server opens it again instead of serving the old one."""
     try:
-        stat = session.path.stat()
+        stat = session.path.stat()  # type: ignore[union-attr]  # a str (a URL) has none: None below
     except (OSError, AttributeError, TypeError):  # not a file (a server database): nothing to compare
         return None
     return (stat.st_dev, stat.st_ino)
