@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import copy
+import json
 import math
 import time
 
 import numpy as np
 
-from _bench_common import ROOT, machine, machine_line, write_json
+from _bench_common import RESULTS, ROOT, machine, machine_line, write_json
 from pybai.cli._common import experiment_file
 from pybai.config.experiment import read_document
 from pybai.simulate.tasks import Sweep, make_tasks, run_task
@@ -102,14 +103,25 @@ def main(argv=None):
     parser.add_argument("--trials", type=int, default=24)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--plot", action="store_true", help="write docs/figures/topk-twitter-budget.png")
+    parser.add_argument("--plot-only", action="store_true", help="plot the stored JSON (also a partial one)")
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
+    suffix = "" if args.trials == 24 else f"_trials{args.trials}"
+    name = f"twitter_budget{suffix}.json"
+    figure = "topk-twitter-budget.png" if args.trials == 24 else f"topk-twitter-budget-trials{args.trials}.png"
+    title = (f"power-law stand-in, rewards Binomial({args.trials}, mu)/{args.trials}, k = 100, "
+             f"{args.replications} runs")
+    if args.plot_only:
+        stored = json.loads((RESULTS / name).read_text())
+        labels = list(dict.fromkeys(r["strategy"] for r in stored["rows"]))
+        plot(stored["rows"], labels, ROOT / "docs" / "figures" / figure, title)
+        return
     info = machine()
     doc = document(budgets, args.replications, args.trials)
     _init(doc)
     labels = [label for label, _ in _SWEEP.experiments[0].strategies]
-    # largest budgets first, so that the long tasks do not finish last on one worker
-    tasks = sorted(make_tasks(_SWEEP.experiments), key=lambda t: -budgets[t.point])
+    # smallest budgets first: a partial run (stored after every task) covers the low end
+    tasks = sorted(make_tasks(_SWEEP.experiments), key=lambda t: budgets[t.point])
     found: dict = {}
     start = time.time()
     with cf.ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(doc,)) as pool:
@@ -118,6 +130,9 @@ def main(argv=None):
             found.setdefault(key, []).extend(outs)
             print(f"  B={key[0]} {key[1]}: gains {[round(o.gain, 4) for o in outs]} "
                   f"({time.time() - start:.0f} s)", flush=True)
+            write_json(name, {"machine": info, "args": vars(args), "partial": True,
+                              "wall_seconds": round(time.time() - start, 1),
+                              "rows": summarise(found, budgets, labels)})
     rows = summarise(found, budgets, labels)
     print(machine_line(info))
     print(f"{args.replications} runs per (B, rule), trials = {args.trials}\n")
@@ -126,14 +141,10 @@ def main(argv=None):
     for b in budgets:
         by = {r["strategy"]: r for r in rows if r["budget"] == b}
         print(f"| {b:,} | " + " | ".join(f"{by[s]['mean_gain']:.3f} +- {by[s]['ci95']:.3f}" for s in labels) + " |")
-    suffix = "" if args.trials == 24 else f"_trials{args.trials}"
-    write_json(f"twitter_budget{suffix}.json", {"machine": info, "args": vars(args),
-                                                "wall_seconds": round(time.time() - start, 1), "rows": rows})
+    write_json(name, {"machine": info, "args": vars(args), "partial": False,
+                      "wall_seconds": round(time.time() - start, 1), "rows": rows})
     if args.plot:
-        name = "topk-twitter-budget.png" if args.trials == 24 else f"topk-twitter-budget-trials{args.trials}.png"
-        plot(rows, labels, ROOT / "docs" / "figures" / name,
-             f"power-law stand-in, rewards Binomial({args.trials}, mu)/{args.trials}, k = 100, "
-             f"{args.replications} runs")
+        plot(rows, labels, ROOT / "docs" / "figures" / figure, title)
 
 
 if __name__ == "__main__":
