@@ -189,6 +189,8 @@ class XYAdaptive(LinearRule):
         strength = problem.domination(fit.estimate, fit.inverse_design)
         dominated = (strength > level) | ~self._active_  # discarded arms stay out (see the class docstring)
         alive = problem.survivors(dominated)
+        if alive.size == 0:  # every surviving arm dominated, only by arms discarded earlier: discard none
+            alive = problem.survivors(~self._active_)
         # statistic: the weakest evidence of this phase against the arms that were still in it,
         # other than the best (> level once they are all discarded)
         was_active = problem.survivors(~self._active_)
