@@ -32,7 +32,7 @@ class BinomialEnvironment(Environment):
     >>> env = BinomialEnvironment([0.5, 0.1], trials=24)
     >>> r = env.sample(np.array([0, 0, 1]), np.random.default_rng(0))
     >>> bool(np.all(np.abs(r * 24 - np.round(r * 24)) < 1e-12)), env.reward_variances.round(4).tolist()
-    (True, [0.0104, 0.0037])
+    (True, [0.0104, 0.0038])
     """
 
     kind = "binomial"
