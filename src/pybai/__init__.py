@@ -26,7 +26,7 @@ del _interrupts
 from pybai._version import __version__  # noqa: E402
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
-from pybai.environments import BernoulliEnvironment, BetaEnvironment, Environment, GaussianEnvironment
+from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
 from pybai.environments import TwoPointEnvironment, UniformEnvironment
 from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
 from pybai.environments import SubpopulationGaussianEnvironment
@@ -40,7 +40,7 @@ from pybai.exceptions import (
     PybaiWarning,
     SessionStateError,
 )
-from pybai.models import Bernoulli, BettingModel, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
+from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.naming import answer_name, arm_name
@@ -97,6 +97,7 @@ __all__ = [
     "Family",
     "Gaussian",
     "Bernoulli",
+    "Binomial",
     "GaussianUnknownVariance",
     "Bounded",
     "BettingModel",
@@ -107,6 +108,7 @@ __all__ = [
     "Environment",
     "GaussianEnvironment",
     "BernoulliEnvironment",
+    "BinomialEnvironment",
     "BetaEnvironment",
     "UniformEnvironment",
     "TwoPointEnvironment",

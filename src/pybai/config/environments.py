@@ -13,7 +13,7 @@ from typing import Any
 from pybai.config.generators import generated_builder
 from pybai.config.keys import Table
 from pybai.config.linear import build_linear_environment
-from pybai.environments import BernoulliEnvironment, BetaEnvironment, Environment, GaussianEnvironment
+from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.route_delays import route_delays_environment
@@ -35,6 +35,7 @@ def keys_builder(cls: type[Any], keys: tuple[str, ...]) -> Callable[[Table], Env
 ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
     "gaussian": generated_builder(GaussianEnvironment, ("means", "sigma", "labels")),  # means, or a generator
     "bernoulli": generated_builder(BernoulliEnvironment, ("means", "labels")),
+    "binomial": generated_builder(BinomialEnvironment, ("means", "trials", "labels")),  # mean of `trials` Bernoulli draws
     "beta": keys_builder(BetaEnvironment, ("means", "sd", "labels")),  # bounded rewards in [0, 1]
     "subpopulation-gaussian": keys_builder(
         SubpopulationGaussianEnvironment, ("means", "weights", "constrained", "floor", "sigma", "sampling", "labels")

@@ -1,7 +1,7 @@
 """Mean vectors generated from a few keys, for environments too large to list (``generator = ...``).
 
 An experiment file cannot list 522,062 means; instead the ``[environment]`` table of kind
-``gaussian`` or ``bernoulli`` may name a generator and its parameters::
+``gaussian``, ``bernoulli`` or ``binomial`` may name a generator and its parameters::
 
     [environment]
     kind = "bernoulli"
@@ -15,9 +15,9 @@ with the table's ``seed`` key (default 0), independent of the file's master seed
 
 | generator | kinds | keys (defaults) |
 | --- | --- | --- |
-| ``linear`` | both | ``arms`` (100): mu_i = (n - i)/(n - 1), i = 1..n (Table 1's Linear) |
-| ``sparse`` | both | ``arms`` (100), ``n_top`` (10), ``top`` (0.5), ``rest`` (0.3) (Table 1's Sparse) |
-| ``power-law`` | both | ``arms`` (522,062), ``exponent`` (0.5), ``top`` (0.05), ``floor`` (1/8,928): mu_i = max(top i^-exponent, floor) |
+| ``linear`` | all three | ``arms`` (100): mu_i = (n - i)/(n - 1), i = 1..n (Table 1's Linear) |
+| ``sparse`` | all three | ``arms`` (100), ``n_top`` (10), ``top`` (0.5), ``rest`` (0.3) (Table 1's Sparse) |
+| ``power-law`` | all three | ``arms`` (522,062), ``exponent`` (0.5), ``top`` (0.05), ``floor`` (1/8,928): mu_i = max(top i^-exponent, floor) |
 | ``virus`` | gaussian | ``arms`` (12,979), ``tail_fraction`` (0.03), ``bulk_sd`` (0.2), ``tail_scale`` (0.6), ``seed`` |
 
 ``linear``, ``sparse`` and ``power-law`` list the arms best first unless ``shuffle = true``
@@ -74,9 +74,9 @@ def _virus(arms=12_979, tail_fraction=0.03, bulk_sd=0.2, tail_scale=0.6, seed=0)
 
 #: generator name -> (function of the table's keys, environment kinds it serves)
 GENERATORS: dict[str, tuple[Callable[..., np.ndarray], tuple[str, ...]]] = {
-    "linear": (_linear, ("gaussian", "bernoulli")),
-    "sparse": (_sparse, ("gaussian", "bernoulli")),
-    "power-law": (_power_law, ("gaussian", "bernoulli")),
+    "linear": (_linear, ("gaussian", "bernoulli", "binomial")),
+    "sparse": (_sparse, ("gaussian", "bernoulli", "binomial")),
+    "power-law": (_power_law, ("gaussian", "bernoulli", "binomial")),
     "virus": (_virus, ("gaussian",)),
 }
 

@@ -30,10 +30,11 @@ def _best_arm_with_optional_prior(n_arms, family, regime, batch=None, *, epsilon
 #: goal -> {environment kind -> problem class}
 GOALS: dict[str, dict[str, Callable[..., Problem]]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem, "beta": BestArmProblem,
+                 "binomial": BestArmProblem,
                  "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior,
                  "linear-gaussian": LinearBestArmProblem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
-    "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem, "beta": TopKProblem},
+    "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem, "beta": TopKProblem, "binomial": TopKProblem},
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor

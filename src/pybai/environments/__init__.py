@@ -3,6 +3,7 @@
 from pybai.environments.base import Environment
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.beta import BetaEnvironment
+from pybai.environments.binomial import BinomialEnvironment
 from pybai.environments.bounded import TwoPointEnvironment, UniformEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
@@ -14,6 +15,7 @@ __all__ = [
     "Environment",
     "GaussianEnvironment",
     "BernoulliEnvironment",
+    "BinomialEnvironment",
     "BetaEnvironment",
     "UniformEnvironment",
     "TwoPointEnvironment",

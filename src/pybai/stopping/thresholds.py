@@ -82,7 +82,9 @@ def _unknown_variance_rules(kind: str, delta: float, n_alternatives: int, n_term
 #: (a family's addition: :func:`register_family_thresholds`).
 FAMILY_RULES: dict = {"gaussian_unknown_variance": _unknown_variance_rules,
                       "bounded_kl_inf": bounded_rules("kl-inf"),  # betting mixtures (stopping/betting.py)
-                      "bounded_sub_bernoulli": bounded_rules("sub-bernoulli")}
+                      "bounded_sub_bernoulli": bounded_rules("sub-bernoulli"),
+                      # means of Bernoulli observations (models/binomial.py): rewards in [0, 1], sub-Bernoulli
+                      "binomial": bounded_rules("sub-bernoulli")}
 
 
 def register_family_thresholds(name: str, rules) -> None:

@@ -215,14 +215,16 @@ class TopKProblem(Problem):
         """Theorem 1 of Jun et al. (2016) for the problem's (b, r) and delta.
 
         ``{"batch_complexity_bound": M_{b,r}, "theory_speedup": M_{1,1} / M_{b,r}}`` with the
-        sub-Gaussian scale 1/2 for Bernoulli rewards and the largest sigma for Gaussian ones.
+        sub-Gaussian scale 1/2 for Bernoulli rewards, 1/(2 sqrt(trials)) for binomial ones and the
+        largest sigma for Gaussian ones.
         """
         from pybai.batch.theory import batch_complexity_bound, theory_speedup
 
         if self.batch is None or self.delta is None:
             raise fail("batch", type(self).__name__, "a BatchSpec with a FixedConfidence regime", self.batch)
         means = self._means(means)
-        sigma = 0.5 if self.family.name == "bernoulli" else float(np.sqrt(self.family.variances.max()))
+        sigma = (self.family.sub_gaussian_scale if self.family.name in ("bernoulli", "binomial")
+                 else float(np.sqrt(self.family.variances.max())))
         args = (means, self.k, self.delta, self.batch.size, self.batch.max_repeats, sigma)
         return {"batch_complexity_bound": batch_complexity_bound(*args), "theory_speedup": theory_speedup(*args)}
 
