@@ -48,7 +48,7 @@ from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES
 from pybai.config.keys import Table, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
-from pybai.environments import BernoulliEnvironment, BetaEnvironment, GaussianEnvironment
+from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -128,6 +128,17 @@ def _describe_bernoulli(problem: Problem) -> dict | None:
     return {"arms": problem.n_sources} if problem.family.name == "bernoulli" else None
 
 
+def _build_binomial(table: Table) -> dict:
+    k = _arms(table, 2)
+    return table.construct(BinomialEnvironment, ("trials", "labels"), means=np.full(k, 0.5)).structure()
+
+
+def _describe_binomial(problem: Problem) -> dict | None:
+    if problem.family.name != "binomial":
+        return None
+    return {"arms": problem.n_sources, "trials": int(getattr(problem.family, "trials"))}
+
+
 def _build_beta(table: Table) -> dict:
     k = _arms(table, 2)
     return table.construct(BetaEnvironment, ("labels",), means=np.full(k, 0.5), sd=0.1).structure()
@@ -191,6 +202,7 @@ def _describe_linear(problem: Any) -> dict | None:  # a LinearBestArmProblem
 LEARNER_KINDS: dict[str, LearnerKind] = {
     "gaussian": LearnerKind(_build_gaussian, _describe_gaussian, ("means",)),
     "bernoulli": LearnerKind(_build_bernoulli, _describe_bernoulli, ("means",)),
+    "binomial": LearnerKind(_build_binomial, _describe_binomial, ("means",)),
     "beta": LearnerKind(_build_beta, _describe_beta, ("means", "sd")),
     "subpopulation-gaussian": LearnerKind(_build_subpopulation, _describe_subpopulation, ("means",)),
     "linear-gaussian": LearnerKind(_build_linear, _describe_linear, ("theta",)),
