@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["ConstrainedTrackAndStop"]
 
 ORACLES = ("fast", "exact", "subgradient")
-#: Lazy schedule of the fast oracle (oracle_growth): solved again when t has grown by 1%.
-FAST_GROWTH = 0.01
+#: Lazy schedule of the fast oracle (oracle_growth): solved again when t has grown by 2%.
+FAST_GROWTH = 0.02
 
 
 @register
@@ -36,10 +36,11 @@ class ConstrainedTrackAndStop(TrackAndStop):
       projection moving each coordinate by at most n eps_t, which this one does.
       ``tracking="D"`` gives D-tracking instead.
     * ``oracle="fast"`` (default): the exact oracle below on a lazy schedule: w*(mu_hat) is
-      solved again only once t has grown by 1% since the last solve (``oracle_growth = 0.01``)
+      solved again only once t has grown by 2% since the last solve (``oracle_growth = 0.02``)
       and the stored weights are C-tracked in between; the stopping rule is still checked at
-      every sample.  About 1/100 of the solves on runs of 10^3-10^4 samples.  The tracked
-      weights are w*(mu_hat(t_k)) with t_k >= t/1.01 - 1, so they converge to w*(mu) whenever
+      every sample.  About 160 solves in a run of 10^3 samples from t_0 = 45, 270 in 10^4 (instead of one per
+      step).  The tracked weights are w*(mu_hat(t_k)) with t_k >= t/1.02 - 1, so they converge
+      to w*(mu) whenever
       w*(mu_hat(t)) does (w* is continuous on the paper's set S, its Theorem 3.2 and the
       continuity argument of its section 4.1): the asymptotic optimality argument of T-a-SCS,
       which is that of Garivier & Kaufmann (2016, Thm. 14), holds unchanged.  Measured against
