@@ -9,6 +9,7 @@ Each benchmark runs a reference in its own process, so its figures compare acros
 | bench_vs_best_arm.py | the PyPI package best-arm 0.1.1 (Track-and-Stop), in its own venv |
 | bench_replications.py | the same replications with jobs = 1 (parallel speed-up, identical results) |
 | bench_linear_oracle.py | cold against warm-started oracle calls (linear best arm) |
+| bench_lazy_oracle.py | linear `tas` and `tas-cs` with `oracle = "exact"` (per-step solves), same replications |
 
 Each script runs in a subprocess (``--quick`` passed to those that take it); its own JSON file is
 read back into ``all.json`` with its exit status and the CPU seconds of the subprocess
@@ -42,6 +43,7 @@ BENCHMARKS = {
     "replications": ("bench_replications.py", ["--quick", "--no-cli"], [],
                      ("bench_replications_quick.json", "bench_replications.json")),
     "linear_oracle": ("bench_linear_oracle.py", [], [], ("bench_linear_oracle.json", "bench_linear_oracle.json")),
+    "lazy_oracle": ("bench_lazy_oracle.py", ["--quick"], [], ("bench_lazy_oracle_quick.json", "bench_lazy_oracle.json")),
 }
 
 

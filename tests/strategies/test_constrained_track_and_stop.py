@@ -41,7 +41,7 @@ def test_registered_with_its_goal():
     assert "best-feasible-arm" in get_strategy_class("tas").goals
     assert "best-feasible-arm" in get_strategy_class("uniform").goals
     s = ConstrainedTrackAndStop()
-    assert s.get_params()["n_init"] == 5 and s.get_params()["oracle"] == "exact"
+    assert s.get_params()["n_init"] == 5 and s.get_params()["oracle"] == "fast"
 
 
 def test_c_tracking_epsilon_is_the_papers():
@@ -74,14 +74,18 @@ def test_subgradient_variant_and_arm_model():
     assert problem.request_space().counts(res.counts).min() >= 5
 
 
-def test_allocation_approaches_optimal_weights():
+@pytest.mark.parametrize("params,runs,l1,efficiency", [({"oracle": "exact"}, 3, 0.15, 0.85), ({}, 12, 0.2, 0.8)])
+def test_allocation_approaches_optimal_weights(params, runs, l1, efficiency):
+    # the lazy default (oracle="fast") over 12 runs, looser: over 12 runs of each, the L1 distance
+    # ranged 0.06-0.16 for lazy schedules of 1-5% and was 0.12 for the exact oracle (efficiency
+    # 0.84-0.94 against 0.89): the spread of 12 runs, not a bias
     env, problem = setup(delta=1e-8)
     t_star, w_star = problem.oracle(env.source_means)
     alloc = np.mean([(r.counts / r.samples) for r in
-                     (play(ConstrainedTrackAndStop(), env, problem, s) for s in range(3))], axis=0)
-    assert np.abs(alloc - w_star).sum() < 0.15
+                     (play(ConstrainedTrackAndStop(**params), env, problem, s) for s in range(runs))], axis=0)
+    assert np.abs(alloc - w_star).sum() < l1
     # efficiency: inf over Alt of sum alloc d (the GLR at unit counts) against 1 / T*
-    assert problem.glr(alloc, env.source_means) * t_star > 0.85
+    assert problem.glr(alloc, env.source_means) * t_star > efficiency
 
 
 def test_no_feasible_arm_answer():

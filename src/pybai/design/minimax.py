@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai.design._linalg import inverse_design
+from pybai.design._minimax_kernels import restricted_compiled
 from pybai.design.optimal import DesignResult, _fedorov_wynn
 
 __all__ = ["DesignState", "ExplicitDirections", "PairDirections", "solve_minimax"]
@@ -189,12 +190,19 @@ def _best_dual(p2: np.ndarray, f: np.ndarray, v0: np.ndarray) -> np.ndarray:
     return v if 2.0 * v @ f - (p2 @ v).max() >= 2.0 * v0 @ f - (p2 @ v0).max() else v0
 
 
-def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: DesignState | None = None) -> DesignResult:
+def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: DesignState | None = None,
+                  compiled: bool = False) -> DesignResult:
     """Minimise max_y ||y||^2_{A(w)^-1} over designs w on the rows of ``z`` (full column rank).
 
     ``directions`` is an :class:`ExplicitDirections` or :class:`PairDirections` in the same
     coordinates as ``z``.  Returns the best design found, its value and a certified lower bound
     (relative gap <= ``rtol`` unless the iteration cap is hit).
+
+    ``compiled=True`` runs the restricted barrier solves in one numba kernel
+    (:func:`pybai.design._minimax_kernels.restricted_compiled`, the same method) and certifies
+    with the barrier's own dual weights when they already close the gap to ``rtol`` (the linear
+    program of the certificate only runs when they do not): the same certified accuracy, equal
+    to the default path up to rounding, tens of times faster on small problems.
     """
     k, r = z.shape
     w = None
@@ -236,7 +244,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     iterations = 0
     for _outer in range(_MAX_OUTER):
         y = directions.vectors(dirs) * root
-        w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
+        ok = False
+        if compiled:
+            w_s, v, t, steps, ok = restricted_compiled(np.ascontiguousarray(z[arms]), np.ascontiguousarray(y),
+                                                       w_full[arms].copy(), inner_rtol, mu_rel)
+        if not ok:
+            w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
         iterations += steps
         w_full = np.zeros(k)
         w_full[arms] = w_s
@@ -246,8 +259,11 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         if primal < best[0]:
             best = (primal, w_full.copy())
         p2 = (z @ (minv @ y.T)) ** 2  # p2[a, y] = (x_a^T A^-1 y)^2
-        v_cert = _best_dual(p2, f_all[dirs], v)
-        lower = max(lower, 2.0 * v_cert @ f_all[dirs] - (p2 @ v_cert).max())
+        if compiled:  # the barrier's dual weights first: the linear program only when they fall short
+            lower = max(lower, 2.0 * v @ f_all[dirs] - (p2 @ v).max())
+        if not compiled or best[0] - lower > rtol * best[0]:
+            v_cert = _best_dual(p2, f_all[dirs], v)
+            lower = max(lower, 2.0 * v_cert @ f_all[dirs] - (p2 @ v_cert).max())
         if best[0] - lower <= rtol * best[0]:
             break
         # enlarge the working sets with the worst violators of the restricted optimality

@@ -115,6 +115,10 @@ class Problem(ABC):
     #: ``"features"`` (arms with known features: linear bandits), ``"posterior"`` (the model is a
     #: posterior with ``std``, ``root`` and ``kappa``)
     provides: frozenset[str] = frozenset({"independent-arms"})
+    #: Lazy oracle schedule of Track-and-Stop by default (its ``oracle_growth``): 0 solves the
+    #: oracle at every step (closed forms, microseconds); a problem whose oracle is an
+    #: optimisation sets g > 0 (solved again once t has grown by the factor 1 + g).
+    tracking_oracle_growth: float = 0.0
     #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
     epsilon: float | None = None
     #: the names of the arms, or None (:mod:`pybai.naming`)
@@ -357,8 +361,12 @@ class Problem(ABC):
         answer is a set of sources provide it."""
         raise NotImplementedError(f"{type(self).__name__} does not provide answer_mask")
 
-    def oracle_hint(self) -> Any:
-        """A fresh warm-start state for :meth:`oracle` (``None``: no warm start)."""
+    def oracle_hint(self, exact: bool = True) -> Any:
+        """A fresh warm-start state for :meth:`oracle` (``None``: no warm start).
+
+        ``exact=False`` asks for the fast form a tracking rule may use, where a problem has one
+        (the linear family's compiled solver); the answer is the same up to rounding.
+        """
         return None
 
     def relaxed_weights(self, means: np.ndarray, hint: Any = None) -> np.ndarray:

@@ -67,11 +67,25 @@ class TrackAndStop(Strategy):
     exploration : {"auto", "arms", "design"}, default "auto"
         The forced exploration: per arm (GK16, above) or of the design matrix (linear problems
         only).  ``"auto"``: ``"design"`` on linear problems, ``"arms"`` otherwise.
-    oracle_growth : float, default 0
-        With ``check_growth > 0``: 0 solves the oracle at every check; g > 0 solves it again only
-        once t has grown by a factor 1 + g since the last solve and tracks the last weights in
-        between (lazy updates, Jedra & Proutiere 2020, whose analysis allows updates at a
-        sparse set of times).
+    oracle_growth : float or None, default None
+        g > 0: lazy updates of the target (Jedra & Proutiere 2020, whose analysis allows updates
+        at a sparse set of times): the oracle is solved again only once t has grown by the factor
+        1 + g since the last solve, and the last weights are tracked in between (with or without
+        ``check_growth``; the stopping rule is still checked at every sample when
+        ``check_growth = 0``).  0: solved at every step (with ``check_growth > 0``: at every
+        check).  None (default): the problem's :attr:`~pybai.problems.base.Problem.tracking_oracle_growth`
+        with ``oracle="fast"`` (0 on best-arm problems, whose oracles are closed forms; 0.25 on
+        linear problems, whose oracle is an optimisation), 0 with ``oracle="exact"``.  What the
+        lazy schedule keeps: the weights tracked at t are w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1,
+        so they converge to w*(mu) whenever the per-step plug-in weights do, which is all that
+        the asymptotic optimality of Track-and-Stop uses (GK16, Thm. 14); see
+        :meth:`pybai.strategies.tracking.Tracker.select`.
+    oracle : {"fast", "exact"}, default "fast"
+        ``"exact"``: the computation of pybai before 2026-11-25: the problem's reference oracle
+        solver, at every step unless ``oracle_growth`` says otherwise.  ``"fast"``: the problem's
+        fast solver where it has one (linear problems: the same certified solve with compiled
+        barrier steps, equal up to rounding) and the default lazy schedule above.  On best-arm
+        problems both give identical runs.
 
     References
     ----------
@@ -87,9 +101,10 @@ class TrackAndStop(Strategy):
                     "tracker_.forced_next_")
 
     def __init__(self, *, tracking: str = "C", threshold: str = DEFAULT_KIND, n_init: int = 1,
-                 subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float = 0.0,
-                 exploration: str = "auto"):
+                 subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float | None = None,
+                 exploration: str = "auto", oracle: str = "fast"):
         super().__init__(threshold=threshold, n_init=n_init)
+        self.oracle = oracle
         self.exploration = exploration
         self.oracle_growth = oracle_growth
         self.tracking = tracking
@@ -104,19 +119,28 @@ class TrackAndStop(Strategy):
         check_positive_float(self.check_growth, "check_growth", owner, allow_zero=True)
         if self.check_growth > 1.0:
             raise fail("check_growth", owner, "a float in [0, 1]", self.check_growth)
-        check_positive_float(self.oracle_growth, "oracle_growth", owner, allow_zero=True)
-        if self.oracle_growth > 1e9:  # t (1 + g) must stay an integer sample count
-            raise fail("oracle_growth", owner, "a float in [0, 1e9]", self.oracle_growth)
+        check_choice(self.oracle, self._oracles, "oracle", owner)
+        if self.oracle_growth is not None:
+            check_positive_float(self.oracle_growth, "oracle_growth", owner, allow_zero=True)
+            if self.oracle_growth > 1e9:  # t (1 + g) must stay an integer sample count
+                raise fail("oracle_growth", owner, "a float in [0, 1e9] or None", self.oracle_growth)
         check_choice(self.exploration, ("auto", "arms", "design"), "exploration", owner)
         if problem is not None:
             resolve_exploration(self.exploration, problem.request_space(), owner)
 
+    _oracles: ClassVar[tuple[str, ...]] = ("fast", "exact")
+
+    def _default_oracle_growth(self) -> float:
+        """``oracle_growth`` when None: the problem's lazy schedule for the fast oracle, else 0."""
+        return self.problem_.tracking_oracle_growth if self.oracle == "fast" else 0.0
+
     def _initialize(self):
-        self._hint = self.problem_.oracle_hint()
+        self._hint = self.problem_.oracle_hint(exact=self.oracle != "fast")
+        growth = self.oracle_growth if self.oracle_growth is not None else self._default_oracle_growth()
         self.tracker_ = Tracker(self.requests_, rule=self.tracking,
                                 exploration=resolve_exploration(self.exploration, self.requests_, type(self).__name__),
                                 random_cells=self.subpopulation == "random", check_growth=self.check_growth,
-                                oracle_growth=self.oracle_growth)
+                                oracle_growth=growth)
 
     def _target_weights(self) -> np.ndarray:
         """Hook: the proportions to track, per request (the problem's tracking weights: its relaxed

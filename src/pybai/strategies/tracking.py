@@ -134,8 +134,9 @@ class Tracker:
       when the design matrix is too flat, Jedra & Proutiere 2020) or tracking without forcing
       (``"none"``), on spaces that offer a design;
     * lazy stretches: with ``check_growth = g > 0`` a whole stretch up to the next geometric
-      check is asked at once towards one target, and with ``oracle_growth > 0`` the target is
-      recomputed only once t has grown by that factor;
+      check is asked at once towards one target; with ``oracle_growth = h > 0`` (with or without
+      ``check_growth``) the target is recomputed only once t has grown by the factor 1 + h since
+      the last computation, and the stored target is tracked in between (see :meth:`select`);
     * cells drawn at random: with ``random_cells`` on a space whose arm view draws cells (the
       "pair" model of subpopulations), the arms are tracked and each request is the cell of the
       chosen arm with a subpopulation drawn from the rule's rng.
@@ -164,7 +165,7 @@ class Tracker:
         self._space = space
         self._cumulative_rule = rule == "C"
         self._check_growth = check_growth
-        self._lazy = check_growth > 0 and oracle_growth > 0
+        self._lazy = oracle_growth > 0
         self._oracle_growth = oracle_growth
         self._design = None
         if exploration != "arms":
@@ -191,7 +192,15 @@ class Tracker:
     def select(self, target, counts: np.ndarray, t: int, model, rng: np.random.Generator):
         """The next request(s) towards ``target()`` (per request), called only when needed.
 
-        ``target`` is a callable: with lazy oracle updates it is not called inside a stretch.
+        ``target`` is a callable: with lazy oracle updates (``oracle_growth = h > 0``) it is called
+        at t_0 (the first selection) and then only at the first selection with t >= (1 + h) t_k
+        (t_k the time of the last call); in between the weights of t_k are tracked.  The targets
+        are called O(log(t) / log(1 + h)) times in a run of t samples instead of t times.  This
+        keeps what the tracking analysis needs: the weights tracked at t are the plug-in weights
+        w*(mu_hat(t_k)) of a time t_k >= t / (1 + h) - 1, which tends to infinity with t, so when
+        mu_hat(t) -> mu and w* is continuous at mu they still converge to w*(mu) (Garivier &
+        Kaufmann 2016, Thm. 14 and its tracking Lemmas 7-8 use only this convergence; Jedra &
+        Proutiere 2020 prove asymptotic optimality of Track-and-Stop with such lazy updates).
         ``counts`` are the samples per source, ``model`` the problem's model (its design matrix
         for the forced exploration of the design), ``rng`` the rule's stream (cell draws).
         """

@@ -58,14 +58,17 @@ class LinearOracleHint(dict):
     A dict of arrays (so a strategy's state holding it is JSON-safe and restores exactly):
     ``best`` (answer of the last call; the working sets are reused only while it is unchanged),
     ``weights``, ``arms``, ``directions`` (design and working sets of the last solve, see
-    :class:`~pybai.design.minimax.DesignState`).  The last certified result is kept in the
-    attribute ``result`` (not part of the state).
+    :class:`~pybai.design.minimax.DesignState`), ``compiled`` (True: the restricted solves run in
+    the compiled kernel, ``solve_minimax(..., compiled=True)``; False or absent: the reference
+    numpy path).  The last certified result is kept in the attribute ``result`` (not part of the
+    state).
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for key in ("best", "weights", "arms", "directions"):
             self.setdefault(key, None)
+        self.setdefault("compiled", False)
         self.result = None
 
 
@@ -300,7 +303,8 @@ class LinearBestArmProblem(Problem):
                 hint["best"] = best
             state = DesignState()
             state.weights, state.arms, state.directions = hint.get("weights"), hint.get("arms"), hint.get("directions")
-        res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state)
+        res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state,
+                            compiled=bool(hint is not None and hint.get("compiled", False)))
         if hint is not None:
             hint["weights"], hint["arms"], hint["directions"] = state.weights, state.arms, state.directions
         w = np.zeros(k)
@@ -316,9 +320,17 @@ class LinearBestArmProblem(Problem):
         res = self.oracle_result(means, hint)
         return res.value, res.weights
 
-    def oracle_hint(self) -> LinearOracleHint:
-        """A fresh warm-start state for :meth:`oracle`."""
-        return LinearOracleHint()
+    def oracle_hint(self, exact: bool = True) -> LinearOracleHint:
+        """A fresh warm-start state for :meth:`oracle`.
+
+        ``exact=False``: the fast form for tracking rules, the same certified solve with its
+        restricted barrier steps compiled (equal to the reference path up to rounding).
+        """
+        return LinearOracleHint(compiled=not exact)
+
+    #: Lazy schedule Track-and-Stop uses by default here (``oracle_growth``): the oracle is an
+    #: optimisation (milliseconds), solved again when t has grown by 25%.
+    tracking_oracle_growth = 0.25
 
     def h_lb(self, means) -> float:
         r"""H_LB of Eq. (6): :math:`\min_\lambda \max_{y \in Y^*} \|y\|^2_{\Lambda_\lambda^{-1}} / \Delta^2(y)`.

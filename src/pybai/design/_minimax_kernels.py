@@ -1,0 +1,256 @@
+"""Compiled form of the restricted barrier solve of :mod:`pybai.design.minimax`.
+
+:func:`restricted_compiled` runs the same log-barrier path-following Newton method as
+``minimax._restricted`` (same stages, tolerances, line search and stopping tests) in one numba
+kernel, without numpy's per-call overhead: about 50 times faster on small working sets (8 arms,
+7 directions).  The floating-point order differs from the numpy version (loops instead of BLAS),
+so results agree to rounding, not bit for bit; ``solve_minimax(..., compiled=True)`` selects it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["restricted_compiled"]
+
+
+@njit(cache=True)
+def _inverse_design(z, w, out):
+    """A(w)^-1 into ``out`` by Cholesky; False when A(w) is singular (as ``_linalg.inverse_design``)."""
+    n, r = z.shape
+    a = np.zeros((r, r))
+    for i in range(n):
+        wi = w[i]
+        for p in range(r):
+            zp = wi * z[i, p]
+            for q in range(p + 1):
+                a[p, q] += zp * z[i, q]
+    # Cholesky a = l l^T (lower)
+    l = np.zeros((r, r))
+    for p in range(r):
+        s = a[p, p]
+        for k in range(p):
+            s -= l[p, k] * l[p, k]
+        if not s > 0.0:
+            return False
+        l[p, p] = math.sqrt(s)
+        for q in range(p + 1, r):
+            s = a[q, p]
+            for k in range(p):
+                s -= l[q, k] * l[p, k]
+            l[q, p] = s / l[p, p]
+    dmin = l[0, 0]
+    dmax = l[0, 0]
+    for p in range(r):
+        dmin = min(dmin, l[p, p])
+        dmax = max(dmax, l[p, p])
+    if dmin * dmin <= 1e-13 * max(dmax * dmax, 1e-300):
+        return False
+    # inverse of l (lower), then out = inv_l^T inv_l
+    il = np.zeros((r, r))
+    for p in range(r):
+        il[p, p] = 1.0 / l[p, p]
+        for q in range(p):
+            s = 0.0
+            for k in range(q, p):
+                s -= l[p, k] * il[k, q]
+            il[p, q] = s / l[p, p]
+    for p in range(r):
+        for q in range(r):
+            s = 0.0
+            for k in range(max(p, q), r):
+                s += il[k, p] * il[k, q]
+            out[p, q] = s
+    return True
+
+
+@njit(cache=True)
+def _variances(y, minv, f):
+    m, r = y.shape
+    for j in range(m):
+        s = 0.0
+        for p in range(r):
+            u = 0.0
+            for q in range(r):
+                u += minv[p, q] * y[j, q]
+            s += y[j, p] * u
+        f[j] = s
+
+
+@njit(cache=True)
+def restricted_compiled(z, y, w0, rtol, mu_rel):
+    """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t over the simplex of the rows of ``z``.
+
+    Returns ``(w, v, t, newton_steps, ok)``: design, dual weights over the rows of ``y``,
+    restricted value, steps; ``ok`` is False when the start design is singular (the caller then
+    uses the numpy version).
+    """
+    n, r = z.shape
+    m = y.shape[0]
+    w = w0.copy()
+    minv = np.empty((r, r))
+    f = np.empty(m)
+    if not _inverse_design(z, w, minv):
+        return w, np.full(m, 1.0 / m), 0.0, 0, False
+    _variances(y, minv, f)
+    t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
+    tau = (n + m) / (mu_rel * t)
+    steps = 0
+    final = False
+    minv_new = np.empty((r, r))
+    f_new = np.empty(m)
+    p = np.empty((n, m))
+    qm = np.empty((n, n))
+    my = np.empty((r, m))
+    mz = np.empty((r, n))
+    h = np.empty((n + 2, n + 2))
+    rhs = np.empty(n + 2)
+    s = np.empty(m)
+    inv_s = np.empty(m)
+    grad_w = np.empty(n)
+    w_new = np.empty(n)
+    for _stage in range(60):
+        final = (n + m) / tau <= 0.25 * rtol * t
+        for _ in range(80):
+            steps += 1
+            for j in range(m):
+                s[j] = t - f[j]
+                inv_s[j] = 1.0 / s[j]
+            # my = minv y^T, mz = minv z^T, p = z my, qm = z mz
+            for a in range(r):
+                for j in range(m):
+                    acc = 0.0
+                    for b in range(r):
+                        acc += minv[a, b] * y[j, b]
+                    my[a, j] = acc
+                for i in range(n):
+                    acc = 0.0
+                    for b in range(r):
+                        acc += minv[a, b] * z[i, b]
+                    mz[a, i] = acc
+            for i in range(n):
+                for j in range(m):
+                    acc = 0.0
+                    for a in range(r):
+                        acc += z[i, a] * my[a, j]
+                    p[i, j] = acc
+                for k in range(n):
+                    acc = 0.0
+                    for a in range(r):
+                        acc += z[i, a] * mz[a, k]
+                    qm[i, k] = acc
+            sum_inv = 0.0
+            csum = 0.0
+            for j in range(m):
+                sum_inv += inv_s[j]
+                csum += inv_s[j] * inv_s[j]
+            for i in range(n):
+                acc = 0.0
+                for j in range(m):
+                    acc += p[i, j] * p[i, j] * inv_s[j]
+                grad_w[i] = -acc - 1.0 / w[i]
+            grad_t = tau - sum_inv
+            for i in range(n):
+                for k in range(i + 1):
+                    a1 = 0.0
+                    a2 = 0.0
+                    for j in range(m):
+                        c = inv_s[j] * inv_s[j]
+                        a1 += p[i, j] * p[i, j] * c * p[k, j] * p[k, j]
+                        a2 += p[i, j] * inv_s[j] * p[k, j]
+                    val = a1 + 2.0 * a2 * qm[i, k]
+                    h[i, k] = val
+                    h[k, i] = val
+                h[i, i] += 1.0 / (w[i] * w[i])
+                acc = 0.0
+                for j in range(m):
+                    acc += p[i, j] * p[i, j] * inv_s[j] * inv_s[j]
+                h[i, n] = acc
+                h[n, i] = acc
+                h[i, n + 1] = 1.0
+                h[n + 1, i] = 1.0
+            h[n, n] = csum
+            h[n, n + 1] = 0.0
+            h[n + 1, n] = 0.0
+            h[n + 1, n + 1] = 0.0
+            for i in range(n):
+                rhs[i] = -grad_w[i]
+            rhs[n] = -grad_t
+            rhs[n + 1] = 0.0
+            scale = np.ones(n + 2)
+            for i in range(n + 1):
+                scale[i] = 1.0 / math.sqrt(h[i, i])
+            hs = np.empty((n + 2, n + 2))
+            for i in range(n + 2):
+                for k in range(n + 2):
+                    hs[i, k] = h[i, k] * scale[i] * scale[k]
+            sol = np.linalg.solve(hs, rhs * scale) * scale
+            dt = sol[n]
+            slope = grad_t * dt
+            for i in range(n):
+                slope += grad_w[i] * sol[i]
+            if -slope <= (1e-9 if final else 1e-3):
+                break
+            alpha = 1.0
+            neg = False
+            amin = math.inf
+            for i in range(n):
+                if sol[i] < 0.0:
+                    neg = True
+                    amin = min(amin, -w[i] / sol[i])
+            if neg:
+                alpha = min(1.0, 0.99 * amin)
+            accepted = False
+            t_new = t
+            for _ls in range(60):
+                t_new = t + alpha * dt
+                positive = True
+                for i in range(n):
+                    w_new[i] = w[i] + alpha * sol[i]
+                    if not w_new[i] > 0.0:
+                        positive = False
+                if positive and _inverse_design(z, w_new, minv_new):
+                    _variances(y, minv_new, f_new)
+                    ok = True
+                    change = tau * alpha * dt
+                    for j in range(m):
+                        sn = t_new - f_new[j]
+                        if not sn > 0.0:
+                            ok = False
+                            break
+                        change -= math.log(sn / s[j])
+                    if ok:
+                        for i in range(n):
+                            change -= math.log(w_new[i] / w[i])
+                        if change <= 0.25 * alpha * slope:
+                            accepted = True
+                            break
+                alpha *= 0.5
+            if not accepted:
+                break
+            total = 0.0
+            for i in range(n):
+                total += w_new[i]
+            for i in range(n):
+                w[i] = w_new[i] / total
+            t = t_new
+            minv[:, :] = minv_new
+            f[:] = f_new
+            if abs(total - 1.0) > 1e-12:
+                _inverse_design(z, w, minv)
+                _variances(y, minv, f)
+                t = max(t, f.max() * (1.0 + 1e-12))
+        if final:
+            break
+        tau = min(tau * 20.0, (n + m) / (0.25 * rtol * t))
+    v = np.empty(m)
+    vs = 0.0
+    for j in range(m):
+        v[j] = 1.0 / (t - f[j])
+        vs += v[j]
+    for j in range(m):
+        v[j] /= vs
+    return w, v, t, steps, True
