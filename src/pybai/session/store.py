@@ -40,10 +40,13 @@ from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session.integrity import (SQLITE_MAGIC, answer_rows, check_database, damaged, read_only,
                                      request_sources, translate)
 
-__all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "utc_now"]
+__all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Store", "LoggedRequest", "LoggedAnswer", "LoggedEvent", "Snapshot",
+           "utc_now"]
 
-#: Version of the schema this module writes; a database with a larger one is refused.
-SCHEMA_VERSION = 1
+#: Version of the schema this module writes; a database with a larger one is refused.  Version 2 adds
+#: the ``journal`` table (the order of requests, answers, cancels and expiries); a version-1 database
+#: (no journal: one request outstanding at a time) is still read and written as it is.
+SCHEMA_VERSION = 2
 
 #: ``PRAGMA application_id`` of session databases ("pbai").
 APPLICATION_ID = 0x70626169
@@ -78,6 +81,20 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_answer ON observations(answer);
 """
 
+#: The event log of schema 2: one row per request, answer, cancel or expiry, in the order they happened.
+_JOURNAL = """
+CREATE TABLE journal (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('request', 'answer', 'cancel', 'expire')),
+    request INTEGER NOT NULL REFERENCES requests(id),
+    answer INTEGER REFERENCES answers(id),
+    withdrawn TEXT,
+    created TEXT NOT NULL
+);
+"""
+_SCHEMA_V1 = _SCHEMA
+_SCHEMA = _SCHEMA_V1 + _JOURNAL
+
 
 def utc_now() -> str:
     """The current time, UTC, ISO 8601 with microseconds."""
@@ -101,11 +118,29 @@ class LoggedAnswer:
 
 
 @dataclass(frozen=True)
+class LoggedEvent:
+    """A row of the journal: ``kind`` "request", "answer" (``answer``: its id), "cancel" or
+    "expire" (``withdrawn``: the unanswered samples withdrawn)."""
+
+    id: int
+    kind: str
+    request: int
+    answer: int | None
+    withdrawn: np.ndarray | None
+    created: str
+
+
+@dataclass(frozen=True)
 class Snapshot:
-    """Events after a cursor, read in one transaction (a consistent view of the log)."""
+    """Events after a cursor, read in one transaction (a consistent view of the log).
+
+    ``journal`` is the order of the events (schema 2), None for a database without a journal
+    (schema 1: request 1, its answers, request 2, ...).
+    """
 
     requests: list[LoggedRequest]
     answers: list[LoggedAnswer]
+    journal: list[LoggedEvent] | None = None
 
 
 def _fail(path, message: str) -> SessionStateError:
@@ -138,6 +173,8 @@ class Store:
         self.path = path
         self._db = connection
         self.writable = writable
+        #: whether the database has the journal of schema 2 (cancels, expiries, several outstanding requests)
+        self.journaled = True
 
     # ------------------------------------------------------------ queries (errors as one line)
     def _rows(self, sql: str, params=(), doing: str = "read it") -> list:
@@ -231,11 +268,14 @@ class Store:
                 raise _fail(path, "not a pybai session database.")
             if app != APPLICATION_ID:
                 raise damaged(path, f"the application id is {app}, expected {APPLICATION_ID}")
+            store.journaled = "journal" in tables
             try:
-                check_database(db, path, _SCHEMA)
+                check_database(db, path, _SCHEMA if store.journaled else _SCHEMA_V1)
             except sqlite3.Error as exc:
                 raise translate(path, exc, "read it") from None
             version = int(store._one("SELECT value FROM meta WHERE key = 'schema_version'")[0])
+            if version >= 2 and not store.journaled:
+                raise damaged(path, "the table journal is missing")
             if version > SCHEMA_VERSION:
                 raise _fail(path, f"written with session schema {version}, newer than this pybai ({__version__}) "
                                   f"reads (schema {SCHEMA_VERSION}); upgrade pybai to open it.")
@@ -360,6 +400,33 @@ class Store:
         except sqlite3.Error as exc:
             raise translate(self.path, exc, "store the answer") from None
         return answer
+
+    # ------------------------------------------------------------ the journal (schema 2)
+    def add_event(self, kind: str, request_id: int, created: str, *, answer: int | None = None,
+                  withdrawn: np.ndarray | None = None) -> int:
+        """Append an event to the journal (inside :meth:`writing`); returns its id."""
+        text = None if withdrawn is None else json.dumps([int(r) for r in withdrawn])
+        try:
+            cur = self._db.execute("INSERT INTO journal (kind, request, answer, withdrawn, created) VALUES (?, ?, ?, ?, ?)",
+                                   (kind, int(request_id), None if answer is None else int(answer), text, created))
+        except sqlite3.Error as exc:
+            raise translate(self.path, exc, f"record the {kind}") from None
+        return cast(int, cur.lastrowid)
+
+    def journal_after(self, last_event: int) -> list[LoggedEvent]:
+        """Journal rows with id > ``last_event``, in order (each checked: a damaged one is refused)."""
+        out = []
+        for eid, kind, request, answer, withdrawn, created in self._rows(
+                "SELECT id, kind, request, answer, withdrawn, created FROM journal WHERE id > ? ORDER BY id",
+                (last_event,)):
+            if (kind not in ("request", "answer", "cancel", "expire") or not isinstance(request, int)
+                    or (kind == "answer") != isinstance(answer, int) or not isinstance(created, str)):
+                raise damaged(self.path, f"journal row {eid} is not a request, answer, cancel or expiry")
+            part = None
+            if kind in ("cancel", "expire"):
+                part = np.asarray(request_sources(self.path, request, withdrawn), dtype=np.intp)
+            out.append(LoggedEvent(eid, kind, request, answer, part, created))
+        return out
 
     def integrity_check(self) -> str:
         return self._one("PRAGMA integrity_check")[0]

@@ -135,7 +135,7 @@ def next_missing(means: np.ndarray, space, book: Outstanding) -> np.ndarray:
     requests = np.asarray(space.request_of(missing), dtype=np.intp)
     if len(book):
         waiting = np.bincount(book.pending_requests(), minlength=space.n_requests)
-        requests = requests[np.argmin(waiting[requests], kind="stable"):]
+        requests = requests[int(np.argmin(waiting[requests])):]  # the first of the least waited for
     req = np.array(requests[:1], dtype=np.intp)
     req.setflags(write=False)
     return req
