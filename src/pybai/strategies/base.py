@@ -265,9 +265,8 @@ class Strategy:
         ``max_samples`` or the budget leaves room), else the unanswered part of the oldest
         outstanding one (:attr:`outstanding`).
 
-        A request is a source index, except for problems whose requests are coarser than
-        their sources (``problem.n_requests < problem.n_sources``): then the environment
-        answers each request with the source it observed, and :meth:`tell` takes those.
+        A request is a source index, except where requests are coarser than sources
+        (``problem.n_requests < problem.n_sources``): the environment answers with the source it observed.
         """
         if self.status_ != "running":
             self._require_started()
@@ -276,21 +275,26 @@ class Strategy:
         if book._open and (len(book) >= book.limit or self._no_room(book)):
             self.request_id, self._pending = book.oldest()
             return self._pending
+        initial = True
         if self._plan_pos < len(self._plan):
             req = self._plan[self._plan_pos]
             self._plan_pos += 1
-        elif not self._ready:  # plan done, some source still unidentified
-            req = next_missing(self.means_, self.requests_, book)
-        elif book.samples:  # choose on counts plus pending
-            with believed(self, book):
-                req = self._checked(self._select())
+        elif book.requeued:  # a cancelled part of the initial phase
+            req = book.requeued.pop(0)
+        elif not self._ready and np.isnan(self.means_).any():  # plan done, some source still unidentified
+            req, initial = next_missing(self.means_, self.requests_, book), False
         else:
-            req = self._checked(self._select())
+            self._ready, initial = True, False
+            if book.samples:  # choose on counts plus pending
+                with believed(self, book):
+                    req = self._checked(self._select())
+            else:
+                req = self._checked(self._select())
         if self._max_samples is not None and self.t_ + book.samples + req.size > self._max_samples:
             req = req[: self._max_samples - self.t_ - book.samples]  # never beyond max_samples or the budget
         self._pending = req
         self.request_id = self._next_id
-        book.add(self._next_id, req)
+        book.add(self._next_id, req, initial=initial)
         self._next_id += 1
         return req
 
@@ -351,8 +355,6 @@ class Strategy:
         SessionStateError
             No request is pending, or the strategy has stopped.
 
-        Notes
-        -----
         The stopping rule is applied, to what has been told, each time a request is complete.
         """
         book = self._book
@@ -387,7 +389,7 @@ class Strategy:
         """A request is complete: count it, then the stopping rule and the limits of the regime."""
         self.batches_ += 1
         if not self._ready:
-            self._ready = self._plan_pos >= len(self._plan) and not np.isnan(self.means_).any()
+            self._ready = self._plan_pos >= len(self._plan) and not self._book.requeued and not np.isnan(self.means_).any()
         if self._ready and self._should_stop():
             self.status_ = "stopped"
         elif (self._max_samples is not None and self.t_ >= self._max_samples) or (
@@ -416,7 +418,7 @@ class Strategy:
         if part is None:
             raise RequestError(f"request {request_id!r} is not pending ({book.describe()}).")
         partly = book.partly_answered(request_id)
-        book.remove(request_id)
+        book.cancel(request_id)
         if request_id == self.request_id:
             self._pending = None
             self.request_id = None

@@ -46,6 +46,8 @@ class Outstanding:
         self.limit = int(limit)
         self._open: dict[int, np.ndarray] = {}  # id -> unanswered part (read-only), in the order handed out
         self._sizes: dict[int, int] = {}  # id -> samples asked
+        self._initial: set[int] = set()  # ids of requests of the initial phase
+        self.requeued: list[np.ndarray] = []  # cancelled parts of initial requests, asked again first
         self.samples = 0  # unanswered samples in all
 
     def __len__(self) -> int:
@@ -67,7 +69,9 @@ class Outstanding:
         rid = next(iter(self._open))
         return rid, self._open[rid]
 
-    def add(self, request_id: int, requests: np.ndarray, size: int | None = None) -> None:
+    def add(self, request_id: int, requests: np.ndarray, size: int | None = None, initial: bool = False) -> None:
+        if initial:
+            self._initial.add(int(request_id))
         self._open[int(request_id)] = requests
         self._sizes[int(request_id)] = int(requests.shape[0]) if size is None else int(size)
         self.samples += int(requests.shape[0])
@@ -85,7 +89,17 @@ class Outstanding:
         """Close request ``request_id``; returns its unanswered part."""
         part = self._open.pop(request_id)
         del self._sizes[request_id]
+        self._initial.discard(request_id)
         self.samples -= int(part.shape[0])
+        return part
+
+    def cancel(self, request_id: int) -> np.ndarray:
+        """Close request ``request_id`` unanswered; a part of the initial phase is asked again
+        (:attr:`requeued`).  Returns the part withdrawn."""
+        initial = request_id in self._initial
+        part = self.remove(request_id)
+        if initial:
+            self.requeued.append(part)
         return part
 
     def pending_requests(self) -> np.ndarray:
@@ -104,24 +118,35 @@ class Outstanding:
 
     @property
     def listing(self) -> list:
-        """The state: ``[[id, [unanswered requests...], samples asked], ...]``, oldest first (JSON-safe)."""
-        return [[rid, part.tolist(), self._sizes[rid]] for rid, part in self._open.items()]
+        """The state (JSON-safe): ``[[id, [unanswered requests...], samples asked, initial], ...]`` oldest
+        first, then ``[[requests asked again...], ...]``."""
+        return [[[rid, part.tolist(), self._sizes[rid], rid in self._initial] for rid, part in self._open.items()],
+                [part.tolist() for part in self.requeued]]
 
     @listing.setter
     def listing(self, value) -> None:
-        entries = []
-        for entry in value:
-            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], list)
-                    and all(_is_int(x) and x >= 0 for x in [entry[0], entry[2], *entry[1]])
+        expected = "[[[id, [requests, ...], size, initial], ...], [[requests, ...], ...]] with integers >= 0"
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, list) for v in value)):
+            raise ValueError(expected)
+        for entry in value[0]:
+            if not (isinstance(entry, list) and len(entry) == 4 and isinstance(entry[1], list)
+                    and isinstance(entry[3], bool) and all(_is_int(x) and x >= 0 for x in [entry[0], entry[2], *entry[1]])
                     and 0 < len(entry[1]) <= entry[2]):
-                raise ValueError("[[id, [requests, ...], size], ...] with integers >= 0")
-            entries.append(entry)
+                raise ValueError(expected)
+        for part in value[1]:
+            if not (isinstance(part, list) and part and all(_is_int(x) and x >= 0 for x in part)):
+                raise ValueError(expected)
         fresh = Outstanding(self.limit)
-        for rid, part, size in entries:
-            array = np.array(part, dtype=np.intp)
-            array.setflags(write=False)
-            fresh.add(rid, array, size)
-        self._open, self._sizes, self.samples = fresh._open, fresh._sizes, fresh.samples
+        for rid, part, size, initial in value[0]:
+            fresh.add(rid, _frozen(part), size, initial)
+        self._open, self._sizes, self._initial, self.samples = fresh._open, fresh._sizes, fresh._initial, fresh.samples
+        self.requeued = [_frozen(part) for part in value[1]]
+
+
+def _frozen(values) -> np.ndarray:
+    array = np.array(values, dtype=np.intp)
+    array.setflags(write=False)
+    return array
 
 
 def _is_int(value) -> bool:
