@@ -382,14 +382,15 @@ class Strategy:
         if rid == self.request_id:
             self._pending = None
             self.request_id = None
-        self._observe(src, rew)
-        self._close_request()
+        self._close_request(src, rew)
 
-    def _close_request(self) -> None:
-        """A request is complete: count it, then the stopping rule and the limits of the regime."""
+    def _close_request(self, src=None, rew=None) -> None:
+        """A request is complete: count it, observe its last answer, then the stopping rule and the regime's limits."""
         self.batches_ += 1
         if not self._ready:
             self._ready = self._plan_pos >= len(self._plan) and not self._book.requeued and not np.isnan(self.means_).any()
+        if src is not None:
+            self._observe(src, rew)
         if self._ready and self._should_stop():
             self.status_ = "stopped"
         elif (self._max_samples is not None and self.t_ >= self._max_samples) or (

@@ -189,13 +189,23 @@ def _believed_sources(space, requests: np.ndarray, counts: np.ndarray) -> np.nda
     return out
 
 
+def _copy_model(model):
+    """A copy of ``model`` that its updates cannot reach back from: its arrays copied, the rest shared
+    (a model updates its arrays in place and rebinds its other attributes)."""
+    clone = copy.copy(model)
+    for name, value in vars(model).items():
+        if isinstance(value, np.ndarray):
+            vars(clone)[name] = value.copy()
+    return clone
+
+
 @contextmanager
 def believed(strategy, book: Outstanding):
     """Inside the block, ``strategy`` sees its model with the outstanding samples told at the
     current estimates (see the module docstring): ``model_``, ``counts_``, ``sums_``, ``means_``
     and ``t_`` are those of the believer; everything is put back when the block ends."""
     saved = (strategy.model_, strategy.counts_, strategy.sums_, strategy.means_, strategy.t_)
-    model = copy.deepcopy(strategy.model_)
+    model = _copy_model(strategy.model_)
     sources = _believed_sources(strategy.requests_, book.pending_requests(), model.counts)
     rewards = np.asarray(strategy.problem_.family.to_user(model.estimate), dtype=float)[sources]
     model.update(sources, rewards)
