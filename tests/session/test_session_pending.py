@@ -133,3 +133,12 @@ def test_cli_second_ask_hands_out_the_next_request_and_cancel(tmp_path, capsys):
     assert status["max_pending"] == 2 and status["pending"][0]["request"] == 2 and len(status["pending"]) == 1
     assert main(["session", "cancel", "--db", str(db), "--request", "1"]) == 2
     assert "was cancelled" in capsys.readouterr().err
+
+
+def test_report_lists_the_outstanding_requests():
+    from pybai.session.report import _pending
+
+    assert _pending([{"request": 3, "size": 1, "created": None}, {"request": 4, "size": 2, "created": None}]) == \
+        "2 requests: 3 (1), 4 (2)"
+    assert _pending([]) == "none" and _pending(None) == "none"
+    assert _pending({"request": 5, "size": 12}) == "request 5: 12 samples"
