@@ -32,7 +32,7 @@ def _state(session):
     return json.dumps(state, sort_keys=True)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rule=st.sampled_from(RULES), max_pending=st.integers(1, 5),
        steps=st.lists(st.tuples(st.sampled_from(["ask", "ask", "tell", "tell", "part", "cancel"]),
                                 st.integers(0, 10**6)), max_size=30))

@@ -322,7 +322,7 @@ def test_several_outstanding_requests_answered_in_any_order(case):
         strategy.reveal_truth(env.source_means)
     noise, order = np.random.default_rng(1), np.random.default_rng(2)
     limit = problem.regime.max_samples if case[3] == "fixed-confidence" else problem.regime.budget
-    for step in range(300):
+    for step in range(200):
         if strategy.stopped:
             break
         before = strategy.outstanding
@@ -331,7 +331,7 @@ def test_several_outstanding_requests_answered_in_any_order(case):
             assert strategy.request_id == next(iter(before)) and np.array_equal(req, before[strategy.request_id])
         else:
             assert strategy.request_id not in before and len(strategy.outstanding) == len(before) + 1
-        if step == 150:  # the state, with requests outstanding, continues exactly
+        if step == 100:  # the state, with requests outstanding, continues exactly
             from pybai import restore_strategy
 
             copy = restore_strategy(json.loads(json.dumps(strategy.get_state())), problem)
