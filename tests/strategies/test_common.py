@@ -301,3 +301,68 @@ def test_linear_rules_refuse_independent_arms(name):
     _, problem = build("best-arm", "gaussian", "fixed-confidence", False)
     with pytest.raises(InvalidParameterError, match="linear"):
         get_strategy_class(name)().start(problem)
+
+
+SEQUENTIAL = [c for c in CASES if not c[4]]
+SEQ_IDS = [i for i, c in zip(IDS, CASES) if not c[4]]
+
+
+@pytest.mark.parametrize("case", SEQUENTIAL, ids=SEQ_IDS)
+def test_several_outstanding_requests_answered_in_any_order(case):
+    """max_pending = 3: new requests while fewer than 3 are outstanding, the oldest when 3 are; answers
+    in a random order, some cancelled; the regime's limits hold, and a saved state continues alike."""
+    env, problem = build(*case[1:])
+    cls = get_strategy_class(case[0])
+    if cls.single_request:
+        with pytest.raises(InvalidParameterError, match="max_pending = 3"):
+            cls().start(problem, rng=0, max_pending=3)
+        return
+    strategy = cls().start(problem, rng=0, max_pending=3)
+    if strategy.reference:
+        strategy.reveal_truth(env.source_means)
+    noise, order = np.random.default_rng(1), np.random.default_rng(2)
+    limit = problem.regime.max_samples if case[3] == "fixed-confidence" else problem.regime.budget
+    for step in range(200):
+        if strategy.stopped:
+            break
+        before = strategy.outstanding
+        req = strategy.ask()
+        if len(before) == 3 or strategy.t_ + sum(p.size for p in before.values()) >= limit:  # the oldest again
+            assert strategy.request_id == next(iter(before)) and np.array_equal(req, before[strategy.request_id])
+        else:
+            assert strategy.request_id not in before and len(strategy.outstanding) == len(before) + 1
+        if step == 100:  # the state, with requests outstanding, continues exactly
+            from pybai import restore_strategy
+
+            copy = restore_strategy(json.loads(json.dumps(strategy.get_state())), problem)
+            assert copy.outstanding.keys() == strategy.outstanding.keys()
+        if len(strategy.outstanding) < 3 and order.random() < 0.5:
+            continue  # keep it outstanding for now
+        rid = list(strategy.outstanding)[order.integers(len(strategy.outstanding))]
+        if order.random() < 0.1:
+            strategy.cancel(rid)
+            with pytest.raises((RequestError, SessionStateError), match="not pending|no pending"):
+                strategy.tell(*env.respond(req, noise), request_id=rid)
+        else:
+            strategy.tell(*env.respond(strategy.outstanding[rid], noise), request_id=rid)
+        assert strategy.t_ == strategy.counts_.sum()
+        assert strategy.t_ + sum(p.size for p in strategy.outstanding.values()) <= limit
+    assert strategy.recommendation() is not None or strategy.t_ == 0
+
+
+@pytest.mark.parametrize("case", [c for c in SEQUENTIAL if c[3] == "fixed-confidence" and c[1] == "best-arm"][:6])
+def test_a_burst_of_asks_is_spread(case):
+    """After the initial phase, ten asks without answers do not all go to one source (the rule sees
+    counts plus pending), and with max_pending = 1 the run is the sequential one."""
+    env, problem = build(*case[1:])
+    cls = get_strategy_class(case[0])
+    if cls.single_request:
+        pytest.skip("one request at a time")
+    burst = cls().start(problem, rng=0, max_pending=10)
+    noise = np.random.default_rng(0)
+    while not burst._ready and not burst.stopped:
+        burst.tell(*env.respond(burst.ask(), noise))
+    if burst.stopped:
+        pytest.skip("stopped in the initial phase")
+    asked = np.concatenate([burst.ask() for _ in range(10)])
+    assert np.unique(asked).size > 1, asked

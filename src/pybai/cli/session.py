@@ -1,4 +1,4 @@
-"""``pybai session new|ask|tell|status|export|report``: a real experiment, one command at a time.
+"""``pybai session new|ask|tell|cancel|status|export|report``: a real experiment, one command at a time.
 
 Each command opens the session database, rebuilds the strategy by replaying the log, does one
 thing and exits; user mistakes exit 2 with one line on standard error (see ``docs/sessions.md``).
@@ -48,6 +48,9 @@ def add_parser(sub) -> None:
     tell.add_argument("--request", required=True, type=_request_number, metavar="N", help="the request answered")
     tell.add_argument("--csv", required=True, metavar="IN", help="the answers: columns source, reward "
                       "(subpopulation problems: or arm, subpopulation); a 'request' column is allowed")
+
+    cancel = _verb(verbs, "cancel", "withdraw the unanswered part of an outstanding request", _cancel)
+    cancel.add_argument("--request", required=True, type=_request_number, metavar="N", help="the request withdrawn")
 
     status = _verb(verbs, "status", "recommendation, stopping rule, counts and means", _status)
     status.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -154,6 +157,13 @@ def _tell(args) -> int:
     return 0
 
 
+def _cancel(args) -> int:
+    with _open(args.db) as session:
+        withdrawn = session.cancel(args.request)
+        print(f"request {args.request}: withdrew {withdrawn} unanswered samples (the next asks may ask them again)")
+    return 0
+
+
 def _status(args) -> int:
     with _open(args) as session:
         status = session.status()
@@ -173,8 +183,13 @@ def _status_lines(session, status) -> list[str]:
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
     lines.append(f"status: {status['status']}, {stop_reason(status['message'])}")
     pending = status["pending"]
-    lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
-                 + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
+    if isinstance(pending, list):  # max_pending > 1
+        listed = ", ".join(f"{p['request']} ({p['size']})" for p in pending[:10]) + (" ..." if len(pending) > 10 else "")
+        lines.append(f"samples: {status['samples']} in {status['requests']} requests; outstanding: {len(pending)} of "
+                     f"at most {status['max_pending']}" + (f": requests {listed}" if pending else ""))
+    else:
+        lines.append(f"samples: {status['samples']} in {status['requests']} requests; pending: "
+                     + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
     if status["threshold"] is not None:
         stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
         when = ("a t-only level: the rule tests each pair with its own counts and may stop earlier"

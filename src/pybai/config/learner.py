@@ -55,6 +55,7 @@ from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.naming import check_labels
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.strategies.base import Strategy
+from pybai.strategies.compatibility import check_max_pending
 from pybai.strategies.registry import make_strategy
 
 __all__ = [
@@ -252,6 +253,10 @@ class SessionSpec:
     label : str
     document : dict
         The parsed file (stored in the session database; the session is rebuilt from it).
+    max_pending : int
+        ``[session] max_pending``: requests that may be outstanding at once (default 1).
+    expire_after : float or None
+        ``[session] expire_after``: seconds after which an outstanding request counts as cancelled.
     """
 
     name: str
@@ -262,6 +267,8 @@ class SessionSpec:
     params: dict[str, Any]
     label: str
     document: dict[str, Any] = field(repr=False)
+    max_pending: int = 1
+    expire_after: float | None = None
 
 
 def parse_session_file(data: dict[str, Any], default_name: str = "session") -> SessionSpec:
@@ -295,8 +302,24 @@ def parse_session_file(data: dict[str, Any], default_name: str = "session") -> S
     if strategy.reference:
         raise ConfigError(f"strategy[0].name: '{sname}' is a reference point that is told the truth in simulations "
                           "(not a real strategy); a session needs a learning strategy.")
+    max_pending, expire_after = _session_table(top, strategy, problem)
     top.finish()
-    return SessionSpec(name, seed, problem, strategy, sname, params, label, data)
+    return SessionSpec(name, seed, problem, strategy, sname, params, label, data, max_pending, expire_after)
+
+
+def _session_table(top: Table, strategy: Strategy, problem: Problem) -> tuple[int, float | None]:
+    """``[session] max_pending`` (default 1) and ``expire_after`` (seconds, optional)."""
+    table = top.table("session", None)
+    if table is None:
+        return 1, None
+    max_pending = table.int("max_pending", 1, minimum=1)
+    expire_after = table.float("expire_after", low=0.0, open_low=True) if table.has("expire_after") else None
+    table.finish()
+    try:
+        check_max_pending(strategy, max_pending, problem)
+    except InvalidParameterError as exc:
+        raise ConfigError(f"session.max_pending: {exc}") from None
+    return max_pending, expire_after
 
 
 def load_session_file(path: str | Path) -> SessionSpec:

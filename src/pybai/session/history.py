@@ -54,10 +54,10 @@ def replay_history(session) -> History:
     """Replay ``session``'s log from the start and record the state after every answer."""
     store = session._store
     with store.reading():
-        events = store.events_after(0, 0)
+        events = session._read_events(0, 0, 0)
     problem = session.problem
     confident = isinstance(problem.regime, FixedConfidence)
-    replay = Replay(problem, session.spec.strategy, session.spec.seed)
+    replay = Replay(problem, session.spec.strategy, session.spec.seed, session.spec.max_pending)
     rows: dict[str, list] = {k: [] for k in ("requests", "times", "samples", "batches", "counts", "stat", "thr")}
 
     def record(rep: Replay, answer) -> None:

@@ -10,8 +10,9 @@ step      what it does
 ========  =================================================================================
 1 -> 2    SQLite only (PostgreSQL databases start at 2): one session per file becomes several
           sessions per database (``session`` columns in ``requests`` and ``answers``; the
-          ``definition`` row keeps its id 1 and becomes session 1), and the ``snapshots``
-          table is added.  Every row is copied unchanged: ids, times, rewards (bit for bit).
+          ``definition`` row keeps its id 1 and becomes session 1), the ``snapshots``
+          table is added, and the ``journal`` is written in the order schema 1 implies (one
+          request outstanding at a time: each request, then its answers in id order).  Every row is copied unchanged: ids, times, rewards (bit for bit).
 ========  =================================================================================
 """
 
@@ -29,8 +30,8 @@ CREATE TABLE requests (
     session INTEGER NOT NULL, id INTEGER NOT NULL, sources TEXT NOT NULL, created TEXT NOT NULL,
     PRIMARY KEY (session, id), FOREIGN KEY(session) REFERENCES definition (id));
 CREATE TABLE snapshots (
-    session INTEGER NOT NULL, answer INTEGER NOT NULL, request INTEGER NOT NULL, samples BIGINT NOT NULL,
-    state TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (session, answer),
+    session INTEGER NOT NULL, answer INTEGER NOT NULL, request INTEGER NOT NULL, event INTEGER NOT NULL,
+    samples BIGINT NOT NULL, state TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (session, answer),
     FOREIGN KEY(session) REFERENCES definition (id));
 CREATE TABLE answers (
     id INTEGER NOT NULL, session INTEGER NOT NULL, request INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -43,7 +44,20 @@ CREATE INDEX observations_by_answer ON observations (answer);
 INSERT INTO definition SELECT id, name, document, seed, strategy, created FROM v1_definition;
 INSERT INTO requests SELECT 1, id, sources, created FROM v1_requests;
 INSERT INTO answers SELECT id, 1, request, size, created FROM v1_answers;
+CREATE TABLE journal (
+    id INTEGER NOT NULL, session INTEGER NOT NULL, kind TEXT NOT NULL, request INTEGER NOT NULL, answer INTEGER,
+    withdrawn TEXT, created TEXT NOT NULL, PRIMARY KEY (id),
+    CONSTRAINT journal_kind CHECK (kind IN ('request', 'answer', 'cancel', 'expire')),
+    FOREIGN KEY(session) REFERENCES definition (id), FOREIGN KEY(answer) REFERENCES answers (id),
+    FOREIGN KEY(session, request) REFERENCES requests (session, id));
+CREATE INDEX journal_by_session ON journal (session, id);
 INSERT INTO observations SELECT id, answer, request, source, reward, time FROM v1_observations;
+INSERT INTO journal (session, kind, request, answer, withdrawn, created)
+    SELECT 1, kind, request, answer, NULL, created FROM (
+        SELECT 'request' AS kind, id AS request, NULL AS answer, created, id AS k1, 0 AS k2, 0 AS k3 FROM v1_requests
+        UNION ALL
+        SELECT 'answer', request, id, created, request, 1, id FROM v1_answers)
+    ORDER BY k1, k2, k3;
 DROP TABLE v1_observations;
 DROP TABLE v1_answers;
 DROP TABLE v1_requests;

@@ -2,9 +2,11 @@
 
 The strategy of a session is started on the session's problem with the generator of
 :func:`strategy_rng` (the seed's replication-0 strategy stream, as ``pybai run`` derives it),
-then every logged request is asked again and every logged answer told again, in log order:
-request 1, its answers, request 2, its answers, ...  Each ask must give back exactly the logged
-request and id; otherwise the replay has *diverged* (the strategy's code changed since the
+then every logged request is asked again, every logged answer told again and every cancel or
+expiry applied again, in log order: the journal's (schema 2), or, in a database without one
+(one request outstanding at a time), request 1, its answers, request 2, its answers, ...  Each
+ask must give back exactly the logged request and id, and each cancel withdraw exactly the
+logged samples; otherwise the replay has *diverged* (the strategy's code changed since the
 session was written) and is refused with one line rather than continued on a different path.
 
 Every :data:`STATE_EVERY` answers a session stores its strategy's state
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -26,7 +29,7 @@ from pybai._serialize import encode
 
 from pybai.exceptions import PybaiError, SessionStateError
 from pybai.problems.base import Problem
-from pybai.session.store import LoggedAnswer, LoggedRequest, Snapshot, StoredState
+from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, Snapshot, StoredState
 from pybai.strategies.base import Strategy
 from pybai.strategies.state import restore_state
 
@@ -75,31 +78,39 @@ class Replay:
         Unstarted; the replay runs on a clone.
     seed : int
         The session's master seed.
+    max_pending : int, default 1
+        The session's ``max_pending`` (:meth:`pybai.strategies.base.Strategy.start`).
     """
 
-    def __init__(self, problem: Problem, template: Strategy, seed: int):
-        self.strategy = template.clone().start(problem, rng=strategy_rng(seed))
+    def __init__(self, problem: Problem, template: Strategy, seed: int, max_pending: int = 1):
+        self.strategy = template.clone().start(problem, rng=strategy_rng(seed), max_pending=max_pending)
         self.last_request = 0  # id of the last logged request asked again
         self.last_answer = 0  # id of the last logged answer told again
+        self.last_event = 0  # id of the last journal row applied again
         self.n_answers = 0  # answers of the log up to last_answer
+        self.created: dict[int, str] = {}  # request id -> when it was asked (for expiry)
+        self.withdrawn: dict[int, str] = {}  # request id -> "cancel" or "expire"
 
     @classmethod
-    def resume(cls, store, problem: Problem, template: Strategy, seed: int) -> "Replay":
+    def resume(cls, store, problem: Problem, template: Strategy, seed: int, max_pending: int = 1) -> "Replay":
         """A replay from the newest stored state of ``store`` that agrees with its log, else from the start."""
         stored = store.latest_state()
         if stored is not None:
             n_answers, counts = store.log_up_to(stored.answer)
             replay = cls.restored(problem, template, seed, stored, n_answers, counts)
             if replay is not None:
+                replay.withdrawn = store.withdrawn_up_to(stored.event)
+                replay.created = store.request_times(replay.strategy.outstanding)
                 return replay
-        return cls(problem, template, seed)
+        return cls(problem, template, seed, max_pending)
 
     @classmethod
     def restored(cls, problem: Problem, template: Strategy, seed: int, stored: StoredState, n_answers: int,
                  counts: dict[int, int]) -> "Replay | None":
         """A replay continuing from a stored state, or None when the state disagrees with the log.
 
-        ``n_answers`` and ``counts`` ({source: samples}) describe the log up to ``stored.answer``.
+        ``n_answers`` and ``counts`` ({source: samples}) describe the log up to ``stored.answer``;
+        the caller fills :attr:`withdrawn` and :attr:`created` from the log up to ``stored.event``.
         """
         replay = cls.__new__(cls)
         try:
@@ -119,6 +130,8 @@ class Replay:
             return None
         replay.strategy = strategy
         replay.last_request, replay.last_answer, replay.n_answers = stored.request, stored.answer, n_answers
+        replay.last_event = stored.event
+        replay.created, replay.withdrawn = {}, {}
         return replay
 
     def state_text(self) -> str:
@@ -126,6 +139,9 @@ class Replay:
 
     def apply(self, events: Snapshot, on_answer: Callable[["Replay", LoggedAnswer], None] | None = None) -> None:
         """Ask and tell the events (which follow this replay's cursor) in log order."""
+        if events.journal is not None:
+            self._apply_journal(events, on_answer)
+            return
         requests = iter(events.requests)
         for answer in events.answers:
             while answer.request > self.last_request:
@@ -133,16 +149,44 @@ class Replay:
             if answer.request != self.last_request:
                 raise ReplayDiverged(f"the log answers request {answer.request} after request {self.last_request} "
                                      "was asked: the log is not in request order.")
-            try:
-                self.strategy.tell(answer.sources, answer.rewards, request_id=answer.request)
-            except PybaiError as exc:
-                raise ReplayDiverged(f"replaying answer {answer.id} (request {answer.request}) failed: {exc}") from None
-            self.last_answer = answer.id
-            self.n_answers += 1
-            if on_answer is not None:
-                on_answer(self, answer)
+            self._tell(answer, on_answer)
         for logged in requests:
             self._ask(logged, logged.id)
+
+    def _apply_journal(self, events: Snapshot, on_answer) -> None:
+        requests = {r.id: r for r in events.requests}
+        answers = {a.id: a for a in events.answers}
+        for event in events.journal or ():
+            if event.kind == "request":
+                self._ask(requests.get(event.request), event.request)
+            elif event.kind == "answer":
+                answer = answers.get(cast(int, event.answer))
+                if answer is None or answer.request != event.request:
+                    raise ReplayDiverged(f"journal row {event.id} names answer {event.answer}, which the log lacks.")
+                self._tell(answer, on_answer)
+            else:
+                self._withdraw(event)
+            self.last_event = event.id
+
+    def _tell(self, answer: LoggedAnswer, on_answer) -> None:
+        try:
+            self.strategy.tell(answer.sources, answer.rewards, request_id=answer.request)
+        except PybaiError as exc:
+            raise ReplayDiverged(f"replaying answer {answer.id} (request {answer.request}) failed: {exc}") from None
+        self.last_answer = answer.id
+        self.n_answers += 1
+        if on_answer is not None:
+            on_answer(self, answer)
+
+    def _withdraw(self, event: LoggedEvent) -> None:
+        try:
+            part = self.strategy.cancel(event.request)
+        except PybaiError as exc:
+            raise ReplayDiverged(f"replaying the {event.kind} of request {event.request} failed: {exc}") from None
+        if event.withdrawn is None or not np.array_equal(part, event.withdrawn):
+            raise ReplayDiverged(f"replaying the {event.kind} of request {event.request} withdrew {_preview(part)}, "
+                                 f"where the log has {_preview(np.asarray(event.withdrawn))}.")
+        self.withdrawn[event.request] = event.kind
 
     def _ask(self, logged: LoggedRequest | None, wanted: int) -> None:
         if logged is None:
@@ -157,3 +201,4 @@ class Replay:
                 f"(request {strategy.request_id}) where the log has {_preview(logged.requests)}."
             )
         self.last_request = logged.id
+        self.created[logged.id] = logged.created

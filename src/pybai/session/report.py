@@ -67,8 +67,7 @@ def write_session_report(session: Session, out_dir) -> Path:
     page.paragraph(f"Status: {said}. Recommendation: {status['answer']}.")
     facts = [["samples", status["samples"]], ["requests made", status["requests"]],
              ["answers stored", status["answers"]], ["completed requests (batches)", status["batches"]],
-             ["pending", "none" if status["pending"] is None else
-              f"request {status['pending']['request']}: {status['pending']['size']} samples"]]
+             ["pending", _pending(status["pending"])]]
     if status["threshold"] is not None:
         facts += [["GLR statistic", status["statistic"]], ["threshold", status["threshold"]]]
     if status["threshold_kind"] is not None:
@@ -154,3 +153,13 @@ def _when(stamp: str) -> str:
     except ValueError:
         return str(stamp)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _pending(pending) -> str:
+    """The status's ``pending`` in words: one request (``max_pending = 1``) or the list of outstanding ones."""
+    if isinstance(pending, list):
+        if not pending:
+            return "none"
+        shown = ", ".join(f"{p['request']} ({p['size']})" for p in pending[:20])
+        return f"{len(pending)} requests: {shown}" + (" ..." if len(pending) > 20 else "")
+    return "none" if pending is None else f"request {pending['request']}: {pending['size']} samples"

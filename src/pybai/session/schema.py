@@ -14,20 +14,26 @@ Schema :data:`SCHEMA_VERSION` (no pickled objects, only text, integers and reals
     One row per accepted ``tell``: the request answered and how many samples it brought.
 ``observations(id, answer, request, source, reward, time)``
     One row per sample (``reward`` is an 8-byte IEEE double: exact).
-``snapshots(session, answer, request, samples, state, created)``
+``journal(id, session, kind, request, answer, withdrawn, created)``
+    The order of a session's events: one row per request, answer (``answer``: its id), cancel
+    or expiry (``withdrawn``: the JSON list of the unanswered samples withdrawn).  Replaying
+    the journal rebuilds the strategy whatever the clock says (answers in any order,
+    ``max_pending > 1``).
+``snapshots(session, answer, request, event, samples, state, created)``
     The strategy's state (:meth:`pybai.strategies.base.Strategy.get_state`, as JSON) once the
-    log up to answer ``answer`` and request ``request`` was replayed: reopening starts from
-    the newest one instead of replaying everything (:mod:`pybai.session.snapshots`).
+    log up to answer ``answer``, request ``request`` and journal row ``event`` was replayed:
+    reopening starts from the newest one instead of replaying everything.
 
 Schema 1 (pybai 0.1 to 0.3) held one session per SQLite file (``definition.id = 1``, no
-``session`` column, no snapshots); :mod:`pybai.session.migrations` upgrades it.
+``session`` column, no journal, no snapshots); :mod:`pybai.session.migrations` upgrades it (the
+journal is written from the order schema 1 implies: each request, then its answers).
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-__all__ = ["SCHEMA_VERSION", "metadata", "meta", "definition", "requests", "answers", "observations", "snapshots"]
+__all__ = ["SCHEMA_VERSION", "metadata", "meta", "definition", "requests", "answers", "observations", "journal", "snapshots"]
 
 #: Version of the schema this version writes; a database with a larger one is refused.
 SCHEMA_VERSION = 2
@@ -80,11 +86,26 @@ observations = sa.Table(
 )
 sa.Index("observations_by_answer", observations.c.answer)
 
+journal = sa.Table(
+    "journal", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("session", sa.Integer, sa.ForeignKey("definition.id"), nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("request", sa.Integer, nullable=False),
+    sa.Column("answer", sa.Integer, sa.ForeignKey("answers.id")),
+    sa.Column("withdrawn", sa.Text),
+    sa.Column("created", sa.Text, nullable=False),
+    sa.ForeignKeyConstraint(["session", "request"], ["requests.session", "requests.id"]),
+    sa.CheckConstraint("kind IN ('request', 'answer', 'cancel', 'expire')", name="journal_kind"),
+)
+sa.Index("journal_by_session", journal.c.session, journal.c.id)
+
 snapshots = sa.Table(
     "snapshots", metadata,
     sa.Column("session", sa.Integer, sa.ForeignKey("definition.id"), primary_key=True, autoincrement=False),
     sa.Column("answer", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("request", sa.Integer, nullable=False),
+    sa.Column("event", sa.Integer, nullable=False),
     sa.Column("samples", sa.BigInteger, nullable=False),
     sa.Column("state", sa.Text, nullable=False),
     sa.Column("created", sa.Text, nullable=False),

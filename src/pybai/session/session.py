@@ -5,130 +5,45 @@ A :class:`Session` couples a session definition (problem, strategy, seed) with i
 log of requests and answers are the record: the strategy is rebuilt by replaying the log
 (:mod:`pybai.session.replay`, from the newest stored state that agrees with it) when the
 session is opened, and brought up to date with whatever other processes wrote before every
-operation.  Each :meth:`Session.ask` that makes a new request and each accepted
-:meth:`Session.tell` is one transaction; a refused ``tell`` writes nothing.
+operation.  Each :meth:`Session.ask` that makes a new request, each accepted
+:meth:`Session.tell` and each :meth:`Session.cancel` is one transaction; a refused ``tell`` writes
+nothing.
+
+With ``[session] max_pending = N`` (N > 1) a session hands out new requests while earlier ones
+are unanswered, up to N, and takes their answers in any order; ``[session] expire_after =
+seconds`` makes a request outstanding for longer count as cancelled at the next ask, tell or
+cancel.  Cancels and expiries are events of the log (the journal, schema 2), so a replay
+rebuilds the same state whatever the clock says.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, field
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 
-from pybai._validation import real_values
 from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
-from pybai.naming import answer_name
 from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
-from pybai.session.intervals import confidence_intervals
-from pybai.session.near_tie import near_tie, progress
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
+from pybai.session.messages import Receipt, Request, _answer_arrays, _request_id
 from pybai.session.rows import Layout, read_csv
+from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.store import Store, utc_now
 from pybai.stopping.thresholds import is_default_kind
-from pybai.strategies.certificate import is_proven, threshold_kind
 
 __all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
 
 #: The threshold of a session whose strategy does not choose one (``pybai run`` keeps the papers'
 #: heuristic): proven delta-correct, so that a stop certifies the answer.
 SESSION_THRESHOLD = "delta-correct"
-
-
-@dataclass(frozen=True)
-class Request:
-    """A numbered request: what to sample next.
-
-    Attributes
-    ----------
-    id : int
-        The number to give back with the answer (:meth:`Session.tell`).
-    requests : ndarray of int
-        What the strategy asks, one entry per sample: sources, or arms in the "arm"
-        sampling model of subpopulation problems (the subpopulation then arrives).
-    rows : list of dict
-        The same as table rows (the CSV of ``pybai session ask``).
-    """
-
-    id: int
-    requests: np.ndarray
-    rows: list[dict] = field(repr=False)
-
-    def __len__(self) -> int:
-        return int(self.requests.shape[0])
-
-
-@dataclass(frozen=True)
-class Receipt:
-    """What an accepted :meth:`Session.tell` stored."""
-
-    request: int
-    stored: int
-    pending: int  # samples of the request still unanswered (asked again by the next ask)
-    samples: int
-    status: str
-
-    @property
-    def stopped(self) -> bool:
-        return self.status != "running"
-
-
-def stop_reason(message: str) -> str:
-    """A result message without its status prefix ("stopped: the answer ..." -> "the answer ...")."""
-    return message.split(": ", 1)[1] if message.startswith(("stopped: ", "censored: ")) else message
-
-
-def describe_answer(problem, recommendation) -> str:
-    """A recommendation in words: "arm 2", "control (arm 2)", "arms 0, 3", "no feasible arm (-1)", "none yet"."""
-    if recommendation is None:
-        return "none yet"
-    return answer_name(recommendation, problem.labels)
-
-
-def recommendation_label(problem, recommendation):
-    """The recommendation as labels: a label, a list of labels (top-k), or None (no labels, no arm)."""
-    labels = problem.labels
-    if labels is None or recommendation is None:
-        return None
-    if np.ndim(recommendation):
-        return [labels[int(a)] for a in np.asarray(recommendation).ravel()]
-    return labels[int(recommendation)] if 0 <= int(recommendation) < len(labels) else None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _request_id(value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"The 'request_id' parameter of tell must be an int. Got {value!r}.")
-    return int(value)
-
-
-def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
-    src = np.asarray(sources).reshape(-1)
-    if src.size and src.dtype.kind not in "iu":
-        raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")
-    rew = real_values(rewards, "rewards", "tell")
-    if src.size == 0 or src.size != rew.size:
-        raise InvalidParameterError(
-            f"The 'rewards' parameter of tell must be one reward per source ({src.size}). Got {rew.size} rewards.")
-    return src.astype(np.intp), rew
 
 
 class Session:
@@ -161,7 +76,8 @@ class Session:
     # ------------------------------------------------------------ creating and opening
     @classmethod
     def create(cls, db, file=None, *, problem=None, strategy=None, seed: int | None = None,
-               name: str | None = None, labels=None) -> "Session":
+               name: str | None = None, labels=None, max_pending: int | None = None,
+               expire_after: float | None = None) -> "Session":
         """A new session in ``db``: a new SQLite file, or a PostgreSQL database.
 
         Parameters
@@ -180,6 +96,12 @@ class Session:
         labels : list of str, optional
             One distinct name per arm (``[environment] labels``; replaces the file's or the
             problem's): shown in statuses, reports and exports, accepted as sources by :meth:`tell`.
+        max_pending : int, optional
+            Requests that may be outstanding at once (default: the file's ``[session] max_pending``,
+            else 1); see :meth:`ask`.
+        expire_after : float, optional
+            Seconds after which an outstanding request counts as cancelled (default: the file's
+            ``[session] expire_after``, else never); see :meth:`cancel`.
 
         Notes
         -----
@@ -206,6 +128,9 @@ class Session:
             default = "session"
         if labels is not None:
             document["environment"] = {**document.get("environment", {}), "labels": labels}
+        for key, value in (("max_pending", max_pending), ("expire_after", expire_after)):
+            if value is not None:
+                document["session"] = {**document.get("session", {}), key: value}
         try:
             document = json.loads(json.dumps(document, allow_nan=False))
         except (TypeError, ValueError):
@@ -267,10 +192,11 @@ class Session:
     def _sync(self) -> Replay:
         """Bring the replayed strategy up to date with the log (inside a transaction)."""
         if self._replay is None:
-            self._replay = Replay.resume(self._store, self.problem, self.spec.strategy, self.spec.seed)
+            self._replay = Replay.resume(self._store, self.problem, self.spec.strategy, self.spec.seed,
+                                         self.spec.max_pending)
         replay = self._replay
-        events = self._store.events_after(replay.last_request, replay.last_answer)
-        if events.requests or events.answers:
+        events = self._read_events(replay.last_request, replay.last_answer, replay.last_event)
+        if events.requests or events.answers or events.journal:
             try:
                 replay.apply(events)
             except ReplayDiverged as exc:
@@ -287,10 +213,38 @@ class Session:
                 raise
         return replay
 
+    def _read_events(self, last_request: int, last_answer: int, last_event: int):
+        """The log after the cursors (inside a transaction), with the journal when the database has one."""
+        store = self._store
+        events = store.events_after(last_request, last_answer)
+        return replace(events, journal=store.journal_after(last_event)) if store.journaled else events
+
     def _pending_text(self, strategy) -> str:
-        if strategy.request_id is None:
+        ids = list(strategy.outstanding)
+        if not ids:
             return "no request is pending (ask first)"
-        return f"the pending request is {strategy.request_id}"
+        if len(ids) == 1:
+            return f"the pending request is {ids[0]}"
+        return "the outstanding requests are " + ", ".join(str(i) for i in ids)
+
+    def _expire(self, replay: Replay) -> bool:
+        """Record as expired every outstanding request older than ``expire_after`` (inside a write
+        transaction); True when one was."""
+        after = self.spec.expire_after
+        strategy = replay.strategy
+        if after is None or not self._store.journaled or not self._store.writable:
+            return False
+        now = datetime.now(timezone.utc)
+        expired = False
+        for rid in list(strategy.outstanding):
+            created = replay.created.get(rid)
+            if strategy.stopped or created is None or (now - datetime.fromisoformat(created)).total_seconds() <= after:
+                continue
+            part = strategy.cancel(rid)
+            replay.last_event = self._store.add_event("expire", rid, utc_now(), withdrawn=part)
+            replay.withdrawn[rid] = "expire"
+            expired = True
+        return expired
 
     def _stopped_text(self, strategy) -> str:
         res = strategy.result()
@@ -300,7 +254,11 @@ class Session:
 
     # ------------------------------------------------------------ ask / tell
     def ask(self) -> Request:
-        """The next request: the pending one (its unanswered part) or a new one.
+        """The next request.
+
+        With ``max_pending = 1``: the pending one (its unanswered part) or a new one.  With
+        N > 1: a new request while fewer than N are outstanding, else the unanswered part of the
+        oldest outstanding one (the same request, the same id).
 
         Raises
         ------
@@ -313,22 +271,28 @@ class Session:
             with store.writing("record the request") if store.writable else store.reading():
                 replay = self._sync()
                 strategy = replay.strategy
+                changed = self._expire(replay)
                 if strategy.stopped:
                     raise SessionStateError(self._stopped_text(strategy))
-                new = strategy.request_id is None
+                before = set(strategy.outstanding)
+                requests = strategy.ask().copy()
+                rid = cast(int, strategy.request_id)  # ask() numbered the request it handed out
+                new = rid not in before
+                changed = changed or new
                 if new and not store.writable:
                     raise read_only(self.path, "cannot record the next request")
-                changed = new
-                requests = strategy.ask().copy()
                 if new:
-                    self._store.add_request(cast(int, strategy.request_id), requests, utc_now())
+                    now = utc_now()
+                    store.add_request(rid, requests, now)
+                    if store.journaled:
+                        replay.last_event = store.add_event("request", rid, now)
             if new:
-                replay.last_request = cast(int, strategy.request_id)
+                replay.last_request = rid
+                replay.created[rid] = now
         except BaseException:
             if changed:
                 self._replay = None
             raise
-        rid = cast(int, strategy.request_id)  # ask() numbered the pending request
         return Request(rid, requests, self.layout.ask_rows(rid, requests))
 
     def tell(self, request_id: int, sources, rewards) -> Receipt:
@@ -337,6 +301,7 @@ class Session:
         Parameters
         ----------
         request_id : int
+            Any outstanding request (answers may arrive in any order).
         sources : array-like of int or str
             The sources sampled (for subpopulation problems: ``arm * L + subpopulation``); when
             the arms have labels, an arm may be given by its label (mixed with indices).
@@ -358,20 +323,61 @@ class Session:
             with self._store.writing("record the answer"):
                 replay = self._sync()
                 strategy = replay.strategy
-                self._check_answerable(strategy, rid)
+                changed = self._expire(replay)
+                self._check_answerable(replay, rid)
                 strategy.tell(src, rew, request_id=rid)
                 changed = True
-                answer = self._store.add_answer(rid, src, rew, utc_now())
+                now = utc_now()
+                answer = self._store.add_answer(rid, src, rew, now)
+                replay.last_event = self._store.add_event("answer", rid, now, answer=answer)
                 if (replay.n_answers + 1) % self.state_every == 0:  # a shortcut for reopening, checked then
-                    self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), utc_now())
+                    self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), now,
+                                          event=replay.last_event)
             replay.last_answer = answer
             replay.n_answers += 1
         except BaseException:
             if changed:
                 self._replay = None
             raise
-        pending = len(strategy.ask()) if strategy.request_id == rid else 0
+        pending = len(strategy.outstanding.get(rid, ()))
         return Receipt(rid, int(src.size), pending, int(strategy.t_), strategy.status_)
+
+    def cancel(self, request_id: int) -> int:
+        """Withdraw the unanswered part of outstanding request ``request_id``; returns its samples.
+
+        Its sources go back to the sampling rule (the next asks may ask them again); answers to
+        it are refused from now on.  A partly answered request is then complete.  With
+        ``[session] expire_after`` requests outstanding for longer are cancelled the same way
+        (recorded as expired) at the next ask, tell or cancel.
+
+        Raises
+        ------
+        RequestError
+            ``request_id`` is not outstanding (unknown, answered, cancelled or expired).
+        SessionStateError
+            The session has stopped, or its database predates cancels (schema 1).
+        """
+        rid = _request_id(request_id)
+        store = self._store
+        if not store.journaled:
+            raise SessionStateError(f"{self.path}: this session database (schema 1, written by an older pybai) "
+                                    "has no journal: requests cannot be cancelled.")
+        changed = False
+        try:
+            with store.writing("record the cancel"):
+                replay = self._sync()
+                strategy = replay.strategy
+                changed = self._expire(replay)
+                self._check_answerable(replay, rid)
+                part = strategy.cancel(rid)
+                changed = True
+                replay.last_event = store.add_event("cancel", rid, utc_now(), withdrawn=part)
+                replay.withdrawn[rid] = "cancel"
+        except BaseException:
+            if changed:
+                self._replay = None
+            raise
+        return int(part.size)
 
     def tell_csv(self, request_id: int, path) -> Receipt:
         """:meth:`tell` with the answers of a CSV file (columns: see :mod:`pybai.session.rows`)."""
@@ -379,19 +385,23 @@ class Session:
         sources, rewards = self.layout.parse_answer(header, rows, _request_id(request_id), where=str(path))
         return self.tell(request_id, sources, rewards)
 
-    def _check_answerable(self, strategy, rid: int) -> None:
+    def _check_answerable(self, replay: Replay, rid: int) -> None:
+        strategy = replay.strategy
         if strategy.stopped:
             raise SessionStateError(f"request {rid} cannot be answered: {self._stopped_text(strategy)}")
-        if strategy.request_id == rid:
-            return  # the pending request, logged when it was asked: no need to read the log (a scan of every answer)
+        if rid in strategy.outstanding:
+            return  # outstanding, logged when it was asked: no need to read the log (a scan of every answer)
         info = self._store.request_info(rid)
         if info is None:
-            error = SessionStateError if strategy.request_id is None else RequestError
+            error = RequestError if strategy.outstanding else SessionStateError
             raise error(f"request {rid} does not exist; {self._pending_text(strategy)}.")
         size, answered, last = info
-        if strategy.request_id != rid:
-            raise RequestError(f"request {rid} was already answered ({answered} samples, last at {last}); "
+        if rid in replay.withdrawn:
+            what = "cancelled" if replay.withdrawn[rid] == "cancel" else f"expired (after {self.spec.expire_after:g} s)"
+            raise RequestError(f"request {rid} was {what} after {answered} of its {size} samples were answered; "
                                f"nothing recorded; {self._pending_text(strategy)}.")
+        raise RequestError(f"request {rid} was already answered ({answered} samples, last at {last}); "
+                           f"nothing recorded; {self._pending_text(strategy)}.")
 
     # ------------------------------------------------------------ reading
     @property
@@ -406,7 +416,9 @@ class Session:
         ``message``, ``recommendation`` (and ``answer``: in words), ``labels`` (the arms' names, or
         null), ``recommendation_label`` (the recommended arm's label, a list for top-k; null without
         labels), ``samples``, ``batches``,
-        ``requests``, ``answers``, ``pending`` (``{"request", "size"}`` or null), ``statistic``
+        ``requests``, ``answers``, ``pending`` (with ``max_pending = 1``: ``{"request", "size"}`` or
+        null; with N > 1: a list of ``{"request", "size", "created"}``, oldest first), ``max_pending``,
+        ``expire_after`` (seconds or null), ``withdrawn`` (requests cancelled or expired), ``statistic``
         and ``threshold`` (fixed confidence: the GLR statistic of the empirical answer and the
         stopping threshold at the current sample count; else null), ``threshold_kind``
         (``"heuristic"``, ``"delta-correct"``, ...; null in fixed budget),
@@ -427,65 +439,8 @@ class Session:
             n_requests, n_answers, _ = self._store.counts()
             created = self._store.definition()["created"]
             last = self._store.last_answer_time()
-        strategy = replay.strategy
-        res = strategy.result()
-        problem = self.problem
-        statistic, threshold = self._statistic(strategy)
-        low, high = confidence_intervals(problem, strategy.model_, level)
-        sd = problem.family.sample_sd(strategy.model_)
-        shape = problem.source_shape
-        pending = None
-        if strategy.request_id is not None:
-            pending = {"request": int(strategy.request_id), "size": int(strategy.ask().size)}
-        regime = problem.regime
-        proven = is_proven(strategy)
-        estimate = progress(problem, strategy)
-        return {
-            "name": self.spec.name,
-            "goal": problem.goal,
-            "strategy": self.spec.label,
-            "seed": self.spec.seed,
-            "regime": regime.kind,
-            "delta": getattr(regime, "delta", None),
-            "budget": getattr(regime, "budget", None),
-            "status": res.status,
-            "stopped": bool(res.stopped),
-            "message": res.message,
-            "recommendation": _plain(res.recommendation),
-            "answer": describe_answer(problem, res.recommendation),
-            "labels": None if problem.labels is None else list(problem.labels),
-            "recommendation_label": recommendation_label(problem, res.recommendation),
-            "samples": int(res.samples),
-            "batches": int(res.batches),
-            "requests": int(n_requests),
-            "answers": int(n_answers),
-            "pending": pending,
-            "statistic": statistic,
-            "threshold": threshold,
-            "threshold_kind": threshold_kind(strategy),
-            "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
-            "proven": proven,
-            "certified": res.status == "stopped" and proven,
-            "estimated_samples_to_stop": None if estimate is None else estimate[1],
-            "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
-            "counts": _plain(res.counts.reshape(shape).astype(int)),
-            "means": _plain(res.means.reshape(shape)),
-            "ci_low": _plain(low.reshape(shape)),
-            "ci_high": _plain(high.reshape(shape)),
-            "sd": None if sd is None else _plain(np.asarray(sd, dtype=float).reshape(shape)),
-            "level": level,
-            "created": created,
-            "last_answer": last,
-            "version": __version__,
-        }
-
-    def _statistic(self, strategy) -> tuple[float | None, float | None]:
-        if not isinstance(self.problem.regime, FixedConfidence) or strategy.t_ == 0:
-            return None, None
-        threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
-        if np.isnan(strategy.model_.estimate).any():
-            return None, threshold
-        return _plain(float(strategy.problem_.statistic(strategy.model_))), threshold
+        return session_status(self, replay, level, n_requests=n_requests, n_answers=n_answers, created=created,
+                              last=last)
 
     def observations(self) -> list[dict]:
         """Every observation as a row: observation, answer, request, source (arm, subpopulation),

@@ -29,7 +29,7 @@ from pybai.session.backends import backend_for
 from pybai.session.integrity import answer_rows, damaged, read_only, request_sources
 from pybai.session.schema import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "Snapshot", "StoredState", "utc_now",
+__all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "LoggedEvent", "Snapshot", "StoredState", "utc_now",
            "list_sessions"]
 
 _ERRORS = (sa.exc.DBAPIError, sqlite3.Error, UnicodeDecodeError)
@@ -57,19 +57,38 @@ class LoggedAnswer:
 
 
 @dataclass(frozen=True)
+class LoggedEvent:
+    """A row of the journal: ``kind`` "request", "answer" (``answer``: its id), "cancel" or
+    "expire" (``withdrawn``: the unanswered samples withdrawn)."""
+
+    id: int
+    kind: str
+    request: int
+    answer: int | None
+    withdrawn: np.ndarray | None
+    created: str
+
+
+@dataclass(frozen=True)
 class Snapshot:
-    """Events after a cursor, read in one transaction (a consistent view of the log)."""
+    """Events after a cursor, read in one transaction (a consistent view of the log).
+
+    ``journal`` is the order of the events (schema 2), None for a database without a journal
+    (schema 1: request 1, its answers, request 2, ...).
+    """
 
     requests: list[LoggedRequest]
     answers: list[LoggedAnswer]
+    journal: list[LoggedEvent] | None = None
 
 
 @dataclass(frozen=True)
 class StoredState:
-    """A stored strategy state (a row of ``snapshots``): the log up to ``answer`` and ``request`` replayed."""
+    """A stored strategy state (a row of ``snapshots``): the log up to ``answer``, ``request`` and journal row ``event`` replayed."""
 
     answer: int
     request: int
+    event: int
     samples: int
     state: str
 
@@ -125,6 +144,9 @@ class Store:
         self.session_id = session_id
         self.writable = writable
         self._in_transaction = False
+        #: the journal (the order of requests, answers, cancels and expiries) exists in every database of
+        #: schema 2 (the migration from schema 1 writes it from the order of the log)
+        self.journaled = True
 
     # ------------------------------------------------------------ queries (errors as one line)
     def _call(self, work, doing: str):
@@ -316,7 +338,7 @@ class Store:
 
     def latest_state(self) -> StoredState | None:
         """The newest stored strategy state of the session, or None."""
-        row = self._one("SELECT answer, request, samples, state FROM snapshots WHERE session = :s "
+        row = self._one("SELECT answer, request, event, samples, state FROM snapshots WHERE session = :s "
                         "ORDER BY answer DESC LIMIT 1")
         return None if row is None else StoredState(*row)
 
@@ -345,11 +367,53 @@ class Store:
 
         return self._call(work, "store the answer")
 
-    def add_state(self, answer: int, request: int, samples: int, state: str, created: str) -> None:
-        """Store the strategy's state once the log up to ``answer`` (and ``request``) was replayed."""
-        values = {"session": self.session_id, "answer": int(answer), "request": int(request),
+    def add_state(self, answer: int, request: int, samples: int, state: str, created: str, *, event: int) -> None:
+        """Store the strategy's state once the log up to ``answer``, ``request`` and journal row ``event`` was replayed."""
+        values = {"session": self.session_id, "answer": int(answer), "request": int(request), "event": int(event),
                   "samples": int(samples), "state": state, "created": created}
         self._call(lambda c: c.execute(schema.snapshots.insert(), values), "store the strategy's state")
+
+    # ------------------------------------------------------------ the journal (schema 2)
+    def add_event(self, kind: str, request_id: int, created: str, *, answer: int | None = None,
+                  withdrawn: np.ndarray | None = None) -> int:
+        """Append an event to the session's journal (inside :meth:`writing`); returns its id."""
+        values = {"session": self.session_id, "kind": kind, "request": int(request_id),
+                  "answer": None if answer is None else int(answer),
+                  "withdrawn": None if withdrawn is None else json.dumps([int(r) for r in withdrawn]),
+                  "created": created}
+        return self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
+                                                  values).scalar_one()), f"record the {kind}")
+
+    def journal_after(self, last_event: int) -> list[LoggedEvent]:
+        """Journal rows of the session with id > ``last_event``, in order (each checked: a damaged one is refused)."""
+        out = []
+        for eid, kind, request, answer, withdrawn, created in self._rows(
+                "SELECT id, kind, request, answer, withdrawn, created FROM journal WHERE session = :s AND id > :e "
+                "ORDER BY id", {"e": last_event}):
+            if (kind not in ("request", "answer", "cancel", "expire") or not isinstance(request, int)
+                    or (kind == "answer") != isinstance(answer, int) or not isinstance(created, str)):
+                raise damaged(self.path, f"journal row {eid} is not a request, answer, cancel or expiry")
+            part = None
+            if kind in ("cancel", "expire"):
+                part = np.asarray(request_sources(self.path, request, withdrawn), dtype=np.intp)
+            out.append(LoggedEvent(eid, kind, request, answer, part, created))
+        return out
+
+    def withdrawn_up_to(self, last_event: int) -> dict[int, str]:
+        """{request: "cancel" or "expire"} of the journal rows with id <= ``last_event`` (a stored state's)."""
+        return {int(r): k for r, k in self._rows(
+            "SELECT request, kind FROM journal WHERE session = :s AND id <= :e AND kind IN ('cancel', 'expire')",
+            {"e": last_event})}
+
+    def request_times(self, ids) -> dict[int, str]:
+        """{request: when it was asked} for the requests ``ids`` of the session."""
+        wanted = sorted({int(i) for i in ids})
+        if not wanted:
+            return {}
+        rows = self._rows("SELECT id, created FROM requests WHERE session = :s AND id >= :lo AND id <= :hi",
+                          {"lo": wanted[0], "hi": wanted[-1]})
+        keep = set(wanted)
+        return {int(i): c for i, c in rows if int(i) in keep}
 
     def integrity_check(self) -> str:
         if self.backend.dialect != "sqlite":

@@ -77,6 +77,7 @@ class BatchTopKRule(Strategy):
 
     goals = ("top-k",)
     batched = True
+    single_request = "it decides on each batch's answers before the next batch"
     _state_attrs: ClassVar[tuple[str, ...]] = ("priority_", "answer_")
     problem_: TopKProblem  # for the type checker: goals are top-k only
 

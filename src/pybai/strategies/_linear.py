@@ -72,6 +72,8 @@ class LinearRule(Strategy):
     requires = frozenset({"features"})
     #: asks many samples in one request (designs do not depend on the rewards of a stretch)
     asks_chunks = True
+    single_request = ("it follows its design in stretches, each answered before the next is chosen "
+                      "(ask for larger stretches with check_growth instead)")
     #: elimination rules (XY-adaptive, fully adaptive, RAGE) set this to the last arm standing
     survivor_: int = -1
     # for the type checker: started only on problems that provide "features" (linear, fixed confidence)

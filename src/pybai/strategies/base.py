@@ -29,12 +29,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
-from pybai._validation import check_choice, check_positive_int, fail, real_values
+from pybai._validation import check_choice, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
-from pybai.problems.base import FixedBudget, FixedConfidence, Problem
+from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
-from pybai.strategies.batching import check_batch, remaining_after, split_plan
+from pybai.strategies.batching import check_batch, split_plan
+from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
+from pybai.strategies.requests import Outstanding, believed, match_answer, next_missing, parse_answer
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
@@ -46,20 +48,6 @@ __all__ = ["Strategy"]
 _NO_SELECTION = np.empty(0, dtype=np.intp)
 #: how many one-request arrays a strategy caches (sequential rules: one per request up to this)
 _SINGLES_CACHED = 4096
-
-#: what a rule lacking a capability is told, in the order checked (keys: ``Problem.provides`` values)
-_REQUIREMENTS = {
-    "features": "needs a linear problem (known arm features: environment kind 'linear-gaussian')",
-    "independent-arms": ("treats arms as independent and ignores the shared features of a linear problem; on "
-                         "'linear-gaussian' use game, tas, uniform or a linear design strategy (g-allocation, "
-                         "xy-static, xy-adaptive, xy-fully-adaptive, rage)"),
-    "posterior": ("needs a posterior over the arm means (a problem with a prior covariance, e.g. environment kind "
-                  "'correlated-gaussian')"),
-    "answer-mask": "needs the arms of the answer (answer_mask)",
-    "known-noise": ("needs a known noise scale for its confidence widths; under reward_model "
-                    "'gaussian-unknown-variance' use tas, top-two, lucb, game or uniform"),
-}
-
 
 class Strategy:
     """Base class of sampling strategies (see the module docstring).
@@ -104,6 +92,9 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
+    #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
+    single_request: ClassVar[str] = ""
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
     #: "unstarted" until :meth:`start`, then "running", "stopped", "censored" or "budget-spent"
@@ -142,48 +133,8 @@ class Strategy:
             return
         if not isinstance(problem, Problem):
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
-        if problem.goal not in self.goals:
-            raise InvalidParameterError(
-                f"{owner} ('{self.name}') cannot solve goal '{problem.goal}'; "
-                f"it solves {', '.join(self.goals)}."
-            )
-        if problem.regime.kind not in self.regimes:
-            raise InvalidParameterError(
-                f"{owner} ('{self.name}') does not support the {problem.regime.kind} regime "
-                f"(it supports {', '.join(self.regimes)})."
-            )
-        missing = self.requires - problem.provides
-        if missing:
-            first = next(need for need in _REQUIREMENTS if need in missing)
-            raise InvalidParameterError(f"{owner} ('{self.name}') {_REQUIREMENTS[first]}.")
-        if problem.batch is not None and not self.batched:
-            raise InvalidParameterError(
-                f"{owner} ('{self.name}') samples one request at a time and cannot choose (b, r) batches; "
-                "remove [problem.batch] or use a batch strategy."
-            )
-        self._check_initial_size(problem, owner)
-        if problem.regime.kind == "fixed-budget":
-            budget = cast(FixedBudget, problem.regime).budget
-            plan = self._initial_batches(problem)
-            unit = problem.budget_unit
-            need = len(plan) if unit == "batches" else sum(b.size for b in plan)
-            if need > budget:
-                raise fail("budget", owner, f"at least the {need} {unit} of the initial phase (n_init = "
-                           f"{self.n_init})", budget)
-
-    def _check_initial_size(self, problem: Problem, owner: str) -> None:
-        """Refuse an initial phase beyond max_samples (or the budget) before its plan is built (memory)."""
-        regime: Any = problem.regime  # FixedConfidence (max_samples) or FixedBudget (budget)
-        fixed_confidence = isinstance(regime, FixedConfidence)
-        cap = regime.max_samples if fixed_confidence else regime.budget * (1 if problem.batch is None else problem.batch.size)
-        need = self._initial_size(problem)
-        if need <= cap:
-            return
-        if fixed_confidence:
-            raise fail("n_init", owner, f"at most {max(cap // problem.n_requests, 1)} (the initial phase samples each "
-                       f"of the {problem.n_requests} requests n_init times, within max_samples = {cap})", self.n_init)
-        raise fail("budget", owner, f"at least the {need} samples of the initial phase (n_init = {self.n_init})",
-                   regime.budget)
+        check_fit(self, problem, owner)
+        check_initial_phase(self, problem, owner)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
@@ -195,7 +146,8 @@ class Strategy:
         return f"{type(self).__name__}({args})"
 
     # ------------------------------------------------------------------ start
-    def start(self, problem: Problem, rng: np.random.Generator | int | None = None) -> "Strategy":
+    def start(self, problem: Problem, rng: np.random.Generator | int | None = None, *,
+              max_pending: int = 1) -> "Strategy":
         """Validate the parameters on ``problem`` and create a fresh state.
 
         Parameters
@@ -204,12 +156,20 @@ class Strategy:
             What the learner knows (never the hidden truth).
         rng : numpy.random.Generator or int or None
             Randomness of the sampling rule (normalised by ``numpy.random.default_rng``).
+        max_pending : int, default 1
+            How many requests may be outstanding (handed out by :meth:`ask`, not yet fully
+            answered or cancelled) at once.  1: each request is answered before the next.  N > 1:
+            :meth:`ask` hands out a new request while fewer than N are outstanding, chosen on
+            the counts plus the pending samples (:mod:`pybai.strategies.requests`), and the oldest
+            unanswered one when N are.  Refused by rules that need every answer first
+            (:attr:`single_request`) and on (b, r) batch problems.
 
         Returns
         -------
         self
         """
         self._check_params(problem)
+        check_max_pending(self, max_pending, problem)
         self.problem_ = problem
         try:
             self.rng_ = np.random.default_rng(rng)
@@ -225,8 +185,9 @@ class Strategy:
         self.batches_ = 0
         self.status_ = "running"
         self.statistic_ = 0.0
-        self.request_id: int | None = None  # id of the pending request, None when nothing is pending
-        self._pending: np.ndarray | None = None  # read-only: ask() hands it out
+        self.request_id: int | None = None  # id of the request the last ask() handed out, while outstanding
+        self._pending: np.ndarray | None = None  # its unanswered part (read-only: ask() hands it out)
+        self._book = Outstanding(max_pending)  # every outstanding request (one at most when max_pending = 1)
         self._singles: dict[int | np.integer, np.ndarray] = {}  # read-only one-request arrays, see _checked
         self._next_id = 1
         self.requests_ = problem.request_space()
@@ -297,32 +258,61 @@ class Strategy:
         return self.status_ != "running"
 
     def ask(self) -> np.ndarray:
-        """Requests to sample next (a read-only int array); the same array, with the same
-        :attr:`request_id`, until the request is answered.
+        """Requests to sample next (a read-only int array), numbered by :attr:`request_id`.
 
-        A request is a source index, except for problems whose requests are coarser than
-        their sources (``problem.n_requests < problem.n_sources``): then the environment
-        answers each request with the source it observed, and :meth:`tell` takes those.
+        With ``max_pending = 1`` (:meth:`start`): the same array, with the same id, until the
+        request is answered.  With N > 1: a new request while fewer than N are outstanding (and
+        ``max_samples`` or the budget leaves room), else the unanswered part of the oldest
+        outstanding one (:attr:`outstanding`).
+
+        A request is a source index, except where requests are coarser than sources
+        (``problem.n_requests < problem.n_sources``): the environment answers with the source it observed.
         """
         if self.status_ != "running":
             self._require_started()
             raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more asks.")
-        if self._pending is None:
-            if self._plan_pos < len(self._plan):
-                req = self._plan[self._plan_pos]
-                self._plan_pos += 1
-            elif not self._ready:  # plan done, some source still unidentified
-                missing = np.flatnonzero(np.isnan(self.means_))[:1]
-                req = np.array(self.requests_.request_of(missing), dtype=np.intp)
-                req.setflags(write=False)
+        book = self._book
+        if book._open and (len(book) >= book.limit or self._no_room(book)):
+            self.request_id, self._pending = book.oldest()
+            return self._pending
+        initial = True
+        if self._plan_pos < len(self._plan):
+            req = self._plan[self._plan_pos]
+            self._plan_pos += 1
+        elif book.requeued:  # a cancelled part of the initial phase
+            req = book.requeued.pop(0)
+        elif not self._ready and np.isnan(self.means_).any():  # plan done, some source still unidentified
+            req, initial = next_missing(self.means_, self.requests_, book), False
+        else:
+            self._ready, initial = True, False
+            if book.samples:  # choose on counts plus pending
+                with believed(self, book):
+                    req = self._checked(self._select())
             else:
                 req = self._checked(self._select())
-            if self._max_samples is not None and self.t_ + req.size > self._max_samples:
-                req = req[: self._max_samples - self.t_]  # never beyond max_samples or the budget
-            self._pending = req
-            self.request_id = self._next_id
-            self._next_id += 1
-        return self._pending
+        if self._max_samples is not None and self.t_ + book.samples + req.size > self._max_samples:
+            req = req[: self._max_samples - self.t_ - book.samples]  # never beyond max_samples or the budget
+        self._pending = req
+        self.request_id = self._next_id
+        book.add(self._next_id, req, initial=initial)
+        self._next_id += 1
+        return req
+
+    def _no_room(self, book: Outstanding) -> bool:
+        """Whether the outstanding requests already take what is left of max_samples or the budget."""
+        return ((self._max_samples is not None and self.t_ + book.samples >= self._max_samples)
+                or (self._max_batches is not None and self.batches_ + len(book) >= self._max_batches))
+
+    @property
+    def outstanding(self) -> dict[int, np.ndarray]:
+        """The outstanding requests, oldest first: id -> unanswered part (read-only arrays)."""
+        self._require_started()
+        return dict(self._book._open)
+
+    @property
+    def max_pending_(self) -> int:
+        """How many requests may be outstanding at once (``max_pending`` of :meth:`start`)."""
+        return self._book.limit
 
     def _checked(self, selection) -> np.ndarray:
         """The rule's selection as a read-only int array (never the rule's own array), checked
@@ -345,57 +335,62 @@ class Strategy:
         return req
 
     def tell(self, sources, rewards, request_id: int | None = None) -> None:
-        """Record the rewards observed for the pending request and apply the stopping rule.
+        """Record the rewards observed for an outstanding request and apply the stopping rule.
 
         Parameters
         ----------
         sources : int or array-like of int
             The sampled sources (the requests themselves, or the sources observed for them).
-            All of the pending request, or part of it: the rest stays pending.
+            All of the request's unanswered part, or part of it: the rest stays outstanding.
         rewards : float or array-like of float
             One finite reward per source, in the family's support.
         request_id : int, optional
-            Id of the request answered (:attr:`request_id` after :meth:`ask`); checked when given.
+            Id of the request answered (any outstanding one, in any order); default
+            :attr:`request_id`, the request the last :meth:`ask` handed out.
 
         Raises
         ------
         RequestError
-            The answer does not fit the pending request; nothing is recorded.
+            The answer does not fit an outstanding request; nothing is recorded.
         SessionStateError
             No request is pending, or the strategy has stopped.
+
+        The stopping rule is applied, to what has been told, each time a request is complete.
         """
-        pending = self._pending
-        if pending is None or self.status_ != "running":
+        book = self._book
+        if not book._open or self.status_ != "running":
             self._require_started()
             if self.status_ != "running":
                 raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); no more tells.")
             raise SessionStateError(f"{type(self).__name__} has no pending request; call ask() first.")
-        if request_id is not None and request_id != self.request_id:
-            raise RequestError(f"request {request_id!r} is not pending (the pending request is {self.request_id}).")
-        src, rew = self._parse_answer(sources, rewards)
+        rid = self.request_id if request_id is None else request_id
+        pending = book.get(rid)
+        if pending is None:
+            raise RequestError(f"request {rid!r} is not pending ({book.describe()}).")
+        src, rew = parse_answer(self, sources, rewards)
         answered = src if self._requests_are_sources else self.requests_.request_of(src)
-        if pending.shape[0] == 1:  # the sequential hot path
-            if answered.shape[0] != 1 or answered[0] != pending[0]:
-                raise RequestError(f"the answer covers requests that are not pending (answered "
-                                   f"{answered.tolist()[:10]}, pending {pending.tolist()}).")
-            remaining = None
-        elif answered.shape[0] == pending.shape[0] and np.array_equal(answered, pending):
-            remaining = None  # the whole request, in order (the usual answer; O(n), no sort)
-        else:
-            remaining = remaining_after(pending, answered)
+        remaining = match_answer(pending, answered)
         self.model_.update(src, rew)
         self.t_ += src.shape[0]
-        if remaining is not None and remaining.size:
-            remaining.setflags(write=False)
-            self._pending = remaining
+        if remaining is not None:
+            book.set(cast(int, rid), remaining)
+            if rid == self.request_id:
+                self._pending = remaining
             self._observe(src, rew)
             return
-        self._pending = None
-        self.request_id = None
+        book.remove(cast(int, rid))
+        if rid == self.request_id:
+            self._pending = None
+            self.request_id = None
+        self._close_request(src, rew)
+
+    def _close_request(self, src=None, rew=None) -> None:
+        """A request is complete: count it, observe its last answer, then the stopping rule and the regime's limits."""
         self.batches_ += 1
         if not self._ready:
-            self._ready = self._plan_pos >= len(self._plan) and not np.isnan(self.means_).any()
-        self._observe(src, rew)
+            self._ready = self._plan_pos >= len(self._plan) and not self._book.requeued and not np.isnan(self.means_).any()
+        if src is not None:
+            self._observe(src, rew)
         if self._ready and self._should_stop():
             self.status_ = "stopped"
         elif (self._max_samples is not None and self.t_ >= self._max_samples) or (
@@ -403,29 +398,34 @@ class Strategy:
         ):
             self.status_ = "censored" if self.threshold_ is not None else "budget-spent"
 
-    def _parse_answer(self, sources, rewards) -> tuple[np.ndarray, np.ndarray]:
-        src = sources if type(sources) is np.ndarray else np.asarray(sources)
-        if src.dtype.kind not in "iu":
-            raise fail("sources", "tell", "integer source indices", sources)
-        if src.ndim != 1:
-            src = src.reshape(-1)
-        if type(rewards) is np.ndarray and rewards.dtype == np.float64 and rewards.ndim == 1:
-            rew = rewards
-        else:
-            rew = real_values(rewards, "rewards", "tell")
-        n = self.counts_.shape[0]
-        size = src.shape[0]
-        if size != rew.shape[0] or size == 0:
-            raise fail("rewards", "tell", f"one reward per source ({size})", f"{rew.shape[0]} rewards")
-        if size == 1:
-            if not 0 <= src[0] < n:
-                raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
-        elif src.min() < 0 or src.max() >= n:
-            raise fail("sources", "tell", f"integer indices in [0, {n - 1}]", src.tolist())
-        problem = self.problem_.family.check_rewards(rew)
-        if problem:
-            raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
-        return src, rew
+    def cancel(self, request_id: int) -> np.ndarray:
+        """Withdraw the unanswered part of outstanding request ``request_id``; returns it.
+
+        Its samples go back to the rule (the next asks may ask them again).  A request that was
+        partly answered is then complete: it counts as a request and the stopping rule is applied.
+
+        Raises
+        ------
+        RequestError
+            ``request_id`` is not outstanding; nothing changes.
+        SessionStateError
+            The strategy has stopped.
+        """
+        self._require_started()
+        if self.status_ != "running":
+            raise SessionStateError(f"{type(self).__name__} has stopped ({self.status_}); nothing to cancel.")
+        book = self._book
+        part = book.get(request_id)
+        if part is None:
+            raise RequestError(f"request {request_id!r} is not pending ({book.describe()}).")
+        partly = book.partly_answered(request_id)
+        book.cancel(request_id)
+        if request_id == self.request_id:
+            self._pending = None
+            self.request_id = None
+        if partly:
+            self._close_request()
+        return part
 
     def _require_started(self) -> None:
         if self.status_ == "unstarted":

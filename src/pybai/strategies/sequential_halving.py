@@ -42,6 +42,7 @@ class SequentialHalving(Strategy):
     round_sums_ = StateArray()
 
     name = "sequential-halving"
+    single_request = "it halves the arms at the end of each round, on every answer of the round"
     regimes = ("fixed-budget",)
     _state_attrs = ("active_", "round_", "round_counts_", "round_sums_")
 

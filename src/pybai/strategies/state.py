@@ -32,7 +32,7 @@ __all__ = ["STATE_FORMAT", "strategy_state", "restore_state", "restore_strategy"
 STATE_FORMAT = 1
 
 _BASE_ATTRS = ("t_", "batches_", "status_", "statistic_", "request_id", "_pending", "_next_id", "_plan_pos",
-               "_ready")
+               "_ready", "_book.limit", "_book.listing")
 
 
 def strategy_state(strategy) -> dict:
@@ -45,7 +45,7 @@ def strategy_state(strategy) -> dict:
         "problem": encode(strategy.problem_.to_dict()),
         "rng": encode(strategy.rng_.bit_generator.state),
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
-        "base": {name: encode(getattr(strategy, name)) for name in _BASE_ATTRS},
+        "base": {_key(name): encode(_get(strategy, name)) for name in _BASE_ATTRS},
         "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
     }
 
@@ -164,7 +164,10 @@ def _restore_section(target, saved, names, section: str, *, in_place: bool = Fal
         if in_place and isinstance(current, np.ndarray):
             current[...] = value
         else:
-            _set(target, path, value)
+            try:
+                _set(target, path, value)
+            except (TypeError, ValueError) as exc:  # a component that checks what it is given (outstanding requests)
+                raise _corrupted(f"{section}.{_key(path)}", str(exc), value) from None
 
 
 def _check_invariants(strategy) -> None:
@@ -178,6 +181,12 @@ def _check_invariants(strategy) -> None:
         raise _corrupted("base._pending", "none or a list of requests", _kind(pending))
     if strategy.request_id is not None and _kind(strategy.request_id) != "an integer":
         raise _corrupted("base.request_id", "none or an integer", strategy.request_id)
+    book = strategy._book
+    if _kind(book.limit) != "an integer" or book.limit < 1 or len(book) > book.limit:
+        raise _corrupted("base.limit", "an integer >= 1, at least the outstanding requests", book.limit)
+    if (pending is None) != (strategy.request_id not in book) or (
+            pending is not None and not np.array_equal(pending, book.get(strategy.request_id))):
+        raise _corrupted("base._pending", "the unanswered part of the outstanding request_id", _kind(pending))
     problem = strategy.model_.check_state()
     if problem:
         where, expected = problem.split(": ", 1)

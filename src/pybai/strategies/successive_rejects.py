@@ -41,6 +41,7 @@ class SuccessiveRejects(Strategy):
     active_ = StateArray()
 
     name = "successive-rejects"
+    single_request = "it rejects an arm at the end of each phase, on every answer of the phase"
     regimes = ("fixed-budget",)
     _state_attrs = ("active_", "phase_")
 

@@ -1,0 +1,70 @@
+"""What a session hands out and gives back: a :class:`Request` to sample, a :class:`Receipt` of a stored answer.
+
+Also the checks of :meth:`pybai.session.Session.tell`'s arguments (one clear line each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pybai._validation import real_values
+from pybai.exceptions import InvalidParameterError
+
+__all__ = ["Request", "Receipt"]
+
+
+@dataclass(frozen=True)
+class Request:
+    """A numbered request: what to sample next.
+
+    Attributes
+    ----------
+    id : int
+        The number to give back with the answer (:meth:`Session.tell`).
+    requests : ndarray of int
+        What the strategy asks, one entry per sample: sources, or arms in the "arm"
+        sampling model of subpopulation problems (the subpopulation then arrives).
+    rows : list of dict
+        The same as table rows (the CSV of ``pybai session ask``).
+    """
+
+    id: int
+    requests: np.ndarray
+    rows: list[dict] = field(repr=False)
+
+    def __len__(self) -> int:
+        return int(self.requests.shape[0])
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What an accepted :meth:`Session.tell` stored."""
+
+    request: int
+    stored: int
+    pending: int  # samples of the request still unanswered (asked again by the next ask)
+    samples: int
+    status: str
+
+    @property
+    def stopped(self) -> bool:
+        return self.status != "running"
+
+
+def _request_id(value) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidParameterError(f"The 'request_id' parameter of tell must be an int. Got {value!r}.")
+    return int(value)
+
+
+def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+    src = np.asarray(sources).reshape(-1)
+    if src.size and src.dtype.kind not in "iu":
+        raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")
+    rew = real_values(rewards, "rewards", "tell")
+    if src.size == 0 or src.size != rew.size:
+        raise InvalidParameterError(
+            f"The 'rewards' parameter of tell must be one reward per source ({src.size}). Got {rew.size} rewards.")
+    return src.astype(np.intp), rew

@@ -1,0 +1,123 @@
+"""The status document of a session (``Session.status``, ``pybai session status --json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import math
+
+import numpy as np
+
+from pybai._version import __version__
+from pybai.naming import answer_name
+from pybai.problems.base import FixedConfidence
+from pybai.session.intervals import confidence_intervals
+from pybai.session.near_tie import near_tie, progress
+from pybai.strategies.certificate import is_proven, threshold_kind
+
+__all__ = ["session_status", "describe_answer", "recommendation_label", "stop_reason"]
+
+
+def stop_reason(message: str) -> str:
+    """A result message without its status prefix ("stopped: the answer ..." -> "the answer ...")."""
+    return message.split(": ", 1)[1] if message.startswith(("stopped: ", "censored: ")) else message
+
+
+def describe_answer(problem, recommendation) -> str:
+    """A recommendation in words: "arm 2", "control (arm 2)", "arms 0, 3", "no feasible arm (-1)", "none yet"."""
+    if recommendation is None:
+        return "none yet"
+    return answer_name(recommendation, problem.labels)
+
+
+def recommendation_label(problem, recommendation):
+    """The recommendation as labels: a label, a list of labels (top-k), or None (no labels, no arm)."""
+    labels = problem.labels
+    if labels is None or recommendation is None:
+        return None
+    if np.ndim(recommendation):
+        return [labels[int(a)] for a in np.asarray(recommendation).ravel()]
+    return labels[int(recommendation)] if 0 <= int(recommendation) < len(labels) else None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def session_status(session, replay, level: float, *, n_requests: int, n_answers: int, created: str,
+                   last: str | None) -> dict:
+    """The document of :meth:`pybai.session.Session.status` from the replayed strategy and the log's counts."""
+    strategy = replay.strategy
+    res = strategy.result()
+    problem = session.problem
+    statistic, threshold = _statistic(problem, strategy)
+    low, high = confidence_intervals(problem, strategy.model_, level)
+    sd = problem.family.sample_sd(strategy.model_)
+    shape = problem.source_shape
+    outstanding = strategy.outstanding
+    pending: Any = [{"request": int(rid), "size": int(part.size), "created": replay.created.get(rid)}
+                    for rid, part in outstanding.items()]
+    if session.spec.max_pending == 1:  # today's form: one object or null
+        pending = {"request": pending[0]["request"], "size": pending[0]["size"]} if pending else None
+    regime = problem.regime
+    proven = is_proven(strategy)
+    estimate = progress(problem, strategy)
+    return {
+        "name": session.spec.name,
+        "goal": problem.goal,
+        "strategy": session.spec.label,
+        "seed": session.spec.seed,
+        "regime": regime.kind,
+        "delta": getattr(regime, "delta", None),
+        "budget": getattr(regime, "budget", None),
+        "status": res.status,
+        "stopped": bool(res.stopped),
+        "message": res.message,
+        "recommendation": _plain(res.recommendation),
+        "answer": describe_answer(problem, res.recommendation),
+        "labels": None if problem.labels is None else list(problem.labels),
+        "recommendation_label": recommendation_label(problem, res.recommendation),
+        "samples": int(res.samples),
+        "batches": int(res.batches),
+        "requests": int(n_requests),
+        "answers": int(n_answers),
+        "pending": pending,
+        "max_pending": int(session.spec.max_pending),
+        "expire_after": session.spec.expire_after,
+        "withdrawn": len(replay.withdrawn),
+        "statistic": statistic,
+        "threshold": threshold,
+        "threshold_kind": threshold_kind(strategy),
+        "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
+        "proven": proven,
+        "certified": res.status == "stopped" and proven,
+        "estimated_samples_to_stop": None if estimate is None else estimate[1],
+        "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
+        "counts": _plain(res.counts.reshape(shape).astype(int)),
+        "means": _plain(res.means.reshape(shape)),
+        "ci_low": _plain(low.reshape(shape)),
+        "ci_high": _plain(high.reshape(shape)),
+        "sd": None if sd is None else _plain(np.asarray(sd, dtype=float).reshape(shape)),
+        "level": level,
+        "created": created,
+        "last_answer": last,
+        "version": __version__,
+    }
+
+
+def _statistic(problem, strategy) -> tuple[float | None, float | None]:
+    if not isinstance(problem.regime, FixedConfidence) or strategy.t_ == 0:
+        return None, None
+    threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
+    if np.isnan(strategy.model_.estimate).any():
+        return None, threshold
+    return _plain(float(strategy.problem_.statistic(strategy.model_))), threshold
+
