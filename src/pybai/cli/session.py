@@ -158,7 +158,7 @@ def _tell(args) -> int:
 
 
 def _cancel(args) -> int:
-    with _open(args.db) as session:
+    with _open(args) as session:
         withdrawn = session.cancel(args.request)
         print(f"request {args.request}: withdrew {withdrawn} unanswered samples (the next asks may ask them again)")
     return 0
