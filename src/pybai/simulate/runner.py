@@ -36,8 +36,14 @@ class Outcome:
     exact_correct: bool | None = None  # epsilon-best-arm identification: the answer is a best arm
 
 
-def _simulated_arms(truth: Environment):
-    """(means, sigma) of plain Bernoulli (sigma None) or Gaussian arms, else None (for fast paths)."""
+def _simulated_arms(truth: Environment, problem: Problem | None = None):
+    """(means, sigma) of plain Bernoulli (sigma None) or Gaussian arms, else None (for fast paths).
+
+    With ``problem``: None too when the learner's family is not the truth's (a compiled run does
+    not check the rewards against the family as ``tell`` does).
+    """
+    if problem is not None and type(problem.family) is not type(truth.family()):
+        return None
     if type(truth) is BernoulliEnvironment:
         return truth.means, None
     if type(truth) is GaussianEnvironment:
@@ -59,9 +65,10 @@ def run_replication(
     :meth:`Environment.realize`: environments with a table of truths take their row from it.
 
     With ``fast`` (default), a strategy with a ``simulate_run(means, rng, sigma)`` method
-    (``batch-racing``) plays the whole run in compiled code when the truth is plain Bernoulli
-    or Gaussian arms; it gives exactly the outcome of the ask/tell loop (the reference,
-    ``fast=False``) on the same seed, only faster.
+    (``batch-racing``; the sequential ``tas``, ``uniform``, ``top-two``, ``lucb`` and ``game`` where
+    the problem offers compiled kernels, :mod:`pybai.strategies._compiled`) plays the whole run in
+    compiled code when the truth is plain Bernoulli or Gaussian arms; it gives exactly the outcome
+    of the ask/tell loop (the reference, ``fast=False``) on the same seed, only faster.
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
@@ -71,7 +78,7 @@ def run_replication(
     if strategy.reference:  # a reference point, not a real strategy: it is told the truth
         strategy.reveal_truth(truth.source_means)
     simulate = getattr(strategy, "simulate_run", None) if fast else None
-    arms = _simulated_arms(truth) if simulate is not None else None
+    arms = _simulated_arms(truth, strategy.problem_) if simulate is not None else None
     if arms is not None and simulate is not None:  # arms are found only for a strategy that simulates
         simulate(arms[0], noise, sigma=arms[1])  # returns False (nothing done) if not applicable
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond

@@ -7,10 +7,11 @@ import math
 import numpy as np
 from numba import njit
 
+from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, record, stop_check
 from pybai.strategies.design_exploration import design_step
 from pybai.strategies.tracking import c_tracking_step
 
-__all__ = ["adahedge_weights", "adahedge_update", "game_stretch"]
+__all__ = ["adahedge_weights", "adahedge_update", "game_stretch", "game_run"]
 
 
 @njit(cache=True)
@@ -100,3 +101,45 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
             local[arm] += 1.0
         out[i] = arm
     return mix_gap, j
+
+
+@njit(cache=True)
+def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, form, max_samples, counts, sums, est,
+             cum_loss, mix_gap, cumulative, optimistic):
+    """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
+
+    Each round as ``GameSampling._select``: AdaHedge weights, nature's best response
+    ``alt_gradient(code, w, est, var, g)``, optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
+    with ``optimistic``, the AdaHedge update with the losses -g, a C-tracking step.  Returns
+    ``(t, status, statistic, checked, mix_gap)``.
+    """
+    n_plan = plan.shape[0]
+    k = counts.shape[0]
+    w = np.empty(k)
+    g = np.empty(k)
+    loss = np.empty(k)
+    t = 0
+    z = 0.0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            adahedge_weights(cum_loss, mix_gap, w)
+            alt_gradient(code, w, est, var, g)
+            if optimistic:
+                log_t = math.log(max(t, 2))
+                for i in range(k):
+                    root = math.sqrt(g[i]) + math.sqrt(log_t * (1.0 / max(counts[i], 1.0)))
+                    g[i] = root * root
+            for i in range(k):
+                loss[i] = -1.0 * g[i]
+            mix_gap = adahedge_update(cum_loss, mix_gap, w, loss)
+            a = c_tracking_step(cumulative, counts, w, float(t))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, stop = stop_check(glr, code, counts, est, var, form, t)
+            if stop:
+                return t, STOPPED, z, True, mix_gap
+        if t >= max_samples:
+            return t, CENSORED, z, t >= n_plan, mix_gap

@@ -8,6 +8,8 @@ from numba import njit
 from pybai._validation import check_choice
 from pybai.models._kl import lower_bound, upper_bound
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.stopping.compiled import threshold_value
+from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -37,6 +39,50 @@ def _lucb_pair(code, counts, means, var, level, in_answer):
                 ucb_l = u
                 l = a
     return h, l, lcb_h, ucb_l
+
+
+@njit(cache=True)
+def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, form, max_samples, counts, sums, est,
+              glr_stop, c, e):
+    """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, status, statistic, checked)``.
+
+    Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.
+    """
+    n_plan = plan.shape[0]
+    t = 0
+    tells = 0
+    z = 0.0
+    checked = False
+    while True:
+        if tells < n_plan:
+            a = plan[tells]
+            record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+            t += 1
+        else:
+            h, l, _, _ = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask_of(est, k))
+            r_h = draw_reward(noise, truth, sd, bernoulli, h)
+            if t + 2 <= max_samples:
+                r_l = draw_reward(noise, truth, sd, bernoulli, l)
+                record(counts, sums, est, h, r_h)
+                record(counts, sums, est, l, r_l)
+                t += 2
+            else:
+                record(counts, sums, est, h, r_h)
+                t += 1
+        tells += 1
+        if tells >= n_plan:
+            checked = True
+            if glr_stop:
+                z, stop = stop_check(glr, code, counts, est, var, form, t)
+            else:
+                _, _, lcb_h, ucb_l = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))),
+                                                mask_of(est, k))
+                z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
+                stop = z > 0.0
+            if stop:
+                return t, tells, STOPPED, z, checked
+        if t >= max_samples:
+            return t, tells, CENSORED, z, checked
 
 
 @register
@@ -84,6 +130,22 @@ class LUCB(Strategy):
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.stopping, ("glr", "confidence-intervals"), "stopping", type(self).__name__)
+
+    def simulate_run(self, means, rng, sigma=None) -> bool:
+        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+
+        As :meth:`pybai.strategies.track_and_stop.TrackAndStop.simulate_run`; each round's two
+        rewards are drawn h first, then l, as the environment answers the request (h, l).
+        """
+        setup = setup_run(self, means, sigma)
+        if setup is None:
+            return False
+        ker, model = setup.kernels, self.model_
+        t, tells, status, z, checked = _lucb_run(
+            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr, ker.mask, ker.k,
+            setup.form, setup.max_samples, model.counts, model.sums, model.estimate, self.stopping == "glr",
+            float(ker.shift[0]), float(ker.shift[1]))
+        return finish(self, setup, t, tells, status, z, checked)
 
     def _pair(self):
         fam = self.problem_.family

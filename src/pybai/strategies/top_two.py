@@ -10,6 +10,8 @@ from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.models._shifted import transport_costs
+from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
@@ -31,6 +33,42 @@ def _penalized_argmin(costs, counts, leader, penalty):
             best_val = val
             best = j
     return best
+
+
+@njit(cache=True)
+def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, form, max_samples, counts, sums, est, c, e,
+                 rounds, pulls, beta, tci, tracking, rng):
+    """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
+    ``(t, status, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
+    n_plan = plan.shape[0]
+    costs = np.empty(counts.shape[0])
+    t = 0
+    z = 0.0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            leader = np.argmax(est)
+            rounds[leader] += 1.0
+            transport_costs(code, counts, est, var, leader, c, e, costs)
+            challenger = _penalized_argmin(costs, counts, leader, tci)
+            if tracking:
+                take_leader = pulls[leader] <= beta * rounds[leader]
+            else:
+                take_leader = rng.random() < beta
+            if take_leader:
+                pulls[leader] += 1.0
+                a = leader
+            else:
+                a = challenger
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, stop = stop_check(glr, code, counts, est, var, form, t)
+            if stop:
+                return t, STOPPED, z, True
+        if t >= max_samples:
+            return t, CENSORED, z, t >= n_plan
 
 
 @register
@@ -119,6 +157,25 @@ class TopTwo(Strategy):
         self._leader_rounds_ = np.zeros(n)
         self._leader_pulls_ = np.zeros(n)
         self._leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
+
+    def simulate_run(self, means, rng, sigma=None) -> bool:
+        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+
+        As :meth:`pybai.strategies.track_and_stop.TrackAndStop.simulate_run`, with a fixed ``beta``
+        (not ``"ids"``); with ``selection="random"`` the coins come from the rule's generator.
+        """
+        if isinstance(self.beta, str):
+            return False
+        setup = setup_run(self, means, sigma)
+        if setup is None:
+            return False
+        ker, model = setup.kernels, self.model_
+        t, status, z, checked = _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code,
+                                             ker.variances, ker.glr, setup.form, setup.max_samples, model.counts,
+                                             model.sums, model.estimate, float(ker.shift[0]), float(ker.shift[1]),
+                                             self._leader_rounds_, self._leader_pulls_, float(self.beta),
+                                             self.challenger == "tci", self.selection == "tracking", self.rng_)
+        return finish(self, setup, t, t, status, z, checked)
 
     def _select(self):
         problem = self.problem_

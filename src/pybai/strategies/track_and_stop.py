@@ -5,15 +5,40 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import Tracker, resolve_exploration
+from pybai.strategies.tracking import Tracker, c_tracking_step, d_tracking_step, resolve_exploration
 from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
+
+
+@njit(cache=True)
+def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, form, max_samples, counts, sums, est, hint,
+             cumulative, c_rule):
+    """A whole Track-and-Stop run (see :mod:`pybai.strategies._compiled`): ``(t, status, statistic, checked)``."""
+    n_plan = plan.shape[0]
+    t = 0
+    z = 0.0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            w = oracle(code, est, var, hint)[1]
+            a = c_tracking_step(cumulative, counts, w, float(t)) if c_rule else d_tracking_step(counts, w, float(t))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, stop = stop_check(glr, code, counts, est, var, form, t)
+            if stop:
+                return t, STOPPED, z, True
+        if t >= max_samples:
+            return t, CENSORED, z, t >= n_plan
 
 
 @register
@@ -122,6 +147,27 @@ class TrackAndStop(Strategy):
         """Hook: the proportions to track, per request (the problem's tracking weights: its relaxed
         oracle weights, or with several correct answers the sticky choice of Degenne & Koolen 2019)."""
         return self.requests_.weights(self.problem_.tracking_weights(self.counts_, self.means_, self.t_, self._hint))
+
+    def simulate_run(self, means, rng, sigma=None) -> bool:
+        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+
+        Rewards N(``means``, ``sigma`` ^2), or Bernoulli(``means``) when ``sigma`` is None, drawn from
+        ``rng`` as the environment draws them; the outcome is the ask/tell loop's
+        (:mod:`pybai.strategies._compiled`).  Offered on problems with compiled kernels, with a
+        threshold of compiled form, one sample per step and the per-arm forced exploration.
+        """
+        if (type(self)._target_weights is not TrackAndStop._target_weights or self.check_growth > 0
+                or self.tracker_.design is not None):
+            return False
+        setup = setup_run(self, means, sigma)
+        if setup is None:
+            return False
+        ker, model = setup.kernels, self.model_
+        t, status, z, checked = _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code,
+                                         ker.variances, ker.glr, ker.oracle, setup.form, setup.max_samples,
+                                         model.counts, model.sums, model.estimate, self._hint,
+                                         self.tracker_._cumulative_, self.tracking == "C")
+        return finish(self, setup, t, t, status, z, checked)
 
     def _select(self):
         return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)
