@@ -38,6 +38,9 @@ class Experiment:
         The parsed file, for the record.
     grid : dict
         For a point of a sweep, the values its ``[grid]`` set (dotted path -> value); else empty.
+    compiled : bool
+        Whether replications may run in a strategy's compiled loop (``simulate_run``) where it
+        offers one: identical outcomes, faster; False forces the ask/tell loop (the reference).
     """
 
     name: str
@@ -48,6 +51,7 @@ class Experiment:
     strategies: list[tuple[str, Strategy]]
     source: dict[str, Any] = field(default_factory=dict, repr=False)
     grid: dict[str, Any] = field(default_factory=dict)
+    compiled: bool = True
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -143,6 +147,9 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     name = top.str("name", default_name)
     replications = top.int("replications", 100, minimum=1, maximum=REPLICATION_LIMIT)
     seed = top.int("seed", 0, minimum=0)
+    compiled = top.raw("compiled", True)
+    if not isinstance(compiled, bool):
+        raise ConfigError(f"compiled: expected true or false, got {compiled!r}.")
     # required tables: table() raises when they are missing, so neither is None
     environment = build_environment(cast(Table, top.table("environment")))
     problem = build_problem(cast(Table, top.table("problem")), environment)
@@ -174,4 +181,4 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     if reproduce is not None and not isinstance(reproduce, dict):
         raise ConfigError(f"reproduce: expected a table, got {reproduce!r}.")
     top.finish()
-    return Experiment(name, replications, seed, problem, environment, strategies, data)
+    return Experiment(name, replications, seed, problem, environment, strategies, data, compiled=compiled)

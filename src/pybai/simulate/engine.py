@@ -13,6 +13,7 @@ no document): :func:`~pybai.simulate.montecarlo.run_outcomes` is that loop on a 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -210,15 +211,20 @@ def execute_sweep(
     store: ResultStore | None = None,
     progress: bool | Callable[[int], None] = False,
     note: Callable[[str], None] | None = None,
+    compiled: bool | None = None,
 ) -> SweepRun:
     """Run the tasks of ``sweep`` that ``store`` does not hold yet: the one loop over a backend.
 
     Parameters are those of :func:`run_sweep`, with an open ``store`` (or None) instead of
     ``out``/``resume``; the store is appended to as tasks finish and closed at the end.
+    ``compiled`` (True or False) overrides every experiment's ``compiled`` setting.
     Every entry point (:func:`run_sweep`, :func:`~pybai.simulate.montecarlo.run_outcomes`)
     runs through here, so they share seeds, backends, preflight checks and interrupts.
     """
     start = time.perf_counter()
+    if compiled is not None:
+        sweep = dataclasses.replace(sweep, experiments=[dataclasses.replace(e, compiled=bool(compiled))
+                                                        for e in sweep.experiments])
     tasks = make_tasks(sweep.experiments)
     outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
     todo = [task for task in tasks if task not in outcomes]
@@ -284,6 +290,7 @@ def run_sweep(
     note: Callable[[str], None] | None = None,
     source: str | None = None,
     fsync: str = "background",
+    compiled: bool | None = None,
 ) -> dict:
     """Run every task of ``sweep`` and return its result document.
 
@@ -304,6 +311,9 @@ def run_sweep(
         a callable receives the number of replications of each finished task.
     fsync : {"background", "each", "none"}
         When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
+    compiled : bool, optional
+        True or False overrides the experiments' ``compiled`` key: False forces the ask/tell loop
+        (the reference) where a strategy offers a compiled run; outcomes are identical either way.
 
     Raises
     ------
@@ -313,7 +323,7 @@ def run_sweep(
     store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
     try:
         run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
-                            progress=progress, note=note)
+                            progress=progress, note=note, compiled=compiled)
         document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
         if store is not None:
             from pybai.report.table import format_results

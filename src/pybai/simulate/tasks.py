@@ -156,7 +156,7 @@ def run_task(experiments: list[Experiment], task: Task, gridded: bool) -> TaskRe
     outcomes = [
         run_replication(
             strategy, experiment.environment, experiment.problem,
-            task_replication_seed(experiment.seed, task.point, r, gridded), r,
+            task_replication_seed(experiment.seed, task.point, r, gridded), r, fast=experiment.compiled,
         )
         for r in range(task.first, task.last)
     ]
