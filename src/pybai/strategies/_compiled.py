@@ -23,6 +23,14 @@ counts, sums, recommendation, status and the generators' states):
   evaluated with the same operations (:func:`pybai.stopping.compiled.threshold_value`);
 * a rule that draws (``top-two`` with ``selection="random"``) draws from its own generator, passed
   into the loop, in the same order.
+
+**One trajectory, many deltas.**  A rule whose sampling does not depend on delta
+(:meth:`CompiledRun._delta_free_sampling`: ``tas``, ``uniform``, ``top-two``, ``game``; not ``lucb``,
+whose confidence bounds use the threshold) runs one trajectory for several thresholds at once
+(:meth:`CompiledRun.simulate_deltas`): the thresholds, ordered from the largest delta (the lowest
+threshold) down, are crossed in that order, and each one's stopping time, statistic and model
+statistics are recorded when it is crossed.  Each delta's outcome is the one its own run would give
+on the same generators, since nothing before a stop depends on delta.
 """
 
 from __future__ import annotations
@@ -35,10 +43,7 @@ from numba import njit
 
 from pybai.stopping.compiled import threshold_value
 
-__all__ = ["RunSetup", "setup_run", "finish", "draw_reward", "record", "stop_check", "RUNNING", "STOPPED", "CENSORED"]
-
-RUNNING, STOPPED, CENSORED = 0, 1, 2
-_STATUS = {RUNNING: "running", STOPPED: "stopped", CENSORED: "censored"}
+__all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
 
 
 @njit(cache=True)
@@ -60,15 +65,39 @@ def record(counts, sums, est, a, r):
 
 
 @njit(cache=True)
-def stop_check(glr, code, counts, est, var, form, t):
-    """``(statistic, stop)``: the GLR statistic and whether it exceeds the threshold at ``t`` samples."""
+def check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts, snap_sums):
+    """The stopping rule at ``t`` samples for the thresholds ``forms[done:]`` (rows ordered from the lowest).
+
+    Each threshold the GLR statistic exceeds, in order, records its stopping time, the statistic and
+    the model's statistics.  Returns ``(statistic, done)``; the run is over when ``done == len(forms)``.
+    """
     z = glr(code, counts, est, var)[0]
-    return z, z > threshold_value(form, float(t))
+    while done < forms.shape[0] and z > threshold_value(forms[done], float(t)):
+        stop_t[done] = t
+        stop_z[done] = z
+        snap_counts[done, :] = counts
+        snap_sums[done, :] = sums
+        done += 1
+    return z, done
+
+
+class Records:
+    """Per threshold: stopping time (-1: not stopped), statistic and model statistics when it stopped."""
+
+    def __init__(self, n_thresholds: int, n_sources: int):
+        self.stop_t = np.full(n_thresholds, -1, dtype=np.int64)
+        self.stop_z = np.zeros(n_thresholds)
+        self.counts = np.zeros((n_thresholds, n_sources))
+        self.sums = np.zeros((n_thresholds, n_sources))
+
+    @property
+    def arrays(self) -> tuple:
+        return self.stop_t, self.stop_z, self.counts, self.sums
 
 
 @dataclass
 class RunSetup:
-    """What a compiled loop reads: the truth, the initial phase, the problem's kernels, the threshold.
+    """What a compiled loop reads: the truth, the initial phase, the problem's kernels, the thresholds.
 
     Attributes
     ----------
@@ -78,8 +107,8 @@ class RunSetup:
         True means and noise standard deviations (zeros for Bernoulli arms).
     bernoulli : bool
     kernels : RunKernels
-    form : ndarray
-        The threshold's compiled form.
+    forms : ndarray (n_thresholds, 5)
+        The thresholds' compiled forms, from the lowest.
     max_samples : int
     """
 
@@ -88,22 +117,32 @@ class RunSetup:
     sd: np.ndarray
     bernoulli: bool
     kernels: Any
-    form: np.ndarray
+    forms: np.ndarray
     max_samples: int
 
 
-def setup_run(strategy, means, sigma) -> RunSetup | None:
+def _ordered(forms: np.ndarray) -> bool:
+    """Whether each threshold is at most the next one at every t (checked on a geometric grid of t)."""
+    if forms.shape[0] < 2:
+        return True
+    ts = np.unique(np.round(np.geomspace(1.0, 1e9, 400)))
+    values = np.array([[threshold_value(f, float(t)) for t in ts] for f in forms])
+    return bool(np.all(np.diff(values, axis=0) >= 0.0))
+
+
+def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
     """The setup of a compiled run of a freshly started sequential ``strategy``, or None when it has none.
 
-    None when the run has started, the problem offers no kernels, the threshold no compiled form,
-    the requests are not the sources, or the initial phase is not one sample of every source at a time.
+    None when the run has started, the problem offers no kernels, a threshold no compiled form,
+    the requests are not the sources, or the initial phase is not one sample of every source at a
+    time.  ``thresholds`` (default: the strategy's own) must be ordered from the lowest.
     """
     if strategy.status_ != "running" or strategy.t_ or strategy._pending is not None or strategy.threshold_ is None:
         return None
     problem = strategy.problem_
     kernels = problem.run_kernels()
-    form = strategy.threshold_.compiled_form()
-    if kernels is None or form is None or strategy._max_samples is None:
+    forms = [th.compiled_form() for th in (thresholds or [strategy.threshold_])]
+    if kernels is None or any(form is None for form in forms) or strategy._max_samples is None:
         return None
     space = strategy.requests_
     n = problem.n_sources
@@ -115,18 +154,29 @@ def setup_run(strategy, means, sigma) -> RunSetup | None:
     plan = np.array([int(step[0]) for step in steps], dtype=np.intp)
     if np.unique(plan).shape[0] != n:  # the estimate must exist for every source once the plan is done
         return None
+    table = np.array(forms, dtype=float).reshape(len(forms), -1)
+    if not _ordered(table):
+        return None
     truth = np.asarray(means, dtype=float)
     sd = np.zeros(n) if sigma is None else np.asarray(sigma, dtype=float)
-    return RunSetup(plan, truth, sd, sigma is None, kernels, np.asarray(form, dtype=float),
-                    int(strategy._max_samples))
+    return RunSetup(plan, truth, sd, sigma is None, kernels, table, int(strategy._max_samples))
 
 
-def finish(strategy, setup: RunSetup, t: int, tells: int, status: int, statistic: float, checked: bool) -> bool:
-    """Leave ``strategy`` as the ask/tell loop would after ``tells`` answered requests and ``t`` samples.
+def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tells: int, z: float, checked: bool,
+           tells_at=None) -> None:
+    """Leave ``strategy`` as the ask/tell loop would at the stop of threshold ``index`` (or the censoring).
 
-    The model's arrays were updated in place by the loop; ``checked`` says whether the stopping
-    rule was applied at least once (then ``statistic`` is its last statistic).
+    ``t``, ``tells``, ``z`` and ``checked`` are where the trajectory ended (samples, answered requests,
+    last statistic, whether the stopping rule was applied); ``tells_at(samples)`` converts a stopping
+    time into answered requests (default: one sample per request).
     """
+    stop = int(records.stop_t[index])
+    if stop >= 0:
+        strategy.model_.set_statistics(records.counts[index], records.sums[index])
+        tells = tells if (stop == t or tells_at is None) else tells_at(stop)
+        t, z, checked, status = stop, float(records.stop_z[index]), True, "stopped"
+    else:
+        status = "censored"
     strategy.t_ = int(t)
     strategy.batches_ = int(tells)
     strategy._next_id += int(tells)
@@ -134,6 +184,66 @@ def finish(strategy, setup: RunSetup, t: int, tells: int, status: int, statistic
     strategy._plan_pos = min(int(tells), n_plan)
     strategy._ready = bool(tells >= n_plan)
     if checked:
-        strategy.statistic_ = float(statistic)
-    strategy.status_ = _STATUS[int(status)]
-    return True
+        strategy.statistic_ = float(z)
+    strategy.status_ = status
+
+
+class CompiledRun:
+    """Mixin of the sequential rules with a compiled loop: :meth:`simulate_run` and :meth:`simulate_deltas`.
+
+    A rule implements :meth:`_run_loop` (its numba loop on a :class:`RunSetup`) and may refuse
+    parameter settings in :meth:`_compiled_ok`.
+    """
+
+    def _delta_free_sampling(self) -> bool:
+        """Hook: whether the sampling rule does not read delta, so one trajectory serves every delta (default: yes)."""
+        return True
+
+    def _compiled_ok(self) -> bool:
+        """Hook: whether the rule's parameters are those its loop plays (default: yes)."""
+        return True
+
+    def _run_loop(self, setup: RunSetup, rng, records: Records) -> tuple[int, int, float, bool]:
+        """Hook: play the loop until every threshold is crossed or ``max_samples``:
+        ``(samples, answered requests, last statistic, stopping rule applied)``."""
+        raise NotImplementedError
+
+    def _tells_at(self, samples: int) -> int:
+        """Answered requests after ``samples`` samples (one sample per request after the initial phase)."""
+        return samples
+
+    def simulate_run(self, means, rng, sigma=None) -> bool:
+        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+
+        Rewards N(``means``, ``sigma`` ^2), or Bernoulli(``means``) when ``sigma`` is None, drawn from
+        ``rng`` as the environment draws them; the strategy is left as the ask/tell loop leaves it
+        (:mod:`pybai.strategies._compiled`).  Offered on a freshly started strategy, on problems with
+        compiled kernels (:meth:`~pybai.problems.base.Problem.run_kernels`), with a threshold of
+        compiled form.
+        """
+        setup = setup_run(self, means, sigma) if self._compiled_ok() else None
+        if setup is None:
+            return False
+        records = Records(1, len(setup.truth))
+        t, tells, z, checked = self._run_loop(setup, rng, records)
+        finish(self, setup, records, 0, t, tells, z, checked, self._tells_at)
+        return True
+
+    def simulate_deltas(self, means, rng, sigma, copies: list) -> bool:
+        """One trajectory for several deltas: ``copies`` are fresh starts of this rule on the problem at
+        each delta (ordered from the largest delta); each is left as its own compiled run would leave it.
+
+        False, nothing done, when the rule's sampling reads delta or a compiled run is not offered.
+        """
+        if not self._delta_free_sampling() or not self._compiled_ok():
+            return False
+        setup = setup_run(self, means, sigma, [c.threshold_ for c in copies])
+        if setup is None or any(setup_run(c, means, sigma) is None for c in copies):
+            return False
+        records = Records(len(copies), len(setup.truth))
+        t, tells, z, checked = self._run_loop(setup, rng, records)
+        final_counts, final_sums = self.model_.counts.copy(), self.model_.sums.copy()
+        for i, copy in enumerate(copies):
+            copy.model_.set_statistics(final_counts, final_sums)
+            finish(copy, setup, records, i, t, tells, z, checked, self._tells_at)
+        return True

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, record, stop_check
+from pybai.strategies._compiled import check_deltas, draw_reward, record
 from pybai.strategies.design_exploration import design_step
 from pybai.strategies.tracking import c_tracking_step
 
@@ -104,14 +104,14 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
 
 
 @njit(cache=True)
-def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, form, max_samples, counts, sums, est,
-             cum_loss, mix_gap, cumulative, optimistic):
+def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, forms, max_samples, counts, sums, est,
+             cum_loss, mix_gap, cumulative, optimistic, stop_t, stop_z, snap_counts, snap_sums):
     """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
 
     Each round as ``GameSampling._select``: AdaHedge weights, nature's best response
     ``alt_gradient(code, w, est, var, g)``, optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
     with ``optimistic``, the AdaHedge update with the losses -g, a C-tracking step.  Returns
-    ``(t, status, statistic, checked, mix_gap)``.
+    ``(t, tells, statistic, checked, mix_gap)``.
     """
     n_plan = plan.shape[0]
     k = counts.shape[0]
@@ -120,6 +120,7 @@ def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, fo
     loss = np.empty(k)
     t = 0
     z = 0.0
+    done = 0
     while True:
         if t < n_plan:
             a = plan[t]
@@ -138,8 +139,9 @@ def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, fo
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, stop = stop_check(glr, code, counts, est, var, form, t)
-            if stop:
-                return t, STOPPED, z, True, mix_gap
+            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True, mix_gap
         if t >= max_samples:
-            return t, CENSORED, z, t >= n_plan, mix_gap
+            return t, t, z, t >= n_plan, mix_gap

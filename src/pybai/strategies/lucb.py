@@ -9,7 +9,7 @@ from pybai._validation import check_choice
 from pybai.models._kl import lower_bound, upper_bound
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.stopping.compiled import threshold_value
-from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -42,12 +42,14 @@ def _lucb_pair(code, counts, means, var, level, in_answer):
 
 
 @njit(cache=True)
-def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, form, max_samples, counts, sums, est,
-              glr_stop, c, e):
-    """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, status, statistic, checked)``.
+def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, forms, max_samples, counts, sums, est,
+              glr_stop, c, e, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
-    Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.
+    Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
+    threshold (``forms[0]``): the confidence bounds read it, so the sampling depends on delta.
     """
+    form = forms[0]
     n_plan = plan.shape[0]
     t = 0
     tells = 0
@@ -73,20 +75,27 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, for
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z, stop = stop_check(glr, code, counts, est, var, form, t)
+                z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, 0, stop_t, stop_z, snap_counts,
+                                       snap_sums)
+                stop = done > 0
             else:
                 _, _, lcb_h, ucb_l = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))),
                                                 mask_of(est, k))
                 z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
                 stop = z > 0.0
+                if stop:
+                    stop_t[0] = t
+                    stop_z[0] = z
+                    snap_counts[0, :] = counts
+                    snap_sums[0, :] = sums
             if stop:
-                return t, tells, STOPPED, z, checked
+                return t, tells, z, checked
         if t >= max_samples:
-            return t, tells, CENSORED, z, checked
+            return t, tells, z, checked
 
 
 @register
-class LUCB(Strategy):
+class LUCB(CompiledRun, Strategy):
     """KL-LUCB: sample the weakest arm of the empirical answer and its most optimistic challenger.
 
     Each round asks for two samples: with J_t the empirical answer
@@ -131,21 +140,15 @@ class LUCB(Strategy):
         super()._check_params(problem)
         check_choice(self.stopping, ("glr", "confidence-intervals"), "stopping", type(self).__name__)
 
-    def simulate_run(self, means, rng, sigma=None) -> bool:
-        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+    def _delta_free_sampling(self) -> bool:
+        """No: the confidence bounds read the threshold, so each delta has its own trajectory."""
+        return False
 
-        As :meth:`pybai.strategies.track_and_stop.TrackAndStop.simulate_run`; each round's two
-        rewards are drawn h first, then l, as the environment answers the request (h, l).
-        """
-        setup = setup_run(self, means, sigma)
-        if setup is None:
-            return False
+    def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        t, tells, status, z, checked = _lucb_run(
-            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr, ker.mask, ker.k,
-            setup.form, setup.max_samples, model.counts, model.sums, model.estimate, self.stopping == "glr",
-            float(ker.shift[0]), float(ker.shift[1]))
-        return finish(self, setup, t, tells, status, z, checked)
+        return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+                         ker.mask, ker.k, setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                         self.stopping == "glr", float(ker.shift[0]), float(ker.shift[1]), *records.arrays)
 
     def _pair(self):
         fam = self.problem_.family

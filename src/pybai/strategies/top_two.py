@@ -11,7 +11,7 @@ from numba import njit
 from pybai._validation import check_choice, check_probability, fail
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.models._shifted import transport_costs
-from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
@@ -36,14 +36,15 @@ def _penalized_argmin(costs, counts, leader, penalty):
 
 
 @njit(cache=True)
-def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, form, max_samples, counts, sums, est, c, e,
-                 rounds, pulls, beta, tci, tracking, rng):
+def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_samples, counts, sums, est, c, e,
+                 rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
     """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
-    ``(t, status, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
+    ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
     n_plan = plan.shape[0]
     costs = np.empty(counts.shape[0])
     t = 0
     z = 0.0
+    done = 0
     while True:
         if t < n_plan:
             a = plan[t]
@@ -64,15 +65,16 @@ def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, form, max_sa
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, stop = stop_check(glr, code, counts, est, var, form, t)
-            if stop:
-                return t, STOPPED, z, True
+            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
         if t >= max_samples:
-            return t, CENSORED, z, t >= n_plan
+            return t, t, z, t >= n_plan
 
 
 @register
-class TopTwo(Strategy):
+class TopTwo(CompiledRun, Strategy):
     """Top-two sampling with the empirical-best leader and a transportation-cost challenger.
 
     Leader B_t = argmax mu_hat (EB); challenger C_t = argmin_{j != B_t} W_t(B_t, j) + ln N_j
@@ -158,24 +160,17 @@ class TopTwo(Strategy):
         self._leader_pulls_ = np.zeros(n)
         self._leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
 
-    def simulate_run(self, means, rng, sigma=None) -> bool:
-        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+    def _compiled_ok(self) -> bool:
+        """The compiled loop plays a fixed beta (not ``"ids"``)."""
+        return not isinstance(self.beta, str)
 
-        As :meth:`pybai.strategies.track_and_stop.TrackAndStop.simulate_run`, with a fixed ``beta``
-        (not ``"ids"``); with ``selection="random"`` the coins come from the rule's generator.
-        """
-        if isinstance(self.beta, str):
-            return False
-        setup = setup_run(self, means, sigma)
-        if setup is None:
-            return False
+    def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        t, status, z, checked = _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code,
-                                             ker.variances, ker.glr, setup.form, setup.max_samples, model.counts,
-                                             model.sums, model.estimate, float(ker.shift[0]), float(ker.shift[1]),
-                                             self._leader_rounds_, self._leader_pulls_, float(self.beta),
-                                             self.challenger == "tci", self.selection == "tracking", self.rng_)
-        return finish(self, setup, t, t, status, z, checked)
+        return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                            float(ker.shift[0]), float(ker.shift[1]), self._leader_rounds_, self._leader_pulls_,
+                            float(self.beta), self.challenger == "tci", self.selection == "tracking", self.rng_,
+                            *records.arrays)
 
     def _select(self):
         problem = self.problem_

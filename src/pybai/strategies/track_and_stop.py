@@ -9,7 +9,7 @@ from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.stopping.thresholds import DEFAULT_KIND
-from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, c_tracking_step, d_tracking_step, resolve_exploration
@@ -19,12 +19,13 @@ __all__ = ["TrackAndStop"]
 
 
 @njit(cache=True)
-def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, form, max_samples, counts, sums, est, hint,
-             cumulative, c_rule):
-    """A whole Track-and-Stop run (see :mod:`pybai.strategies._compiled`): ``(t, status, statistic, checked)``."""
+def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, forms, max_samples, counts, sums, est, hint,
+             cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
     n_plan = plan.shape[0]
     t = 0
     z = 0.0
+    done = 0
     while True:
         if t < n_plan:
             a = plan[t]
@@ -34,15 +35,16 @@ def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, form, ma
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, stop = stop_check(glr, code, counts, est, var, form, t)
-            if stop:
-                return t, STOPPED, z, True
+            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
         if t >= max_samples:
-            return t, CENSORED, z, t >= n_plan
+            return t, t, z, t >= n_plan
 
 
 @register
-class TrackAndStop(Strategy):
+class TrackAndStop(CompiledRun, Strategy):
     """Track-and-Stop: sample to track w*(mu_hat(t)), stop with the GLR (Chernoff) rule.
 
     At each step the oracle weights w*(mu_hat) of the problem are computed exactly
@@ -148,26 +150,16 @@ class TrackAndStop(Strategy):
         oracle weights, or with several correct answers the sticky choice of Degenne & Koolen 2019)."""
         return self.requests_.weights(self.problem_.tracking_weights(self.counts_, self.means_, self.t_, self._hint))
 
-    def simulate_run(self, means, rng, sigma=None) -> bool:
-        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
+    def _compiled_ok(self) -> bool:
+        """The compiled loop plays the problem's tracking weights with the per-arm forced exploration."""
+        return (type(self)._target_weights is TrackAndStop._target_weights and not self.check_growth > 0
+                and self.tracker_.design is None)
 
-        Rewards N(``means``, ``sigma`` ^2), or Bernoulli(``means``) when ``sigma`` is None, drawn from
-        ``rng`` as the environment draws them; the outcome is the ask/tell loop's
-        (:mod:`pybai.strategies._compiled`).  Offered on problems with compiled kernels, with a
-        threshold of compiled form, one sample per step and the per-arm forced exploration.
-        """
-        if (type(self)._target_weights is not TrackAndStop._target_weights or self.check_growth > 0
-                or self.tracker_.design is not None):
-            return False
-        setup = setup_run(self, means, sigma)
-        if setup is None:
-            return False
+    def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        t, status, z, checked = _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code,
-                                         ker.variances, ker.glr, ker.oracle, setup.form, setup.max_samples,
-                                         model.counts, model.sums, model.estimate, self._hint,
-                                         self.tracker_._cumulative_, self.tracking == "C")
-        return finish(self, setup, t, t, status, z, checked)
+        return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+                        ker.oracle, setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                        self._hint, self.tracker_._cumulative_, self.tracking == "C", *records.arrays)
 
     def _select(self):
         return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)

@@ -8,7 +8,7 @@ from numba import njit
 from pybai._validation import check_choice
 from pybai.batch.round_robin import round_robin
 from pybai.stopping.thresholds import DEFAULT_KIND
-from pybai.strategies._compiled import CENSORED, STOPPED, draw_reward, finish, record, setup_run, stop_check
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -19,25 +19,28 @@ SUBPOPULATION_MODES = ("random", "tracked")
 
 
 @njit(cache=True)
-def _uniform_run(plan, truth, sd, bernoulli, noise, code, var, glr, form, max_samples, counts, sums, est):
-    """A whole round-robin run (see :mod:`pybai.strategies._compiled`): ``(t, status, statistic, checked)``."""
+def _uniform_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_samples, counts, sums, est, stop_t, stop_z,
+                 snap_counts, snap_sums):
+    """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
     n_plan = plan.shape[0]
     t = 0
     z = 0.0
+    done = 0
     while True:
         a = plan[t] if t < n_plan else np.argmin(counts)
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, stop = stop_check(glr, code, counts, est, var, form, t)
-            if stop:
-                return t, STOPPED, z, True
+            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
         if t >= max_samples:
-            return t, CENSORED, z, t >= n_plan
+            return t, t, z, t >= n_plan
 
 
 @register
-class Uniform(Strategy):
+class Uniform(CompiledRun, Strategy):
     """Sample the least-sampled request (lowest index on ties): a round robin.
 
     The reference of every regime: in fixed confidence it stops with the same GLR rule and
@@ -79,20 +82,10 @@ class Uniform(Strategy):
         self._view = self.requests_.arm_view()  # arms and their cells (the identity without cells)
         self._random = self.subpopulation == "random"
 
-    def simulate_run(self, means, rng, sigma=None) -> bool:
-        """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered.
-
-        As :meth:`pybai.strategies.track_and_stop.TrackAndStop.simulate_run` (fixed confidence, one
-        sample per step, requests that are the arms).
-        """
-        setup = setup_run(self, means, sigma)
-        if setup is None:
-            return False
+    def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        t, status, z, checked = _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code,
-                                             ker.variances, ker.glr, setup.form, setup.max_samples, model.counts,
-                                             model.sums, model.estimate)
-        return finish(self, setup, t, t, status, z, checked)
+        return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate, *records.arrays)
 
     def _select(self):
         batch = self.problem_.batch
