@@ -28,7 +28,7 @@ from pybai.simulate.runner import Outcome
 from pybai.simulate.preflight import preflight
 from pybai.simulate.store import ResultStore, StoredResults
 from pybai.simulate.summary import summarize
-from pybai.simulate.tasks import Sweep, Task, make_tasks
+from pybai.simulate.tasks import Sweep, Task, TaskResult, make_tasks, shared_tasks
 from pybai.stopping.thresholds import is_default_kind
 from pybai.strategies.certificate import is_proven, threshold_kind
 
@@ -228,6 +228,8 @@ def execute_sweep(
     tasks = make_tasks(sweep.experiments)
     outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
     todo = [task for task in tasks if task not in outcomes]
+    followers = {other for task in todo for other in shared_tasks(sweep.experiments, task)}
+    todo = [task for task in todo if task not in followers]  # computed by the task leading their delta group
     backend = _pick_backend(backend, jobs, cluster, scheduler, len(todo), note)
     for experiment in sweep.experiments:  # memory, a tied answer, a long run: before any replication
         preflight(experiment, jobs=jobs)
@@ -242,17 +244,20 @@ def execute_sweep(
     try:
         if todo:
             backend.start(sweep.experiments, sweep.gridded)
-            for result in backend.results(todo):
-                task = result.task
-                if store is not None:
-                    store.append(result)
-                outcomes[task] = result.outcomes
-                span = spans.setdefault((task.point, task.strategy), [result.began, result.ended])
-                span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
-                if bar is not None:
-                    bar.update(1)
-                if callback is not None:
-                    callback(task.size)
+            for lead in backend.results(todo):
+                shared = [TaskResult(t, outs, lead.began, lead.ended) for t, outs in lead.shared.items()
+                          if t not in outcomes]
+                for result in [lead, *shared]:
+                    task = result.task
+                    if store is not None:
+                        store.append(result)
+                    outcomes[task] = result.outcomes
+                    span = spans.setdefault((task.point, task.strategy), [result.began, result.ended])
+                    span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
+                    if bar is not None:
+                        bar.update(1)
+                    if callback is not None:
+                        callback(task.size)
         abort = False
     except (KeyboardInterrupt, SystemError) as exc:
         # Ctrl-C inside compiled (numba) code may surface as a SystemError caused by the KeyboardInterrupt
@@ -268,7 +273,7 @@ def execute_sweep(
             if store is not None:
                 store.close()
     counts: dict[tuple[int, int], int] = {}
-    for task in todo:
+    for task in [*todo, *followers]:
         counts[(task.point, task.strategy)] = counts.get((task.point, task.strategy), 0) + 1
     totals: dict[tuple[int, int], int] = {}
     for task in tasks:

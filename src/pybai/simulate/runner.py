@@ -14,7 +14,7 @@ from pybai.problems.base import Problem
 from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child
 from pybai.strategies.base import Strategy
 
-__all__ = ["Outcome", "run_replication"]
+__all__ = ["Outcome", "run_replication", "run_replication_deltas"]
 
 
 @dataclass
@@ -84,8 +84,12 @@ def run_replication(
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:
         tell(*respond(ask(), noise))
+    return _outcome(strategy, problem, truth.source_means, time.perf_counter() - start, time.thread_time() - cpu_start)
+
+
+def _outcome(strategy: Strategy, problem: Problem, means, seconds: float, cpu_seconds: float) -> Outcome:
+    """The outcome of a finished run of ``strategy`` on ``problem`` against true ``means``."""
     res = strategy.result()
-    means = truth.source_means
     rec = res.recommendation
     metrics = problem.answer_metrics(rec, means)
     return Outcome(
@@ -97,9 +101,43 @@ def run_replication(
         simple_regret=problem.simple_regret(rec, means),
         false_negative=metrics.get("false_negative"),
         counts=res.counts,
-        seconds=time.perf_counter() - start,
-        cpu_seconds=time.thread_time() - cpu_start,
+        seconds=seconds,
+        cpu_seconds=cpu_seconds,
         gain=metrics.get("gain"),
         oracle_gain=metrics.get("oracle_gain"),
         exact_correct=metrics.get("exact_correct"),
     )
+
+
+def run_replication_deltas(
+    strategy: Strategy, environment: Environment, problems: list[Problem], seed: np.random.SeedSequence,
+    replication: int | None = None,
+) -> list[Outcome] | None:
+    """One replication for several deltas on one trajectory, or None when the strategy cannot share it.
+
+    ``problems`` differ only in delta.  When ``strategy`` samples without reading delta and plays
+    compiled runs here (:meth:`~pybai.strategies._compiled.CompiledRun.simulate_deltas`), one
+    trajectory is played and each problem's outcome is read where its threshold is crossed: the
+    outcomes of :func:`run_replication` on each problem with ``seed``, in the order of ``problems``.
+    The time of the trajectory is shared equally between the outcomes.
+    """
+    start = time.perf_counter()
+    cpu_start = time.thread_time()
+    simulate = getattr(strategy, "simulate_deltas", None)
+    if simulate is None or any(p.delta is None for p in problems):
+        return None
+    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
+    order = sorted(range(len(problems)), key=lambda i: -float(problems[i].delta))  # the lowest threshold first
+    starts = [strategy.clone().start(problems[i], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+              for i in order]
+    lead = strategy.clone().start(problems[order[-1]], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    arms = None if lead.reference else _simulated_arms(truth, lead.problem_)
+    noise = np.random.default_rng(child(seed, STREAM_NOISE))
+    if arms is None or not lead.simulate_deltas(arms[0], noise, arms[1], starts):
+        return None
+    share = len(problems)
+    seconds, cpu = (time.perf_counter() - start) / share, (time.thread_time() - cpu_start) / share
+    outcomes: list[Outcome | None] = [None] * share
+    for i, copy in zip(order, starts):
+        outcomes[i] = _outcome(copy, problems[i], truth.source_means, seconds, cpu)
+    return outcomes  # type: ignore[return-value]
