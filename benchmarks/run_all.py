@@ -9,6 +9,8 @@ Each benchmark runs a reference in its own process, so its figures compare acros
 | bench_vs_best_arm.py | the PyPI package best-arm 0.1.1 (Track-and-Stop), in its own venv |
 | bench_replications.py | the same replications with jobs = 1 (parallel speed-up, identical results) |
 | bench_linear_oracle.py | cold against warm-started oracle calls (linear best arm) |
+| bench_compiled.py | the ask/tell loop on the same replications, best-arm 0.1.1, the smallest delta of a sweep alone |
+| strategy_costs.py | none: CPU per sample of every registered strategy on a reference instance of each family |
 
 Each script runs in a subprocess (``--quick`` passed to those that take it); its own JSON file is
 read back into ``all.json`` with its exit status and the CPU seconds of the subprocess
@@ -42,6 +44,8 @@ BENCHMARKS = {
     "replications": ("bench_replications.py", ["--quick", "--no-cli"], [],
                      ("bench_replications_quick.json", "bench_replications.json")),
     "linear_oracle": ("bench_linear_oracle.py", [], [], ("bench_linear_oracle.json", "bench_linear_oracle.json")),
+    "compiled": ("bench_compiled.py", ["--quick"], [], ("bench_compiled_quick.json", "bench_compiled.json")),
+    "strategy_costs": ("strategy_costs.py", ["--quick"], [], ("strategy_costs_quick.json", "strategy_costs.json")),
 }
 
 
