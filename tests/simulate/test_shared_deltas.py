@@ -24,7 +24,7 @@ def test_shared_trajectory_gives_each_delta_its_own_outcome(name, params):
     env = GaussianEnvironment([1.0, 0.7, 0.5, 0.2], 1.0)
     problems = [BestArmProblem(4, Gaussian(1.0, n_sources=4), FixedConfidence(d, max_samples=600)) for d in DELTAS]
     strategy = make_strategy(name, params)
-    for r in range(4):
+    for r in range(3):
         seed = np.random.SeedSequence(11, spawn_key=(r,))
         shared = run_replication_deltas(strategy, env, problems, seed, r)
         assert shared is not None
@@ -39,7 +39,7 @@ def test_lucb_samples_with_delta_so_it_does_not_share():
 
 
 DOC = {
-    "name": "delta-sweep", "replications": 30, "seed": 5, "share_trajectories": True,
+    "name": "delta-sweep", "replications": 12, "seed": 5, "share_trajectories": True,
     "problem": {"goal": "best-arm", "delta": 0.1, "max_samples": 3000},
     "environment": {"kind": "bernoulli", "means": [0.6, 0.45, 0.4]},
     "strategy": [{"name": "tas"}, {"name": "lucb"}],
