@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pybai.problems.compiled import run_glr
 from pybai.stopping.compiled import threshold_value
 
 __all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
@@ -65,13 +66,13 @@ def record(counts, sums, est, a, r):
 
 
 @njit(cache=True)
-def check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts, snap_sums):
+def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts, snap_sums):
     """The stopping rule at ``t`` samples for the thresholds ``forms[done:]`` (rows ordered from the lowest).
 
     Each threshold the GLR statistic exceeds, in order, records its stopping time, the statistic and
     the model's statistics.  Returns ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
-    z = glr(code, counts, est, var)[0]
+    z = run_glr(kind, code, counts, est, var, k)
     while done < forms.shape[0] and z > threshold_value(forms[done], float(t)):
         stop_t[done] = t
         stop_z[done] = z

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from numba import njit
 
+from pybai.problems.compiled import run_alt_gradient
 from pybai.strategies._compiled import check_deltas, draw_reward, record
 from pybai.strategies.design_exploration import design_step
 from pybai.strategies.tracking import c_tracking_step
@@ -104,12 +105,12 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
 
 
 @njit(cache=True)
-def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, forms, max_samples, counts, sums, est,
+def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
              cum_loss, mix_gap, cumulative, optimistic, stop_t, stop_z, snap_counts, snap_sums):
     """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
 
     Each round as ``GameSampling._select``: AdaHedge weights, nature's best response
-    ``alt_gradient(code, w, est, var, g)``, optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
+    ``run_alt_gradient`` (the problem's), optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
     with ``optimistic``, the AdaHedge update with the losses -g, a C-tracking step.  Returns
     ``(t, tells, statistic, checked, mix_gap)``.
     """
@@ -126,7 +127,7 @@ def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, fo
             a = plan[t]
         else:
             adahedge_weights(cum_loss, mix_gap, w)
-            alt_gradient(code, w, est, var, g)
+            run_alt_gradient(kind, code, w, est, var, g, k)
             if optimistic:
                 log_t = math.log(max(t, 2))
                 for i in range(k):
@@ -139,7 +140,7 @@ def game_run(plan, truth, sd, bernoulli, noise, code, var, glr, alt_gradient, fo
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
                                    snap_sums)
             if done == forms.shape[0]:
                 return t, t, z, True, mix_gap

@@ -122,8 +122,8 @@ class GameSampling(CompiledRun, Strategy):
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
         t, tells, z, checked, self.mix_gap_ = game_run(
-            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
-            ker.alt_gradient, setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
             self._cum_loss_, float(self.mix_gap_), self.tracker_._cumulative_, self.optimism == "ucb",
             *records.arrays)
         return t, tells, z, checked

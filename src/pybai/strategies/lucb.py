@@ -8,6 +8,7 @@ from numba import njit
 from pybai._validation import check_choice
 from pybai.models._kl import lower_bound, upper_bound
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.problems.compiled import run_mask
 from pybai.stopping.compiled import threshold_value
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
@@ -42,7 +43,7 @@ def _lucb_pair(code, counts, means, var, level, in_answer):
 
 
 @njit(cache=True)
-def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, forms, max_samples, counts, sums, est,
+def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
               glr_stop, c, e, stop_t, stop_z, snap_counts, snap_sums):
     """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
@@ -61,7 +62,7 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, for
             record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
             t += 1
         else:
-            h, l, _, _ = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask_of(est, k))
+            h, l, _, _ = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))), run_mask(kind, est, k))
             r_h = draw_reward(noise, truth, sd, bernoulli, h)
             if t + 2 <= max_samples:
                 r_l = draw_reward(noise, truth, sd, bernoulli, l)
@@ -75,12 +76,12 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, code, var, glr, mask_of, k, for
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, 0, stop_t, stop_z, snap_counts,
+                z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, 0, stop_t, stop_z, snap_counts,
                                        snap_sums)
                 stop = done > 0
             else:
                 _, _, lcb_h, ucb_l = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))),
-                                                mask_of(est, k))
+                                                run_mask(kind, est, k))
                 z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
                 stop = z > 0.0
                 if stop:
@@ -146,8 +147,8 @@ class LUCB(CompiledRun, Strategy):
 
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
-                         ker.mask, ker.k, setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+        return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                         setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
                          self.stopping == "glr", float(ker.shift[0]), float(ker.shift[1]), *records.arrays)
 
     def _pair(self):

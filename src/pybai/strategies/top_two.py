@@ -36,7 +36,7 @@ def _penalized_argmin(costs, counts, leader, penalty):
 
 
 @njit(cache=True)
-def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_samples, counts, sums, est, c, e,
+def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, c, e,
                  rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
     """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
     ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
@@ -65,7 +65,7 @@ def _top_two_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_s
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
                                    snap_sums)
             if done == forms.shape[0]:
                 return t, t, z, True
@@ -166,7 +166,7 @@ class TopTwo(CompiledRun, Strategy):
 
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+        return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
                             setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
                             float(ker.shift[0]), float(ker.shift[1]), self._leader_rounds_, self._leader_pulls_,
                             float(self.beta), self.challenger == "tci", self.selection == "tracking", self.rng_,

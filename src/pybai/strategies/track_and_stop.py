@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
+from pybai.problems.compiled import run_oracle
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
@@ -19,7 +20,7 @@ __all__ = ["TrackAndStop"]
 
 
 @njit(cache=True)
-def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, forms, max_samples, counts, sums, est, hint,
+def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, hint,
              cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
     """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
     n_plan = plan.shape[0]
@@ -30,12 +31,12 @@ def _tas_run(plan, truth, sd, bernoulli, noise, code, var, glr, oracle, forms, m
         if t < n_plan:
             a = plan[t]
         else:
-            w = oracle(code, est, var, hint)[1]
+            w = run_oracle(kind, code, est, var, hint)[1]
             a = c_tracking_step(cumulative, counts, w, float(t)) if c_rule else d_tracking_step(counts, w, float(t))
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
                                    snap_sums)
             if done == forms.shape[0]:
                 return t, t, z, True
@@ -157,8 +158,8 @@ class TrackAndStop(CompiledRun, Strategy):
 
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
-                        ker.oracle, setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+        return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                        setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
                         self._hint, self.tracker_._cumulative_, self.tracking == "C", *records.arrays)
 
     def _select(self):

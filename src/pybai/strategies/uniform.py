@@ -19,7 +19,7 @@ SUBPOPULATION_MODES = ("random", "tracked")
 
 
 @njit(cache=True)
-def _uniform_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_samples, counts, sums, est, stop_t, stop_z,
+def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, stop_t, stop_z,
                  snap_counts, snap_sums):
     """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
     n_plan = plan.shape[0]
@@ -31,7 +31,7 @@ def _uniform_run(plan, truth, sd, bernoulli, noise, code, var, glr, forms, max_s
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(glr, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
                                    snap_sums)
             if done == forms.shape[0]:
                 return t, t, z, True
@@ -84,7 +84,7 @@ class Uniform(CompiledRun, Strategy):
 
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
-        return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.code, ker.variances, ker.glr,
+        return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
                             setup.forms, setup.max_samples, model.counts, model.sums, model.estimate, *records.arrays)
 
     def _select(self):

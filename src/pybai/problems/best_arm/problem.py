@@ -16,7 +16,7 @@ from pybai.problems.best_arm._kernels import (
     oracle_best_arm_warm,
 )
 from pybai.problems.base import BatchSpec, Problem
-from pybai.problems.run_kernels import RunKernels, best_arm_mask
+from pybai.problems.run_kernels import BEST_ARM, RunKernels
 
 __all__ = ["BestArmProblem"]
 
@@ -165,8 +165,7 @@ class BestArmProblem(Problem):
         """The compiled pieces of whole runs (sequential, exact identification, raw rewards), else None."""
         if self.batch is not None or self.epsilon_best_arm or not self.family.raw_rewards:
             return None
-        return RunKernels(self.family.code, self.family.variances, glr_best_arm, oracle_best_arm_warm, best_arm_mask,
-                          1, self.pair_shift, alt_gradient_best_arm)
+        return RunKernels(BEST_ARM, self.family.code, self.family.variances, 1, self.pair_shift)
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """Nature's best response at allocation ``w``: its value and divergences per source.
