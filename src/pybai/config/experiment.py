@@ -38,6 +38,16 @@ class Experiment:
         The parsed file, for the record.
     grid : dict
         For a point of a sweep, the values its ``[grid]`` set (dotted path -> value); else empty.
+    compiled : bool
+        Whether replications may run in a strategy's compiled loop (``simulate_run``) where it
+        offers one: identical outcomes, faster; False forces the ask/tell loop (the reference).
+    share_trajectories : bool
+        The file's ``share_trajectories`` key: points of a ``[grid]`` that differ only in
+        ``problem.delta`` share their seeds and, where a strategy allows it, their trajectories.
+    seed_point : int or None
+        With ``share_trajectories``: the grid point whose seeds this point uses (the first of its group).
+    delta_group : tuple of int
+        With ``share_trajectories``: the points of this point's group (itself included), on the first one only.
     """
 
     name: str
@@ -48,6 +58,10 @@ class Experiment:
     strategies: list[tuple[str, Strategy]]
     source: dict[str, Any] = field(default_factory=dict, repr=False)
     grid: dict[str, Any] = field(default_factory=dict)
+    compiled: bool = True
+    share_trajectories: bool = False
+    seed_point: int | None = None
+    delta_group: tuple[int, ...] = ()
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -127,7 +141,21 @@ def parse_sweep(data: dict[str, Any], default_name: str = "experiment") -> list[
             experiment.name = f"{experiment.name}[{point.label}]"
             experiment.grid = dict(point.values)
         experiments.append(experiment)
+    _group_deltas(experiments)
     return experiments
+
+
+def _group_deltas(experiments: list[Experiment]) -> None:
+    """With ``share_trajectories``: points equal but for ``problem.delta`` share the first one's seeds."""
+    groups: dict[str, list[int]] = {}
+    for p, experiment in enumerate(experiments):
+        if experiment.share_trajectories and "problem.delta" in experiment.grid:
+            rest = {k: v for k, v in experiment.grid.items() if k != "problem.delta"}
+            groups.setdefault(repr(sorted(rest.items())), []).append(p)
+    for points in groups.values():
+        for p in points:
+            experiments[p].seed_point = points[0]
+        experiments[points[0]].delta_group = tuple(points)
 
 
 def _strategy_message(where: str, message: str) -> str:
@@ -143,6 +171,11 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     name = top.str("name", default_name)
     replications = top.int("replications", 100, minimum=1, maximum=REPLICATION_LIMIT)
     seed = top.int("seed", 0, minimum=0)
+    compiled = top.raw("compiled", True)
+    share = top.raw("share_trajectories", False)
+    for key, value in (("compiled", compiled), ("share_trajectories", share)):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}.")
     # required tables: table() raises when they are missing, so neither is None
     environment = build_environment(cast(Table, top.table("environment")))
     problem = build_problem(cast(Table, top.table("problem")), environment)
@@ -174,4 +207,5 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     if reproduce is not None and not isinstance(reproduce, dict):
         raise ConfigError(f"reproduce: expected a table, got {reproduce!r}.")
     top.finish()
-    return Experiment(name, replications, seed, problem, environment, strategies, data)
+    return Experiment(name, replications, seed, problem, environment, strategies, data, compiled=compiled,
+                      share_trajectories=share)

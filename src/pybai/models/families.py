@@ -52,6 +52,10 @@ class Family:
     min_samples: ClassVar[int] = 1
     #: the epsilon modes of epsilon-best-arm identification its costs and thresholds support
     epsilon_modes: ClassVar[tuple[str, ...]] = ("additive", "relative")
+    #: True when the learner's model is the empirical means of the rewards as observed and the
+    #: kernels need only ``code`` and ``variances`` (nothing estimated besides the means, no
+    #: rescaling): whole runs may then be played by compiled kernels (Problem.run_kernels)
+    raw_rewards: ClassVar[bool] = False
 
     @property
     def variances(self) -> np.ndarray:  # pragma: no cover - overridden
@@ -163,6 +167,7 @@ class Gaussian(Family):
 
     sigma: np.ndarray | float = 1.0
     n_sources: int = 1
+    raw_rewards: ClassVar[bool] = True
     if TYPE_CHECKING:  # set in __post_init__, not dataclass fields
         _var: np.ndarray = field(init=False)
         _reward_bound: float = field(init=False)
@@ -213,6 +218,7 @@ class Bernoulli(Family):
     """Bernoulli rewards (means in [0, 1])."""
 
     n_sources: int = 1
+    raw_rewards: ClassVar[bool] = True
     if TYPE_CHECKING:  # set in __post_init__, not a dataclass field
         _var: np.ndarray = field(init=False)
 

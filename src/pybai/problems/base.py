@@ -355,6 +355,16 @@ class Problem(ABC):
         """
         return None
 
+    def run_kernels(self):
+        """The compiled pieces of a whole simulated run, or None (the default: ask/tell only).
+
+        A :class:`~pybai.problems.run_kernels.RunKernels` when every sequential rule's step on this
+        problem can be played by numba kernels that give exactly what the Python methods give
+        (the GLR statistic, the oracle weights, the answer mask, the transportation costs):
+        :mod:`pybai.strategies._compiled` then plays whole runs without returning to Python.
+        """
+        return None
+
     def answer_mask(self, means: np.ndarray) -> np.ndarray:
         """Boolean mask of the sources in the answer for ``means`` (for rules that compare the
         weakest member of the answer with the strongest outsider, such as LUCB); problems whose

@@ -13,6 +13,7 @@ no document): :func:`~pybai.simulate.montecarlo.run_outcomes` is that loop on a 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from pybai.simulate.runner import Outcome
 from pybai.simulate.preflight import preflight
 from pybai.simulate.store import ResultStore, StoredResults
 from pybai.simulate.summary import summarize
-from pybai.simulate.tasks import Sweep, Task, make_tasks
+from pybai.simulate.tasks import Sweep, Task, TaskResult, make_tasks, shared_tasks
 from pybai.stopping.thresholds import is_default_kind
 from pybai.strategies.certificate import is_proven, threshold_kind
 
@@ -212,18 +213,25 @@ def execute_sweep(
     store: ResultStore | None = None,
     progress: bool | Callable[[int], None] = False,
     note: Callable[[str], None] | None = None,
+    compiled: bool | None = None,
 ) -> SweepRun:
     """Run the tasks of ``sweep`` that ``store`` does not hold yet: the one loop over a backend.
 
     Parameters are those of :func:`run_sweep`, with an open ``store`` (or None) instead of
     ``out``/``resume``; the store is appended to as tasks finish and closed at the end.
+    ``compiled`` (True or False) overrides every experiment's ``compiled`` setting.
     Every entry point (:func:`run_sweep`, :func:`~pybai.simulate.montecarlo.run_outcomes`)
     runs through here, so they share seeds, backends, preflight checks and interrupts.
     """
     start = time.perf_counter()
+    if compiled is not None:
+        sweep = dataclasses.replace(sweep, experiments=[dataclasses.replace(e, compiled=bool(compiled))
+                                                        for e in sweep.experiments])
     tasks = make_tasks(sweep.experiments)
     outcomes: dict[Task, list[Outcome]] = store.completed(tasks) if store is not None else {}
     todo = [task for task in tasks if task not in outcomes]
+    followers = {other for task in todo for other in shared_tasks(sweep.experiments, task)}
+    todo = [task for task in todo if task not in followers]  # computed by the task leading their delta group
     backend = _pick_backend(backend, jobs, cluster, scheduler, len(todo), note)
     for experiment in sweep.experiments:  # memory, a tied answer, a long run: before any replication
         preflight(experiment, jobs=jobs)
@@ -238,17 +246,20 @@ def execute_sweep(
     try:
         if todo:
             backend.start(sweep.experiments, sweep.gridded)
-            for result in backend.results(todo):
-                task = result.task
-                if store is not None:
-                    store.append(result)
-                outcomes[task] = result.outcomes
-                span = spans.setdefault((task.point, task.strategy), [result.began, result.ended])
-                span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
-                if bar is not None:
-                    bar.update(1)
-                if callback is not None:
-                    callback(task.size)
+            for lead in backend.results(todo):
+                shared = [TaskResult(t, outs, lead.began, lead.ended) for t, outs in lead.shared.items()
+                          if t not in outcomes]
+                for result in [lead, *shared]:
+                    task = result.task
+                    if store is not None:
+                        store.append(result)
+                    outcomes[task] = result.outcomes
+                    span = spans.setdefault((task.point, task.strategy), [result.began, result.ended])
+                    span[0], span[1] = min(span[0], result.began), max(span[1], result.ended)
+                    if bar is not None:
+                        bar.update(1)
+                    if callback is not None:
+                        callback(task.size)
         abort = False
     except (KeyboardInterrupt, SystemError) as exc:
         # Ctrl-C inside compiled (numba) code may surface as a SystemError caused by the KeyboardInterrupt
@@ -264,7 +275,7 @@ def execute_sweep(
             if store is not None:
                 store.close()
     counts: dict[tuple[int, int], int] = {}
-    for task in todo:
+    for task in [*todo, *followers]:
         counts[(task.point, task.strategy)] = counts.get((task.point, task.strategy), 0) + 1
     totals: dict[tuple[int, int], int] = {}
     for task in tasks:
@@ -286,6 +297,7 @@ def run_sweep(
     note: Callable[[str], None] | None = None,
     source: str | None = None,
     fsync: str = "background",
+    compiled: bool | None = None,
 ) -> dict:
     """Run every task of ``sweep`` and return its result document.
 
@@ -306,6 +318,9 @@ def run_sweep(
         a callable receives the number of replications of each finished task.
     fsync : {"background", "each", "none"}
         When stored lines reach the disk (see :class:`~pybai.simulate.store.ResultStore`).
+    compiled : bool, optional
+        True or False overrides the experiments' ``compiled`` key: False forces the ask/tell loop
+        (the reference) where a strategy offers a compiled run; outcomes are identical either way.
 
     Raises
     ------
@@ -315,7 +330,7 @@ def run_sweep(
     store = ResultStore.open(out, sweep, resume=resume, source=source, fsync=fsync) if out is not None else None
     try:
         run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
-                            progress=progress, note=note)
+                            progress=progress, note=note, compiled=compiled)
         document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
         if store is not None:
             from pybai.report.table import format_results

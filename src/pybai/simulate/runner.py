@@ -14,7 +14,7 @@ from pybai.problems.base import Problem
 from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child
 from pybai.strategies.base import Strategy
 
-__all__ = ["Outcome", "run_replication"]
+__all__ = ["Outcome", "run_replication", "run_replication_deltas"]
 
 
 @dataclass
@@ -36,8 +36,14 @@ class Outcome:
     exact_correct: bool | None = None  # epsilon-best-arm identification: the answer is a best arm
 
 
-def _simulated_arms(truth: Environment):
-    """(means, sigma) of plain Bernoulli (sigma None) or Gaussian arms, else None (for fast paths)."""
+def _simulated_arms(truth: Environment, problem: Problem | None = None):
+    """(means, sigma) of plain Bernoulli (sigma None) or Gaussian arms, else None (for fast paths).
+
+    With ``problem``: None too when the learner's family is not the truth's (a compiled run does
+    not check the rewards against the family as ``tell`` does).
+    """
+    if problem is not None and type(problem.family) is not type(truth.family()):
+        return None
     if type(truth) is BernoulliEnvironment:
         return truth.means, None
     if type(truth) is GaussianEnvironment:
@@ -59,9 +65,10 @@ def run_replication(
     :meth:`Environment.realize`: environments with a table of truths take their row from it.
 
     With ``fast`` (default), a strategy with a ``simulate_run(means, rng, sigma)`` method
-    (``batch-racing``) plays the whole run in compiled code when the truth is plain Bernoulli
-    or Gaussian arms; it gives exactly the outcome of the ask/tell loop (the reference,
-    ``fast=False``) on the same seed, only faster.
+    (``batch-racing``; the sequential ``tas``, ``uniform``, ``top-two``, ``lucb`` and ``game`` where
+    the problem offers compiled kernels, :mod:`pybai.strategies._compiled`) plays the whole run in
+    compiled code when the truth is plain Bernoulli or Gaussian arms; it gives exactly the outcome
+    of the ask/tell loop (the reference, ``fast=False``) on the same seed, only faster.
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
@@ -71,14 +78,18 @@ def run_replication(
     if strategy.reference:  # a reference point, not a real strategy: it is told the truth
         strategy.reveal_truth(truth.source_means)
     simulate = getattr(strategy, "simulate_run", None) if fast else None
-    arms = _simulated_arms(truth) if simulate is not None else None
+    arms = _simulated_arms(truth, strategy.problem_) if simulate is not None else None
     if arms is not None and simulate is not None:  # arms are found only for a strategy that simulates
         simulate(arms[0], noise, sigma=arms[1])  # returns False (nothing done) if not applicable
     ask, tell, respond = strategy.ask, strategy.tell, truth.respond
     while not strategy.stopped:
         tell(*respond(ask(), noise))
+    return _outcome(strategy, problem, truth.source_means, time.perf_counter() - start, time.thread_time() - cpu_start)
+
+
+def _outcome(strategy: Strategy, problem: Problem, means, seconds: float, cpu_seconds: float) -> Outcome:
+    """The outcome of a finished run of ``strategy`` on ``problem`` against true ``means``."""
     res = strategy.result()
-    means = truth.source_means
     rec = res.recommendation
     metrics = problem.answer_metrics(rec, means)
     return Outcome(
@@ -90,9 +101,43 @@ def run_replication(
         simple_regret=problem.simple_regret(rec, means),
         false_negative=metrics.get("false_negative"),
         counts=res.counts,
-        seconds=time.perf_counter() - start,
-        cpu_seconds=time.thread_time() - cpu_start,
+        seconds=seconds,
+        cpu_seconds=cpu_seconds,
         gain=metrics.get("gain"),
         oracle_gain=metrics.get("oracle_gain"),
         exact_correct=metrics.get("exact_correct"),
     )
+
+
+def run_replication_deltas(
+    strategy: Strategy, environment: Environment, problems: list[Problem], seed: np.random.SeedSequence,
+    replication: int | None = None,
+) -> list[Outcome] | None:
+    """One replication for several deltas on one trajectory, or None when the strategy cannot share it.
+
+    ``problems`` differ only in delta.  When ``strategy`` samples without reading delta and plays
+    compiled runs here (:meth:`~pybai.strategies._compiled.CompiledRun.simulate_deltas`), one
+    trajectory is played and each problem's outcome is read where its threshold is crossed: the
+    outcomes of :func:`run_replication` on each problem with ``seed``, in the order of ``problems``.
+    The time of the trajectory is shared equally between the outcomes.
+    """
+    start = time.perf_counter()
+    cpu_start = time.thread_time()
+    simulate = getattr(strategy, "simulate_deltas", None)
+    if simulate is None or any(p.delta is None for p in problems):
+        return None
+    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
+    order = sorted(range(len(problems)), key=lambda i: -float(problems[i].delta))  # the lowest threshold first
+    starts = [strategy.clone().start(problems[i], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+              for i in order]
+    lead = strategy.clone().start(problems[order[-1]], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    arms = None if lead.reference else _simulated_arms(truth, lead.problem_)
+    noise = np.random.default_rng(child(seed, STREAM_NOISE))
+    if arms is None or not lead.simulate_deltas(arms[0], noise, arms[1], starts):
+        return None
+    share = len(problems)
+    seconds, cpu = (time.perf_counter() - start) / share, (time.thread_time() - cpu_start) / share
+    outcomes: list[Outcome | None] = [None] * share
+    for i, copy in zip(order, starts):
+        outcomes[i] = _outcome(copy, problems[i], truth.source_means, seconds, cpu)
+    return outcomes  # type: ignore[return-value]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from pybai.config.experiment import Experiment, parse_sweep, read_document
-from pybai.simulate.runner import Outcome, run_replication
+from pybai.simulate.runner import Outcome, run_replication, run_replication_deltas
 from pybai.simulate.seeding import replication_seed
 
 __all__ = ["BLOCK", "Sweep", "Task", "TaskResult", "make_tasks", "run_task", "task_replication_seed", "document_digest"]
@@ -125,6 +125,8 @@ class TaskResult:
     outcomes: list[Outcome]
     began: float
     ended: float
+    #: outcomes of other tasks computed on the same trajectories (the delta group of the task's point)
+    shared: dict[Task, list[Outcome]] = field(default_factory=dict)
 
 
 def make_tasks(experiments: list[Experiment], block: int = BLOCK) -> list[Task]:
@@ -148,16 +150,41 @@ def task_replication_seed(seed: int, point: int, replication: int, gridded: bool
     return np.random.SeedSequence(seed, spawn_key=(point, replication))
 
 
+def shared_tasks(experiments: list[Experiment], task: Task) -> list[Task]:
+    """The tasks a task computes besides itself: those of the other points of its delta group, if it leads one."""
+    group = experiments[task.point].delta_group
+    return [Task(p, task.strategy, task.first, task.last) for p in group if p != task.point]
+
+
+def _seed_point(experiments: list[Experiment], point: int) -> int:
+    seed_point = experiments[point].seed_point
+    return point if seed_point is None else seed_point
+
+
 def run_task(experiments: list[Experiment], task: Task, gridded: bool) -> TaskResult:
-    """Run one task (in whatever process or thread calls it) and return its outcomes."""
+    """Run one task (in whatever process or thread calls it) and return its outcomes.
+
+    A task that leads a delta group (``share_trajectories``) also returns the outcomes of the other
+    points' tasks of the same replications (:attr:`TaskResult.shared`): one trajectory per
+    replication where the strategy allows it (:func:`~pybai.simulate.runner.run_replication_deltas`),
+    else each point's own run on the shared seeds.
+    """
     experiment = experiments[task.point]
     _, strategy = experiment.strategies[task.strategy]
+    others = shared_tasks(experiments, task)
     began = time.time()
-    outcomes = [
-        run_replication(
-            strategy, experiment.environment, experiment.problem,
-            task_replication_seed(experiment.seed, task.point, r, gridded), r,
-        )
-        for r in range(task.first, task.last)
-    ]
-    return TaskResult(task, outcomes, began, time.time())
+    seed_point = _seed_point(experiments, task.point)
+    points = [task.point] + [t.point for t in others]
+    columns: list[list[Outcome]] = [[] for _ in points]
+    for r in range(task.first, task.last):
+        seed = task_replication_seed(experiment.seed, seed_point, r, gridded)
+        outs = None
+        if others and experiment.compiled:
+            problems = [experiments[p].problem for p in points]
+            outs = run_replication_deltas(strategy, experiment.environment, problems, seed, r)
+        if outs is None:
+            outs = [run_replication(experiments[p].strategies[task.strategy][1], experiments[p].environment,
+                                    experiments[p].problem, seed, r, fast=experiments[p].compiled) for p in points]
+        for column, outcome in zip(columns, outs):
+            column.append(outcome)
+    return TaskResult(task, columns[0], began, time.time(), dict(zip(others, columns[1:])))

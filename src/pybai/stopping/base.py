@@ -77,6 +77,15 @@ class Threshold(abc.ABC):
             check_delta_share(delta_share, type(self).__name__)
         return self(t)
 
+    def compiled_form(self) -> np.ndarray | None:
+        """The threshold as numbers a compiled loop evaluates exactly as :meth:`__call__`, or None.
+
+        None (the default): the threshold is evaluated in Python only.  The log-log shape returns
+        ``[const, coef, shift, scale, value at t <= scale]``
+        (:func:`pybai.stopping.compiled.threshold_value` evaluates it).
+        """
+        return None
+
     def _params(self) -> dict:
         return {"delta": self.delta}
 
@@ -145,6 +154,10 @@ class LogLogThreshold(Threshold):
         self._shift = float(shift)
         self._scale = float(scale)
         self._at_one = self._const + self._coef * math.log(self._shift)
+
+    def compiled_form(self) -> np.ndarray:
+        """``[const, coef, shift, scale, value at t <= scale]`` (see :meth:`Threshold.compiled_form`)."""
+        return np.array([self._const, self._coef, self._shift, self._scale, self._at_one])
 
     def __call__(self, t: float) -> float:
         """Return ``beta(t, delta)`` for a sample count ``t >= 1`` (int or float).

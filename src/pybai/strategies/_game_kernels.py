@@ -7,10 +7,12 @@ import math
 import numpy as np
 from numba import njit
 
+from pybai.problems.compiled import run_alt_gradient
+from pybai.strategies._compiled import check_deltas, draw_reward, record
 from pybai.strategies.design_exploration import design_step
 from pybai.strategies.tracking import c_tracking_step
 
-__all__ = ["adahedge_weights", "adahedge_update", "game_stretch"]
+__all__ = ["adahedge_weights", "adahedge_update", "game_stretch", "game_run"]
 
 
 @njit(cache=True)
@@ -100,3 +102,47 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
             local[arm] += 1.0
         out[i] = arm
     return mix_gap, j
+
+
+@njit(cache=True)
+def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
+             cum_loss, mix_gap, cumulative, optimistic, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
+
+    Each round as ``GameSampling._select``: AdaHedge weights, nature's best response
+    ``run_alt_gradient`` (the problem's), optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
+    with ``optimistic``, the AdaHedge update with the losses -g, a C-tracking step.  Returns
+    ``(t, tells, statistic, checked, mix_gap)``.
+    """
+    n_plan = plan.shape[0]
+    k = counts.shape[0]
+    w = np.empty(k)
+    g = np.empty(k)
+    loss = np.empty(k)
+    t = 0
+    z = 0.0
+    done = 0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            adahedge_weights(cum_loss, mix_gap, w)
+            run_alt_gradient(kind, code, w, est, var, g, k)
+            if optimistic:
+                log_t = math.log(max(t, 2))
+                for i in range(k):
+                    root = math.sqrt(g[i]) + math.sqrt(log_t * (1.0 / max(counts[i], 1.0)))
+                    g[i] = root * root
+            for i in range(k):
+                loss[i] = -1.0 * g[i]
+            mix_gap = adahedge_update(cum_loss, mix_gap, w, loss)
+            a = c_tracking_step(cumulative, counts, w, float(t))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True, mix_gap
+        if t >= max_samples:
+            return t, t, z, t >= n_plan, mix_gap

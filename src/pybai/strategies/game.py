@@ -9,7 +9,8 @@ import numpy as np
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import StateArray, Strategy
 from pybai.stopping.thresholds import DEFAULT_KIND
-from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_stretch
+from pybai.strategies._compiled import CompiledRun
+from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_run, game_stretch
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, geometric_chunk, resolve_exploration
 
@@ -17,7 +18,7 @@ __all__ = ["GameSampling", "adahedge_weights", "adahedge_update"]
 
 
 @register
-class GameSampling(Strategy):
+class GameSampling(CompiledRun, Strategy):
     """Sampling by solving the lower-bound game max_w inf_lambda sum_s w_s d(mu_s, lambda_s).
 
     The sampler runs AdaHedge over the requests; at each step nature best-responds with the
@@ -113,6 +114,19 @@ class GameSampling(Strategy):
         self._grad = np.empty(self.problem_.n_sources)
         mode = resolve_exploration(self.exploration, self.requests_, type(self).__name__)
         self.tracker_ = Tracker(self.requests_, rule="C", exploration=mode, check_growth=self.check_growth)
+
+    def _compiled_ok(self) -> bool:
+        """The compiled loop plays one round per sample with the per-arm C-tracking."""
+        return not self.check_growth > 0 and self.tracker_.design is None
+
+    def _run_loop(self, setup, rng, records):
+        ker, model = setup.kernels, self.model_
+        t, tells, z, checked, self.mix_gap_ = game_run(
+            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+            self._cum_loss_, float(self.mix_gap_), self.tracker_._cumulative_, self.optimism == "ucb",
+            *records.arrays)
+        return t, tells, z, checked
 
     def _select(self):
         problem, space = self.problem_, self.requests_

@@ -7,6 +7,9 @@ from numba import njit
 
 from pybai._validation import check_choice
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.problems.compiled import run_mask
+from pybai.stopping.compiled import threshold_value
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -36,8 +39,61 @@ def _lucb_pair(bounds, in_answer):
     return h, l, lcb_h, ucb_l
 
 
+@njit(cache=True)
+def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
+              glr_stop, c, e, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
+
+    Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
+    threshold (``forms[0]``): the confidence bounds read it, so the sampling depends on delta.
+    """
+    form = forms[0]
+    n_plan = plan.shape[0]
+    t = 0
+    tells = 0
+    z = 0.0
+    checked = False
+    while True:
+        if tells < n_plan:
+            a = plan[tells]
+            record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+            t += 1
+        else:
+            h, l, _, _ = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))), run_mask(kind, est, k))
+            r_h = draw_reward(noise, truth, sd, bernoulli, h)
+            if t + 2 <= max_samples:
+                r_l = draw_reward(noise, truth, sd, bernoulli, l)
+                record(counts, sums, est, h, r_h)
+                record(counts, sums, est, l, r_l)
+                t += 2
+            else:
+                record(counts, sums, est, h, r_h)
+                t += 1
+        tells += 1
+        if tells >= n_plan:
+            checked = True
+            if glr_stop:
+                z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, 0, stop_t, stop_z, snap_counts,
+                                       snap_sums)
+                stop = done > 0
+            else:
+                _, _, lcb_h, ucb_l = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))),
+                                                run_mask(kind, est, k))
+                z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
+                stop = z > 0.0
+                if stop:
+                    stop_t[0] = t
+                    stop_z[0] = z
+                    snap_counts[0, :] = counts
+                    snap_sums[0, :] = sums
+            if stop:
+                return t, tells, z, checked
+        if t >= max_samples:
+            return t, tells, z, checked
+
+
 @register
-class LUCB(Strategy):
+class LUCB(CompiledRun, Strategy):
     """KL-LUCB: sample the weakest arm of the empirical answer and its most optimistic challenger.
 
     Each round asks for two samples: with J_t the empirical answer
@@ -83,6 +139,16 @@ class LUCB(Strategy):
     def _check_params(self, problem):
         super()._check_params(problem)
         check_choice(self.stopping, ("glr", "confidence-intervals"), "stopping", type(self).__name__)
+
+    def _delta_free_sampling(self) -> bool:
+        """No: the confidence bounds read the threshold, so each delta has its own trajectory."""
+        return False
+
+    def _run_loop(self, setup, rng, records):
+        ker, model = setup.kernels, self.model_
+        return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                         setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                         self.stopping == "glr", float(ker.shift[0]), float(ker.shift[1]), *records.arrays)
 
     def _pair(self):
         fam = self.problem_.family

@@ -10,6 +10,8 @@ from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.models._shifted import transport_costs
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
@@ -33,8 +35,46 @@ def _penalized_argmin(costs, counts, leader, penalty):
     return best
 
 
+@njit(cache=True)
+def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, c, e,
+                 rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
+    ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
+    n_plan = plan.shape[0]
+    costs = np.empty(counts.shape[0])
+    t = 0
+    z = 0.0
+    done = 0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            leader = np.argmax(est)
+            rounds[leader] += 1.0
+            transport_costs(code, counts, est, var, leader, c, e, costs)
+            challenger = _penalized_argmin(costs, counts, leader, tci)
+            if tracking:
+                take_leader = pulls[leader] <= beta * rounds[leader]
+            else:
+                take_leader = rng.random() < beta
+            if take_leader:
+                pulls[leader] += 1.0
+                a = leader
+            else:
+                a = challenger
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
+        if t >= max_samples:
+            return t, t, z, t >= n_plan
+
+
 @register
-class TopTwo(Strategy):
+class TopTwo(CompiledRun, Strategy):
     """Top-two sampling with the empirical-best leader and a transportation-cost challenger.
 
     Leader B_t = argmax mu_hat (EB); challenger C_t = argmin_{j != B_t} W_t(B_t, j) + ln N_j
@@ -119,6 +159,18 @@ class TopTwo(Strategy):
         self._leader_rounds_ = np.zeros(n)
         self._leader_pulls_ = np.zeros(n)
         self._leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
+
+    def _compiled_ok(self) -> bool:
+        """The compiled loop plays a fixed beta (not ``"ids"``)."""
+        return not isinstance(self.beta, str)
+
+    def _run_loop(self, setup, rng, records):
+        ker, model = setup.kernels, self.model_
+        return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                            float(ker.shift[0]), float(ker.shift[1]), self._leader_rounds_, self._leader_pulls_,
+                            float(self.beta), self.challenger == "tci", self.selection == "tracking", self.rng_,
+                            *records.arrays)
 
     def _select(self):
         problem = self.problem_

@@ -5,19 +5,47 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
+from pybai.problems.compiled import run_oracle
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
-from pybai.strategies.tracking import Tracker, resolve_exploration
+from pybai.strategies.tracking import Tracker, c_tracking_step, d_tracking_step, resolve_exploration
 from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
 
 
+@njit(cache=True)
+def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, hint,
+             cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
+    """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
+    n_plan = plan.shape[0]
+    t = 0
+    z = 0.0
+    done = 0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            w = run_oracle(kind, code, est, var, hint)[1]
+            a = c_tracking_step(cumulative, counts, w, float(t)) if c_rule else d_tracking_step(counts, w, float(t))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
+        if t >= max_samples:
+            return t, t, z, t >= n_plan
+
+
 @register
-class TrackAndStop(Strategy):
+class TrackAndStop(CompiledRun, Strategy):
     """Track-and-Stop: sample to track w*(mu_hat(t)), stop with the GLR (Chernoff) rule.
 
     At each step the oracle weights w*(mu_hat) of the problem are computed exactly
@@ -146,6 +174,17 @@ class TrackAndStop(Strategy):
         """Hook: the proportions to track, per request (the problem's tracking weights: its relaxed
         oracle weights, or with several correct answers the sticky choice of Degenne & Koolen 2019)."""
         return self.requests_.weights(self.problem_.tracking_weights(self.counts_, self.means_, self.t_, self._hint))
+
+    def _compiled_ok(self) -> bool:
+        """The compiled loop plays the problem's tracking weights with the per-arm forced exploration."""
+        return (type(self)._target_weights is TrackAndStop._target_weights and not self.check_growth > 0
+                and self.tracker_.design is None)
+
+    def _run_loop(self, setup, rng, records):
+        ker, model = setup.kernels, self.model_
+        return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                        setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                        self._hint, self.tracker_._cumulative_, self.tracking == "C", *records.arrays)
 
     def _select(self):
         return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)

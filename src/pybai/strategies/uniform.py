@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from pybai._validation import check_choice
 from pybai.batch.round_robin import round_robin
 from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -16,8 +18,29 @@ __all__ = ["Uniform", "SUBPOPULATION_MODES"]
 SUBPOPULATION_MODES = ("random", "tracked")
 
 
+@njit(cache=True)
+def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, stop_t, stop_z,
+                 snap_counts, snap_sums):
+    """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
+    n_plan = plan.shape[0]
+    t = 0
+    z = 0.0
+    done = 0
+    while True:
+        a = plan[t] if t < n_plan else np.argmin(counts)
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+        t += 1
+        if t >= n_plan:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
+                                   snap_sums)
+            if done == forms.shape[0]:
+                return t, t, z, True
+        if t >= max_samples:
+            return t, t, z, t >= n_plan
+
+
 @register
-class Uniform(Strategy):
+class Uniform(CompiledRun, Strategy):
     """Sample the least-sampled request (lowest index on ties): a round robin.
 
     The reference of every regime: in fixed confidence it stops with the same GLR rule and
@@ -58,6 +81,11 @@ class Uniform(Strategy):
     def _initialize(self):
         self._view = self.requests_.arm_view()  # arms and their cells (the identity without cells)
         self._random = self.subpopulation == "random"
+
+    def _run_loop(self, setup, rng, records):
+        ker, model = setup.kernels, self.model_
+        return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
+                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate, *records.arrays)
 
     def _select(self):
         batch = self.problem_.batch

@@ -63,8 +63,10 @@ def glr_best_arm(code, counts, means, var):
 
 @njit(cache=True)
 def _g(code, x, m1, v1, ma, va):
+    """g_a(x), the pooled mean m_a(x) and d(mu_a, m_a(x)) (= g_a'(x), returned so it is computed once)."""
     m = pooled_mean(code, 1.0, m1, v1, x, ma, va)
-    return kl(code, m1, m, v1) + x * kl(code, ma, m, va), m
+    da = kl(code, ma, m, va)
+    return kl(code, m1, m, v1) + x * da, m, da
 
 
 @njit(cache=True)
@@ -80,8 +82,7 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
     x = x0
     prev = math.inf
     for _ in range(_MAX_NEWTON):
-        g, m = _g(code, x, m1, v1, ma, va)
-        slope = kl(code, ma, m, va)
+        g, m, slope = _g(code, x, m1, v1, ma, va)
         if slope <= 0.0:
             break
         nx = x + (y - g) / slope

@@ -16,6 +16,7 @@ from pybai.problems.best_arm._kernels import (
     oracle_best_arm_warm,
 )
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.run_kernels import BEST_ARM, RunKernels
 
 __all__ = ["BestArmProblem"]
 
@@ -166,6 +167,12 @@ class BestArmProblem(Problem):
         if hint is None:
             return oracle_best_arm(self.family.code, means, self.family.variances)
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
+
+    def run_kernels(self) -> RunKernels | None:
+        """The compiled pieces of whole runs (sequential, exact identification, raw rewards), else None."""
+        if self.batch is not None or self.epsilon_best_arm or not self.family.raw_rewards:
+            return None
+        return RunKernels(BEST_ARM, self.family.code, self.family.variances, 1, self.pair_shift)
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """Nature's best response at allocation ``w``: its value and divergences per source.

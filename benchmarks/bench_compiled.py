@@ -1,0 +1,160 @@
+"""Compiled whole runs against the ask/tell loop and the PyPI package best-arm, and a shared delta sweep.
+
+Three measurements, side by side in one process (CPU time, ``time.process_time``):
+
+1. every sequential rule with a compiled run (``tas`` C and D, ``uniform``, ``top-two``, ``lucb``,
+   ``game``; default parameters, heuristic threshold) on two instances -- 10 Gaussian arms,
+   means linspace(1, 0, 10), sigma = 1, delta = 0.01, and GK16's mu2 (Bernoulli
+   (0.3, 0.21, 0.2, 0.19, 0.18), delta = 0.1) -- through the engine with ``compiled=True`` and
+   ``compiled=False`` (the ask/tell loop) on the same replications: CPU per sample, samples per
+   CPU second and their ratio (the outcomes are identical, which is checked);
+2. Track-and-Stop with D-tracking on mu2 against best-arm 0.1.1 (``benchmarks/peer_env.py``, its
+   own venv and process; skipped with a note when the venv cannot be made): seconds per run;
+3. a 4-point sweep over delta (0.1, 0.01, 0.001, 0.0001) of ``tas`` on the Gaussian instance with
+   ``share_trajectories = true``, against its smallest delta alone (the same replications).
+
+    .venv/bin/python benchmarks/bench_compiled.py [--quick] [--runs N] [--peer-runs N] [--no-peer]
+
+Writes benchmarks/results/bench_compiled.json (``_quick`` with --quick) and prints markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+
+import _bench_common as bc  # noqa: E402
+import peer_env  # noqa: E402
+
+from pybai.config.experiment import parse_experiment  # noqa: E402
+from pybai.simulate.engine import execute_sweep  # noqa: E402
+from pybai.simulate.tasks import Sweep  # noqa: E402
+
+MU2 = (0.3, 0.21, 0.2, 0.19, 0.18)
+INSTANCES = {
+    "gaussian-10": ({"kind": "gaussian", "means": np.linspace(1.0, 0.0, 10).round(6).tolist(), "sigma": 1.0}, 0.01),
+    "gk16-mu2": ({"kind": "bernoulli", "means": list(MU2)}, 0.1),
+}
+RULES = [("tas-C", {"name": "tas"}), ("tas-D", {"name": "tas", "tracking": "D"}), ("uniform", {"name": "uniform"}),
+         ("top-two", {"name": "top-two"}), ("lucb", {"name": "lucb"}), ("game", {"name": "game"})]
+SWEEP = [0.1, 0.01, 0.001, 0.0001]
+
+
+def _document(env: dict, delta: float, strategy: dict, runs: int, seed: int = 2026) -> dict:
+    return {"name": "bench", "replications": runs, "seed": seed, "problem": {"goal": "best-arm", "delta": delta},
+            "environment": env, "strategy": [strategy]}
+
+
+def _timed(sweep: Sweep, compiled: bool | None = None):
+    c0, w0 = time.process_time(), time.perf_counter()
+    run = execute_sweep(sweep, compiled=compiled)
+    return run, time.process_time() - c0, time.perf_counter() - w0
+
+
+def _outcomes(run) -> list:
+    return [(o.samples, o.status, o.recommendation, o.counts.tolist()) for task in sorted(run.outcomes)
+            for o in run.outcomes[task]]
+
+
+def compiled_vs_ask_tell(runs: int) -> list[dict]:
+    rows = []
+    for iname, (env, delta) in INSTANCES.items():
+        for label, strategy in RULES:
+            warm = Sweep.from_experiment(parse_experiment(_document(env, delta, strategy, 1, seed=1)), True)
+            execute_sweep(warm, compiled=True)
+            execute_sweep(warm, compiled=False)
+            sweep = Sweep.from_experiment(parse_experiment(_document(env, delta, strategy, runs)), True)
+            fast, cpu_fast, _ = _timed(sweep, True)
+            slow, cpu_slow, _ = _timed(sweep, False)
+            samples = sum(o.samples for outs in fast.outcomes.values() for o in outs)
+            row = {"instance": iname, "strategy": label, "runs": runs, "samples": samples,
+                   "identical": _outcomes(fast) == _outcomes(slow),
+                   "compiled_us_per_sample": 1e6 * cpu_fast / samples, "ask_tell_us_per_sample": 1e6 * cpu_slow / samples,
+                   "compiled_steps_per_s": samples / cpu_fast, "ask_tell_steps_per_s": samples / cpu_slow,
+                   "speedup": cpu_slow / cpu_fast, "load": bc.load()}
+            rows.append(row)
+            print(f"{iname} {label}: {row['compiled_us_per_sample']:.2f} vs {row['ask_tell_us_per_sample']:.2f} us/sample "
+                  f"({row['speedup']:.1f}x), identical={row['identical']}", file=sys.stderr, flush=True)
+    return rows
+
+
+def against_peer(peer_runs: int, runs: int) -> dict:
+    try:
+        python = peer_env.ensure_peer_python()
+    except Exception as exc:  # no network, no pip: measured without the peer
+        return {"skipped": f"{type(exc).__name__}: {exc}"}
+    c0 = time.perf_counter()
+    peer = peer_env.run_peer(peer_runs, 2016, 0.1, MU2, python=python)
+    peer_wall = time.perf_counter() - c0
+    peer_cpu = float(np.sum([r["cpu_seconds"] for r in peer["runs"]]))
+    peer_samples = float(np.mean([r["samples"] for r in peer["runs"]]))
+    strategy = {"name": "tas", "tracking": "D", "threshold": "heuristic"}
+    sweep = Sweep.from_experiment(parse_experiment(_document(INSTANCES["gk16-mu2"][0], 0.1, strategy, runs)), True)
+    fast, cpu_fast, _ = _timed(sweep, True)
+    slow, cpu_slow, _ = _timed(sweep, False)
+    ours_samples = float(np.mean([o.samples for outs in fast.outcomes.values() for o in outs]))
+    out = {"peer_runs": peer_runs, "peer_cpu_per_run": peer_cpu / peer_runs, "peer_wall_seconds": peer_wall,
+           "peer_mean_samples": peer_samples, "runs": runs, "compiled_cpu_per_run": cpu_fast / runs,
+           "ask_tell_cpu_per_run": cpu_slow / runs, "mean_samples": ours_samples, "load": bc.load()}
+    out["compiled_vs_peer"] = out["peer_cpu_per_run"] / out["compiled_cpu_per_run"]
+    out["ask_tell_vs_peer"] = out["peer_cpu_per_run"] / out["ask_tell_cpu_per_run"]
+    return out
+
+
+def delta_sweep(runs: int) -> dict:
+    env, _ = INSTANCES["gaussian-10"]
+    base = _document(env, SWEEP[0], {"name": "tas"}, runs)
+    shared_doc = dict(base, share_trajectories=True, grid={"problem.delta": SWEEP})
+    alone_doc = dict(base, problem=dict(base["problem"], delta=min(SWEEP)))
+    warm = Sweep.from_document(dict(shared_doc, replications=1))
+    execute_sweep(warm)
+    shared, cpu_shared, _ = _timed(Sweep.from_document(shared_doc))
+    alone, cpu_alone, _ = _timed(Sweep.from_document(dict(alone_doc, grid={"problem.delta": [min(SWEEP)]})))
+    separate, cpu_separate, _ = _timed(Sweep.from_document(dict(shared_doc, share_trajectories=False)))
+    return {"deltas": SWEEP, "runs": runs, "shared_cpu": cpu_shared, "smallest_delta_alone_cpu": cpu_alone,
+            "ratio": cpu_shared / cpu_alone, "separate_points_cpu": cpu_separate, "load": bc.load()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="20 runs per rule, 3 peer runs")
+    ap.add_argument("--runs", type=int, default=None, help="replications per rule and instance (default 200)")
+    ap.add_argument("--peer-runs", type=int, default=None, help="best-arm runs (default 10)")
+    ap.add_argument("--no-peer", action="store_true", help="skip best-arm")
+    args = ap.parse_args(argv)
+    runs = args.runs or (20 if args.quick else 200)
+    peer_runs = args.peer_runs or (3 if args.quick else 10)
+    doc = {"machine": bc.machine(), "load_start": bc.load()}
+    doc["rules"] = compiled_vs_ask_tell(runs)
+    doc["sweep"] = delta_sweep(runs)
+    doc["peer"] = {"skipped": "--no-peer"} if args.no_peer else against_peer(peer_runs, runs)
+    doc["load_end"] = bc.load()
+    bc.write_json("bench_compiled_quick.json" if args.quick else "bench_compiled.json", doc)
+    rows = [[r["instance"], r["strategy"], bc.fmt(r["compiled_us_per_sample"], 2), bc.fmt(r["ask_tell_us_per_sample"], 2),
+             bc.fmt(r["compiled_steps_per_s"]), bc.fmt(r["ask_tell_steps_per_s"]), f"{r['speedup']:.1f}x",
+             "yes" if r["identical"] else "NO"] for r in doc["rules"]]
+    print(bc.table(["instance", "rule", "compiled us/sample", "ask/tell us/sample", "compiled samples/s",
+                    "ask/tell samples/s", "speed-up", "identical"], rows, "llrrrrrl"))
+    s = doc["sweep"]
+    print(f"\ndelta sweep {s['deltas']} ({s['runs']} runs, tas): shared {s['shared_cpu']:.2f} CPU s, smallest delta "
+          f"alone {s['smallest_delta_alone_cpu']:.2f} CPU s: {s['ratio']:.2f}x; four separate points "
+          f"{s['separate_points_cpu']:.2f} CPU s")
+    p = doc["peer"]
+    if "skipped" in p:
+        print(f"\nbest-arm: skipped ({p['skipped']})")
+    else:
+        print(f"\nbest-arm 0.1.1, tas-D on mu2: {p['peer_cpu_per_run']:.3f} CPU s/run ({p['peer_runs']} runs, "
+              f"{p['peer_mean_samples']:.0f} samples); pybai compiled {1e3 * p['compiled_cpu_per_run']:.3f} ms/run "
+              f"({p['compiled_vs_peer']:,.0f}x faster), ask/tell {1e3 * p['ask_tell_cpu_per_run']:.3f} ms/run "
+              f"({p['ask_tell_vs_peer']:,.0f}x)")
+    print(f"\nload average {bc.load_str(doc['load_start'])} -> {bc.load_str(doc['load_end'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

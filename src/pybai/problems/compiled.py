@@ -1,0 +1,51 @@
+"""The goals' kernels as compiled loops call them: by the goal code of :class:`~pybai.problems.run_kernels.RunKernels`.
+
+Each function is the kernel the problem's Python method calls (same arguments, same arithmetic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from pybai.problems.best_arm._kernels import alt_gradient_best_arm, glr_best_arm, oracle_best_arm_warm
+
+__all__ = ["run_glr", "run_oracle", "run_mask", "run_alt_gradient"]
+
+# The compiled loops call these by a goal code, not by passing numba functions as arguments:
+# functions passed as arguments make numba types that hold weak references, which failed in Dask
+# workers ("underlying object has vanished").  A goal adds its branch here.
+
+
+@njit(cache=True)
+def best_arm_mask(means):
+    """True at the first largest mean (``np.argmax``), False elsewhere."""
+    mask = np.zeros(means.shape[0], dtype=np.bool_)
+    mask[np.argmax(means)] = True
+    return mask
+
+
+@njit(cache=True)
+def run_glr(kind, code, counts, means, var, k):
+    """:meth:`Problem.statistic`: the GLR statistic of the empirical answer."""
+    return glr_best_arm(code, counts, means, var)[0]
+
+
+@njit(cache=True)
+def run_oracle(kind, code, means, var, hint):
+    """``(T*, w*)`` with a warm-start ``hint``: what :meth:`Problem.tracking_weights` tracks."""
+    return oracle_best_arm_warm(code, means, var, hint)
+
+
+@njit(cache=True)
+def run_mask(kind, means, k):
+    """:meth:`Problem.answer_mask`."""
+    return best_arm_mask(means)
+
+
+@njit(cache=True)
+def run_alt_gradient(kind, code, w, means, var, out, k):
+    """:meth:`Problem.alt_gradient`: nature's best response (fills ``out``, returns its value)."""
+    return alt_gradient_best_arm(code, w, means, var, out)
+
+
