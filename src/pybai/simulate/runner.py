@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -127,13 +128,13 @@ def run_replication_deltas(
     if simulate is None or any(p.delta is None for p in problems):
         return None
     truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
-    order = sorted(range(len(problems)), key=lambda i: -float(problems[i].delta))  # the lowest threshold first
+    order = sorted(range(len(problems)), key=lambda i: -float(cast(float, problems[i].delta)))  # the lowest threshold first
     starts = [strategy.clone().start(problems[i], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
               for i in order]
     lead = strategy.clone().start(problems[order[-1]], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
     arms = None if lead.reference else _simulated_arms(truth, lead.problem_)
     noise = np.random.default_rng(child(seed, STREAM_NOISE))
-    if arms is None or not lead.simulate_deltas(arms[0], noise, arms[1], starts):
+    if arms is None or not cast(Any, lead).simulate_deltas(arms[0], noise, arms[1], starts):
         return None
     share = len(problems)
     seconds, cpu = (time.perf_counter() - start) / share, (time.thread_time() - cpu_start) / share

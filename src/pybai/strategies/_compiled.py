@@ -36,7 +36,7 @@ on the same generators, since nothing before a stop depends on delta.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numba import njit
@@ -243,7 +243,8 @@ class CompiledRun:
             return False
         records = Records(len(copies), len(setup.truth))
         t, tells, z, checked = self._run_loop(setup, rng, records)
-        final_counts, final_sums = self.model_.counts.copy(), self.model_.sums.copy()
+        model = cast(Any, self).model_  # the mixin sits on a Strategy
+        final_counts, final_sums = model.counts.copy(), model.sums.copy()
         for i, copy in enumerate(copies):
             copy.model_.set_statistics(final_counts, final_sums)
             finish(copy, setup, records, i, t, tells, z, checked, self._tells_at)
