@@ -7,6 +7,7 @@ import json
 import pytest
 
 from _serve_sessions import client_for, folder, make_ab, sessions  # noqa: F401 (fixtures)
+from pybai import Bernoulli, BestArmProblem, FixedConfidence, make_strategy
 from pybai.cli import main
 from pybai.session import Session
 
@@ -139,17 +140,30 @@ def test_writes_of_another_process_are_seen(sessions, client_for):
     assert told(client)["samples"] == 3
 
 
-def test_cancel_without_and_with_session_cancel(sessions, client_for, monkeypatch):
-    client = client_for(sessions)
-    url = "/sessions/checkout/cancel"
-    if not hasattr(Session, "cancel"):
-        assert "cannot be cancelled" in error(client.post(url, json={"request": 1}), 501)
-    error(client.post(url, json={}), 400)
-    error(client.post(url, json={"request": "one"}), 400)
-    calls = []
-    monkeypatch.setattr(Session, "cancel", lambda self, rid: calls.append(rid) or None, raising=False)
-    assert client.post(url, json={"request": 4}).json() == {"request": 4, "cancelled": True}
-    assert calls == [4]
+def test_several_outstanding_requests_answered_in_any_order_and_cancelled(folder, client_for):
+    problem = BestArmProblem(3, Bernoulli(n_sources=3), FixedConfidence(0.05))
+    Session.create(folder / "ab.db", problem=problem, strategy=make_strategy("tas"), seed=2, name="ab",
+                   max_pending=4).close()
+    client = client_for(folder / "ab.db")
+    asks = [client.post("/sessions/ab/ask").json() for _ in range(5)]
+    ids = [a["request"] for a in asks]
+    assert len(set(ids[:4])) == 4 and ids[4] == ids[0]  # four outstanding; the fifth ask repeats the oldest
+    status = client.get("/sessions/ab/status").json()
+    assert status["max_pending"] == 4 and [p["request"] for p in status["pending"]] == ids[:4]
+    third, first = asks[2], asks[0]
+    for a in (third, first):  # answers in any order
+        assert client.post("/sessions/ab/tell", json={"request": a["request"], "sources": a["sources"],
+                                                       "rewards": [1.0] * len(a["sources"])}).status_code == 200
+    done = client.post("/sessions/ab/cancel", json={"request": ids[1]}).json()
+    assert done == {"request": ids[1], "withdrawn": len(asks[1]["sources"])}
+    late = client.post("/sessions/ab/tell", json={"request": ids[1], "sources": asks[1]["sources"],
+                                                  "rewards": [0.0] * len(asks[1]["sources"])})
+    assert "cancelled" in error(late, 410)
+    error(client.post("/sessions/ab/cancel", json={}), 400)
+    error(client.post("/sessions/ab/cancel", json={"request": "one"}), 400)
+    status = client.get("/sessions/ab/status").json()
+    assert status["withdrawn"] == 1 and [p["request"] for p in status["pending"]] == [ids[3]]
+    assert status["samples"] == len(first["sources"]) + len(third["sources"])
 
 
 def test_token_guards_writes_only(sessions, client_for):

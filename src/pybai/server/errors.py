@@ -8,7 +8,7 @@
 | no write token / a wrong one (``pybai serve --token``) | 401 / 403 |
 | an unknown session, an unknown request | 404 |
 | a request already answered, a stopped session, nothing asked yet; any other state refusal | 409 |
-| a version without ``Session.cancel`` | 501 |
+| an answer to a request that was cancelled or expired | 410 |
 | a damaged database | 500 |
 """
 
@@ -21,9 +21,10 @@ from starlette.responses import JSONResponse
 from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, SessionStateError
 from pybai.server.sessions import UnknownSessionError
 
-__all__ = ["BadRequest", "BodyTooLarge", "NotImplementedHere", "status_of", "error_response"]
+__all__ = ["BadRequest", "BodyTooLarge", "status_of", "error_response"]
 
 _UNKNOWN_REQUEST = re.compile(r"\brequest -?\d+ does not exist\b")
+_WITHDRAWN = re.compile(r"\brequest -?\d+ was (cancelled|expired)\b")
 
 
 class BadRequest(InvalidParameterError):
@@ -34,21 +35,17 @@ class BodyTooLarge(BadRequest):
     """A request body past the size the server reads (HTTP 413)."""
 
 
-class NotImplementedHere(PybaiError):
-    """An operation this version of pybai does not have (HTTP 501)."""
-
-
 def status_of(exc: PybaiError) -> int:
     """The HTTP status code of a library error (the table of this module)."""
     message = str(exc)
     if isinstance(exc, UnknownSessionError):
         return 404
-    if isinstance(exc, NotImplementedHere):
-        return 501
     if isinstance(exc, BodyTooLarge):
         return 413
     if isinstance(exc, (RequestError, SessionStateError)) and _UNKNOWN_REQUEST.search(message):
         return 404
+    if isinstance(exc, RequestError) and _WITHDRAWN.search(message):
+        return 410
     if isinstance(exc, RequestError):
         return 409 if "already answered" in message else 400
     if isinstance(exc, InvalidParameterError):

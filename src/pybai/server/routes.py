@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from pybai.exceptions import PybaiError
-from pybai.server.errors import BadRequest, BodyTooLarge, NotImplementedHere, error_response, status_of
+from pybai.server.errors import BadRequest, BodyTooLarge, error_response, status_of
 from pybai.server.pool import Served, SessionPool
 from pybai.session.document import status_document
 from pybai.session.rows import write_csv
@@ -149,12 +149,7 @@ class Api:
         rid = _request_id(body["request"], "cancel")
 
         def work(served: Served):
-            cancel = getattr(served.session, "cancel", None)
-            if cancel is None:
-                raise NotImplementedHere(f"request {rid} cannot be cancelled: this version of pybai has no "
-                                         "Session.cancel (it comes with max_pending).")
-            done = cancel(rid)
-            return done if isinstance(done, dict) else {"request": rid, "cancelled": True}
+            return {"request": rid, "withdrawn": int(served.session.cancel(rid))}
 
         return JSONResponse(await self.pool.call(request.path_params["name"], work))
 
