@@ -269,7 +269,7 @@ CASES = [
     file("float-key-huge-integer", {"environment": {"kind": "linear-gaussian", "instance": "soare", "d": 3, "omega": 2**1100}},
          "environment.omega: expected a finite number, got 13582985290493858492773514283592667786034938469317445497485196697278130927542...."),
     file("tas-oracle-growth-huge", {"strategy.0.oracle_growth": 1e308},
-         "strategy[0].oracle_growth: expected a float in [0, 1e9], got 1e+308."),
+         "strategy[0].oracle_growth: expected a float in [0, 1e9] or None, got 1e+308."),
     file("xy-fully-adaptive-regularization-huge",
          {"environment": {"kind": "linear-gaussian", "features": [[1, 0], [0, 1]], "theta": [1, 0]},
           "strategy": [{"name": "xy-fully-adaptive", "regularization": 1e308}]},

@@ -57,8 +57,8 @@ class WorstArmProblem(Problem):
     def oracle(self, means, hint=None):
         return self._best.oracle(-self.check_means(means), hint)
 
-    def oracle_hint(self):
-        return self._best.oracle_hint()
+    def oracle_hint(self, exact=True):
+        return self._best.oracle_hint(exact)
 
     def alt_gradient(self, means, w, out=None):
         return self._best.alt_gradient(-np.asarray(means, dtype=float), w, out)

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice
+from pybai.models._kl import kernel_bounds
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.problems.compiled import run_mask
 from pybai.stopping.compiled import threshold_value
@@ -59,7 +60,9 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_
             record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
             t += 1
         else:
-            h, l, _, _ = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))), run_mask(kind, est, k))
+            mask = run_mask(kind, est, k)
+            h, l, _, _ = _lucb_pair(kernel_bounds(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask),
+                                    mask)
             r_h = draw_reward(noise, truth, sd, bernoulli, h)
             if t + 2 <= max_samples:
                 r_l = draw_reward(noise, truth, sd, bernoulli, l)
@@ -77,8 +80,9 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_
                                        snap_sums)
                 stop = done > 0
             else:
-                _, _, lcb_h, ucb_l = _lucb_pair(code, counts, est, var, threshold_value(form, float(max(t, 1))),
-                                                run_mask(kind, est, k))
+                mask = run_mask(kind, est, k)
+                _, _, lcb_h, ucb_l = _lucb_pair(
+                    kernel_bounds(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask), mask)
                 z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
                 stop = z > 0.0
                 if stop:
