@@ -53,13 +53,16 @@ def build(db, answers: int) -> None:
         strategy = replay.strategy
         for n in range(1, answers + 1):
             requests = strategy.ask().copy()
-            store.add_request(strategy.request_id, requests, utc_now())
             rid = strategy.request_id
+            now = utc_now()
+            store.add_request(rid, requests, now)
+            store.add_event("request", rid, now)  # the journal fixes the order replay follows
             rewards = rng.normal(size=len(requests))
             strategy.tell(requests, rewards, request_id=rid)
-            answer = store.add_answer(rid, requests, rewards, utc_now())
+            answer = store.add_answer(rid, requests, rewards, now)
+            event = store.add_event("answer", rid, now, answer=answer)
             if n % STATE_EVERY == 0:
-                store.add_state(answer, rid, strategy.t_, replay.state_text(), utc_now())
+                store.add_state(answer, rid, strategy.t_, replay.state_text(), now, event=event)
     session.close()
 
 
