@@ -7,7 +7,7 @@ import json
 import pytest
 
 from _serve_sessions import client_for, folder, make_ab, sessions  # noqa: F401 (fixtures)
-from pybai import Bernoulli, BestArmProblem, FixedConfidence, make_strategy
+from pybai import Bernoulli, BestArmProblem, FixedConfidence, Gaussian, make_strategy
 from pybai.cli import main
 from pybai.session import Session
 
@@ -164,6 +164,21 @@ def test_several_outstanding_requests_answered_in_any_order_and_cancelled(folder
     status = client.get("/sessions/ab/status").json()
     assert status["withdrawn"] == 1 and [p["request"] for p in status["pending"]] == [ids[3]]
     assert status["samples"] == len(first["sources"]) + len(third["sources"])
+
+
+def test_epsilon_given_over_http(folder, client_for):
+    problem = BestArmProblem(2, Gaussian(1.0, n_sources=2), FixedConfidence(0.05))
+    Session.create(folder / "tie.db", problem=problem, strategy=make_strategy("tas"), seed=4, name="tie").close()
+    client = client_for(folder / "tie.db")
+    for _ in range(40):
+        asked = client.post("/sessions/tie/ask").json()
+        client.post("/sessions/tie/tell", json={"request": asked["request"], "sources": asked["sources"],
+                                                 "rewards": [0.0] * len(asked["sources"])})
+    assert "epsilon" in error(client.post("/sessions/tie/epsilon", json={"epsilon": "big"}), 400)
+    assert "unknown key" in error(client.post("/sessions/tie/epsilon", json={"epsilon": 1, "x": 1}), 400)
+    assert "epsilon" in error(client.post("/sessions/tie/epsilon", json={"epsilon": -1.0}), 400)
+    status = client.post("/sessions/tie/epsilon", json={"epsilon": 2.0, "epsilon_mode": "additive"}).json()
+    assert status["stopped"] and status["certified"]  # equal rewards: within 2 of each other at once
 
 
 def test_token_guards_writes_only(sessions, client_for):

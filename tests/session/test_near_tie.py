@@ -42,7 +42,7 @@ def test_tied_arms_are_reported_with_the_epsilon_advice(workdir, capsys):
     more = tie["estimated_samples_to_separate"]
     assert more is None or 300 + more > NEAR_TIE_FACTOR * 300
     assert tie["epsilon_later"] is True
-    assert "would keep the guarantee" in tie["message"] and "[problem] epsilon" in tie["message"]
+    assert "keeping the guarantee" in tie["message"] and "pybai session epsilon" in tie["message"]
     capsys.readouterr()
     assert main(["session", "status", "--db", str(db)]) == 0
     assert "near tie: arms" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""``pybai session new|ask|tell|cancel|status|export|report``: a real experiment, one command at a time.
+"""``pybai session new|ask|tell|cancel|epsilon|status|export|report``: a real experiment, one command at a time.
 
 Each command opens the session database, rebuilds the strategy by replaying the log, does one
 thing and exits; user mistakes exit 2 with one line on standard error (see ``docs/sessions.md``).
@@ -18,6 +18,19 @@ _SESSION_HELP = "the session's name (needed when the database holds several sess
 
 def _request_number(text: str) -> int:
     return integer_argument(text, "a request number")
+
+
+def _positive_number(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
 
 
 def _verb(verbs, name: str, summary: str, func):
@@ -51,6 +64,12 @@ def add_parser(sub) -> None:
 
     cancel = _verb(verbs, "cancel", "withdraw the unanswered part of an outstanding request", _cancel)
     cancel.add_argument("--request", required=True, type=_request_number, metavar="N", help="the request withdrawn")
+
+    epsilon = _verb(verbs, "epsilon", "give a running session an answer tolerance (epsilon-best-arm)", _epsilon)
+    epsilon.add_argument("--epsilon", required=True, type=_positive_number, metavar="E",
+                         help="an arm within E of the best is a correct answer")
+    epsilon.add_argument("--mode", choices=("additive", "relative"), default="additive",
+                         help="E added to the best mean (default) or relative to it")
 
     status = _verb(verbs, "status", "recommendation, stopping rule, counts and means", _status)
     status.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -107,6 +126,8 @@ def _describe(session) -> list[str]:
         noise = f"{family.name} rewards"
     what = (f"fixed confidence, delta = {regime.delta:g}" if regime.kind == "fixed-confidence"
             else f"fixed budget of {regime.budget} {problem.budget_unit}")
+    if getattr(problem, "epsilon_best_arm", False):
+        what += f", {problem.epsilon_mode} epsilon = {problem.epsilon:g}"
     batch = "" if problem.batch is None else (
         f", batches of {problem.batch.size} (at most {problem.batch.max_repeats} per source)")
     lines = [f"  goal {problem.goal} ({what}), {shape}, {noise}",
@@ -161,6 +182,15 @@ def _cancel(args) -> int:
     with _open(args) as session:
         withdrawn = session.cancel(args.request)
         print(f"request {args.request}: withdrew {withdrawn} unanswered samples (the next asks may ask them again)")
+    return 0
+
+
+def _epsilon(args) -> int:
+    with _open(args) as session:
+        status = session.set_epsilon(args.epsilon, args.mode)
+        print(f"epsilon {args.epsilon:g} ({args.mode}) given: {status['message']}")
+        if status["stopped"]:
+            _print_stopped(status)
     return 0
 
 

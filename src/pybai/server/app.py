@@ -56,6 +56,7 @@ def create_app(db: str, token: str | None = None) -> Starlette:
         Route("/sessions/{name}/ask", api.endpoint(api.ask, writes=True), methods=post),
         Route("/sessions/{name}/tell", api.endpoint(api.tell, writes=True), methods=post),
         Route("/sessions/{name}/cancel", api.endpoint(api.cancel, writes=True), methods=post),
+        Route("/sessions/{name}/epsilon", api.endpoint(api.epsilon, writes=True), methods=post),
         Route("/sessions/{name}/status", api.endpoint(api.status), methods=get),
         Route("/sessions/{name}/history", api.endpoint(api.history), methods=get),
         Route("/sessions/{name}/export", api.endpoint(api.export), methods=get),

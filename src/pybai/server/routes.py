@@ -5,7 +5,8 @@
 | ``GET /sessions`` | | ``{"sessions": [{"name", "status", "dashboard"}]}`` |
 | ``POST /sessions/{name}/ask`` | none, or ``{}`` | ``{"request", "size", "sources", "rows"}`` |
 | ``POST /sessions/{name}/tell`` | ``{"request", "sources", "rewards"}`` | ``{"request", "stored", "pending", "samples", "status", "stopped"}`` |
-| ``POST /sessions/{name}/cancel`` | ``{"request"}`` | what ``Session.cancel`` gives back |
+| ``POST /sessions/{name}/cancel`` | ``{"request"}`` | ``{"request", "withdrawn"}`` (``Session.cancel``) |
+| ``POST /sessions/{name}/epsilon`` | ``{"epsilon"[, "epsilon_mode"]}`` | the status document after ``Session.set_epsilon`` |
 | ``GET /sessions/{name}/status`` | | the document of ``pybai session status --json`` |
 | ``GET /sessions/{name}/history`` | | samples per source after the answers (thinned; the dashboard's figure) |
 | ``GET /sessions/{name}/export`` | | every observation as CSV (``pybai session export``) |
@@ -55,8 +56,9 @@ async def _read(request: Request, route: str) -> bytes:
     return b"".join(chunks)
 
 
-def _body(raw: bytes, route: str, required: tuple[str, ...]) -> dict:
-    """The JSON object of a request body, with its ``required`` keys (one :class:`BadRequest` line otherwise)."""
+def _body(raw: bytes, route: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    """The JSON object of a request body, with its ``required`` keys and maybe ``optional`` ones
+    (one :class:`BadRequest` line otherwise)."""
     if not raw.strip():
         body = {}
     else:
@@ -69,9 +71,10 @@ def _body(raw: bytes, route: str, required: tuple[str, ...]) -> dict:
     missing = [key for key in required if key not in body]
     if missing:
         raise BadRequest(f"the body of {route} needs the key(s) {', '.join(missing)}; keys: {', '.join(required)}.")
-    extra = sorted(set(body) - set(required))
+    extra = sorted(set(body) - set(required) - set(optional))
     if extra:
-        raise BadRequest(f"the body of {route} has unknown key(s) {', '.join(extra)}; keys: {', '.join(required)}.")
+        raise BadRequest(f"the body of {route} has unknown key(s) {', '.join(extra)}; keys: "
+                         f"{', '.join(required + optional)}.")
     return body
 
 
@@ -150,6 +153,18 @@ class Api:
 
         def work(served: Served):
             return {"request": rid, "withdrawn": int(served.session.cancel(rid))}
+
+        return JSONResponse(await self.pool.call(request.path_params["name"], work))
+
+    async def epsilon(self, request: Request) -> Response:
+        body = _body(await _read(request, "epsilon"), "epsilon", ("epsilon",), ("epsilon_mode",))
+        value, mode = body["epsilon"], body.get("epsilon_mode", "additive")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise BadRequest(f"epsilon must be a number > 0. Got {value!r}.")
+
+        def work(served: Served):
+            served.session.set_epsilon(float(value), mode)
+            return status_document(served.session)
 
         return JSONResponse(await self.pool.call(request.path_params["name"], work))
 

@@ -47,7 +47,7 @@ INSERT INTO answers SELECT id, 1, request, size, created FROM v1_answers;
 CREATE TABLE journal (
     id INTEGER NOT NULL, session INTEGER NOT NULL, kind TEXT NOT NULL, request INTEGER NOT NULL, answer INTEGER,
     withdrawn TEXT, created TEXT NOT NULL, PRIMARY KEY (id),
-    CONSTRAINT journal_kind CHECK (kind IN ('request', 'answer', 'cancel', 'expire')),
+    CONSTRAINT journal_kind CHECK (kind IN ('request', 'answer', 'cancel', 'expire', 'epsilon')),
     FOREIGN KEY(session) REFERENCES definition (id), FOREIGN KEY(answer) REFERENCES answers (id),
     FOREIGN KEY(session, request) REFERENCES requests (session, id));
 CREATE INDEX journal_by_session ON journal (session, id);

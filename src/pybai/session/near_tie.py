@@ -47,14 +47,10 @@ NEAR_TIE_MIN_SAMPLES = 10
 
 
 def epsilon_command(problem: Problem) -> str | None:
-    """HOOK: how a running session is told an epsilon, or None while pybai cannot do it.
-
-    Returns None in this version: epsilon-best-arm identification runs from a session's start
-    (``[problem] epsilon``), but a running session cannot be given one yet (it needs an event in the
-    session's log that replay applies at its place); once ``Session.set_epsilon`` exists this
-    returns the command and the near-tie message names it.
-    """
-    return None
+    """How a running session is told an epsilon (None when its problem has no epsilon version)."""
+    if not hasattr(problem, "with_epsilon"):
+        return None
+    return "`pybai session epsilon --db DB --epsilon E` (Python: `Session.set_epsilon(E)`)"
 
 
 def epsilon_later(problem: Problem, strategy, proven: bool) -> tuple[bool, str]:

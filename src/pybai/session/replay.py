@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from pybai.exceptions import PybaiError, SessionStateError
 from pybai.problems.base import Problem
 from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, Snapshot, StoredState
 from pybai.strategies.base import Strategy
+from pybai.strategies.retarget import retarget
 from pybai.strategies.state import restore_state
 
 __all__ = ["STATE_EVERY", "REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
@@ -84,6 +85,7 @@ class Replay:
 
     def __init__(self, problem: Problem, template: Strategy, seed: int, max_pending: int = 1):
         self.strategy = template.clone().start(problem, rng=strategy_rng(seed), max_pending=max_pending)
+        self.problem = problem  # the session's problem, with the last epsilon given (journal "epsilon" rows)
         self.last_request = 0  # id of the last logged request asked again
         self.last_answer = 0  # id of the last logged answer told again
         self.last_event = 0  # id of the last journal row applied again
@@ -97,7 +99,9 @@ class Replay:
         stored = store.latest_state()
         if stored is not None:
             n_answers, counts = store.log_up_to(stored.answer)
-            replay = cls.restored(problem, template, seed, stored, n_answers, counts)
+            tolerance = store.tolerance_up_to(stored.event)
+            at = problem if tolerance is None else cast(Any, problem).with_epsilon(*tolerance)
+            replay = cls.restored(at, template, seed, stored, n_answers, counts)
             if replay is not None:
                 replay.withdrawn = store.withdrawn_up_to(stored.event)
                 replay.created = store.request_times(replay.strategy.outstanding)
@@ -131,6 +135,7 @@ class Replay:
         replay.strategy = strategy
         replay.last_request, replay.last_answer, replay.n_answers = stored.request, stored.answer, n_answers
         replay.last_event = stored.event
+        replay.problem = problem
         replay.created, replay.withdrawn = {}, {}
         return replay
 
@@ -164,9 +169,17 @@ class Replay:
                 if answer is None or answer.request != event.request:
                     raise ReplayDiverged(f"journal row {event.id} names answer {event.answer}, which the log lacks.")
                 self._tell(answer, on_answer)
+            elif event.kind == "epsilon":
+                self.set_tolerance(*cast(tuple, event.tolerance))
             else:
                 self._withdraw(event)
             self.last_event = event.id
+
+    def set_tolerance(self, epsilon: float, epsilon_mode: str) -> None:
+        """Continue on the session's problem with ``epsilon`` (:func:`pybai.strategies.retarget.retarget`)."""
+        problem = cast(Any, self.problem).with_epsilon(epsilon, epsilon_mode)
+        retarget(self.strategy, problem)
+        self.problem = problem
 
     def _tell(self, answer: LoggedAnswer, on_answer) -> None:
         try:

@@ -16,7 +16,9 @@ Schema :data:`SCHEMA_VERSION` (no pickled objects, only text, integers and reals
     One row per sample (``reward`` is an 8-byte IEEE double: exact).
 ``journal(id, session, kind, request, answer, withdrawn, created)``
     The order of a session's events: one row per request, answer (``answer``: its id), cancel
-    or expiry (``withdrawn``: the JSON list of the unanswered samples withdrawn).  Replaying
+    or expiry (``withdrawn``: the JSON list of the unanswered samples withdrawn), and epsilon
+    given later (``withdrawn``: the JSON object ``{"epsilon", "epsilon_mode"}``; ``request``: the
+    last request asked then).  Replaying
     the journal rebuilds the strategy whatever the clock says (answers in any order,
     ``max_pending > 1``).
 ``snapshots(session, answer, request, event, samples, state, created)``
@@ -96,7 +98,7 @@ journal = sa.Table(
     sa.Column("withdrawn", sa.Text),
     sa.Column("created", sa.Text, nullable=False),
     sa.ForeignKeyConstraint(["session", "request"], ["requests.session", "requests.id"]),
-    sa.CheckConstraint("kind IN ('request', 'answer', 'cancel', 'expire')", name="journal_kind"),
+    sa.CheckConstraint("kind IN ('request', 'answer', 'cancel', 'expire', 'epsilon')", name="journal_kind"),
 )
 sa.Index("journal_by_session", journal.c.session, journal.c.id)
 

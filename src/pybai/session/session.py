@@ -22,7 +22,7 @@ import json
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.store import Store, utc_now
 from pybai.stopping.thresholds import is_default_kind
+from pybai.strategies.certificate import is_proven
 
 __all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
 
@@ -192,7 +193,7 @@ class Session:
     def _sync(self) -> Replay:
         """Bring the replayed strategy up to date with the log (inside a transaction)."""
         if self._replay is None:
-            self._replay = Replay.resume(self._store, self.problem, self.spec.strategy, self.spec.seed,
+            self._replay = Replay.resume(self._store, self.spec.problem, self.spec.strategy, self.spec.seed,
                                          self.spec.max_pending)
         replay = self._replay
         events = self._read_events(replay.last_request, replay.last_answer, replay.last_event)
@@ -211,6 +212,7 @@ class Session:
             except BaseException:
                 self._replay = None
                 raise
+        self.problem = replay.problem  # with the last epsilon given
         return replay
 
     def _read_events(self, last_request: int, last_answer: int, last_event: int):
@@ -378,6 +380,42 @@ class Session:
                 self._replay = None
             raise
         return int(part.size)
+
+    def set_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> dict:
+        """Give the running session an answer tolerance: from now on it identifies an epsilon-good arm.
+
+        For a near-tie that would not stop.  The proven threshold keeps its guarantee with an epsilon
+        chosen late, from the data (:func:`pybai.strategies.retarget.retarget`); the stopping rule is
+        applied at once; the journal records it, so a replay applies it at the same place; a later
+        call replaces it.  Returns the status document.  Raises ``InvalidParameterError`` (bad
+        values, no epsilon version of the goal, a threshold that is not proven) or
+        ``SessionStateError`` (stopped, or nothing asked yet: then put ``epsilon`` in the file).
+        """
+        problem = self.spec.problem
+        if not hasattr(problem, "with_epsilon"):
+            raise InvalidParameterError(f"The 'epsilon' parameter of set_epsilon has no meaning for goal "
+                                        f"'{problem.goal}' ({type(problem).__name__}): no epsilon version.")
+        with self._store.writing("record the epsilon"):
+            replay = self._sync()
+            strategy = replay.strategy
+            if strategy.stopped:
+                raise SessionStateError(self._stopped_text(strategy))
+            if not is_proven(strategy):
+                raise InvalidParameterError("The 'epsilon' parameter of set_epsilon needs a proven threshold "
+                                            "(threshold = \"delta-correct\"): this session's stop would certify nothing.")
+            if replay.last_request == 0:
+                raise SessionStateError(f"{self.path}: nothing was asked yet: give epsilon in the session file "
+                                        "([problem] epsilon) instead.")
+            cast(Any, replay.problem).with_epsilon(epsilon, epsilon_mode)  # checks the values before anything is written
+            event = self._store.add_epsilon(replay.last_request, epsilon, epsilon_mode, utc_now())
+            try:
+                replay.set_tolerance(float(epsilon), epsilon_mode)
+            except BaseException:
+                self._replay = None
+                raise
+            replay.last_event = event
+            self.problem = replay.problem
+        return self.status()
 
     def tell_csv(self, request_id: int, path) -> Receipt:
         """:meth:`tell` with the answers of a CSV file (columns: see :mod:`pybai.session.rows`)."""

@@ -67,6 +67,7 @@ class LoggedEvent:
     answer: int | None
     withdrawn: np.ndarray | None
     created: str
+    tolerance: tuple[float, str] | None = None  # an "epsilon" row: (epsilon, epsilon_mode)
 
 
 @dataclass(frozen=True)
@@ -390,14 +391,30 @@ class Store:
         for eid, kind, request, answer, withdrawn, created in self._rows(
                 "SELECT id, kind, request, answer, withdrawn, created FROM journal WHERE session = :s AND id > :e "
                 "ORDER BY id", {"e": last_event}):
-            if (kind not in ("request", "answer", "cancel", "expire") or not isinstance(request, int)
+            if (kind not in ("request", "answer", "cancel", "expire", "epsilon") or not isinstance(request, int)
                     or (kind == "answer") != isinstance(answer, int) or not isinstance(created, str)):
-                raise damaged(self.path, f"journal row {eid} is not a request, answer, cancel or expiry")
-            part = None
+                raise damaged(self.path, f"journal row {eid} is not a request, answer, cancel, expiry or epsilon")
+            part, tolerance = None, None
             if kind in ("cancel", "expire"):
                 part = np.asarray(request_sources(self.path, request, withdrawn), dtype=np.intp)
-            out.append(LoggedEvent(eid, kind, request, answer, part, created))
+            elif kind == "epsilon":
+                tolerance = _tolerance(self.path, eid, withdrawn)
+            out.append(LoggedEvent(eid, kind, request, answer, part, created, tolerance))
         return out
+
+    def add_epsilon(self, request_id: int, epsilon: float, epsilon_mode: str, created: str) -> int:
+        """Append "epsilon given" to the journal (inside :meth:`writing`); returns its id."""
+        values = {"session": self.session_id, "kind": "epsilon", "request": int(request_id), "answer": None,
+                  "withdrawn": json.dumps({"epsilon": float(epsilon), "epsilon_mode": str(epsilon_mode)}),
+                  "created": created}
+        return self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
+                                                  values).scalar_one()), "record the epsilon")
+
+    def tolerance_up_to(self, last_event: int) -> tuple[float, str] | None:
+        """The last epsilon given by a journal row with id <= ``last_event`` (a stored state's), or None."""
+        row = self._one("SELECT id, withdrawn FROM journal WHERE session = :s AND id <= :e AND kind = 'epsilon' "
+                        "ORDER BY id DESC LIMIT 1", {"e": last_event})
+        return None if row is None else _tolerance(self.path, row[0], row[1])
 
     def withdrawn_up_to(self, last_event: int) -> dict[int, str]:
         """{request: "cancel" or "expire"} of the journal rows with id <= ``last_event`` (a stored state's)."""
@@ -419,6 +436,18 @@ class Store:
         if self.backend.dialect != "sqlite":
             return "ok"
         return self._one("PRAGMA integrity_check")[0]
+
+
+def _tolerance(path, eid, text) -> tuple[float, str]:
+    """The (epsilon, epsilon_mode) of an "epsilon" journal row (a damaged one is refused)."""
+    try:
+        value = json.loads(text)
+        epsilon, mode = float(value["epsilon"]), value["epsilon_mode"]
+        if not (epsilon > 0.0 and isinstance(mode, str)):
+            raise ValueError
+    except (TypeError, ValueError, KeyError):
+        raise damaged(path, f"journal row {eid} is an epsilon without a positive epsilon and its mode") from None
+    return epsilon, mode
 
 
 def _choose(backend: Backend, sessions: list[tuple[int, str]], name: str | None) -> int:

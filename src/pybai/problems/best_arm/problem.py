@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -67,6 +68,10 @@ class BestArmProblem(Problem):
         self.n_arms = check_positive_int(n_arms, "n_arms", "BestArmProblem", minimum=2)
         self._check_family_size()
         self._set_labels(labels, self.n_arms)
+        self._set_epsilon(epsilon, epsilon_mode)
+
+    def _set_epsilon(self, epsilon, epsilon_mode: str) -> None:
+        family, regime = self.family, self.regime
         owner = type(self).__name__
         check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
         #: "additive" or "relative" in epsilon-best-arm identification, else None
@@ -95,6 +100,20 @@ class BestArmProblem(Problem):
             self.pair_shift = (1.0 - self.epsilon, 0.0)
         else:
             self.pair_shift = (1.0, family.learner_gap(self.epsilon))  # in the learner's units
+
+    def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "BestArmProblem":
+        """The same problem with ``epsilon`` (epsilon-best-arm identification in fixed confidence).
+
+        What a running session is given by :meth:`pybai.session.Session.set_epsilon`; the
+        arguments are checked as by the constructor (one clear error naming the parameter).
+        """
+        if self.regime.kind != "fixed-confidence" or epsilon is None:
+            raise fail("epsilon", type(self).__name__, "a float > 0 (fixed confidence; with a fixed budget it is set "
+                       "at creation)", epsilon)
+        new = copy.copy(self)
+        new.pair_shift = (1.0, 0.0)
+        new._set_epsilon(epsilon, epsilon_mode)
+        return new
 
     @property
     def epsilon_best_arm(self) -> bool:
