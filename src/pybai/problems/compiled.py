@@ -9,6 +9,8 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.best_arm._kernels import alt_gradient_best_arm, glr_best_arm, oracle_best_arm_warm
+from pybai.problems.run_kernels import TOP_K
+from pybai.problems.top_k._kernels import top_k_alt_gradient, top_k_mask, top_k_statistic
 
 __all__ = ["run_glr", "run_oracle", "run_mask", "run_alt_gradient"]
 
@@ -28,24 +30,34 @@ def best_arm_mask(means):
 @njit(cache=True)
 def run_glr(kind, code, counts, means, var, k):
     """:meth:`Problem.statistic`: the GLR statistic of the empirical answer."""
+    if kind == TOP_K:
+        return top_k_statistic(code, counts, means, var, k)
     return glr_best_arm(code, counts, means, var)[0]
 
 
 @njit(cache=True)
 def run_oracle(kind, code, means, var, hint):
-    """``(T*, w*)`` with a warm-start ``hint``: what :meth:`Problem.tracking_weights` tracks."""
+    """``(T*, w*)`` with a warm-start ``hint``: what :meth:`Problem.tracking_weights` tracks.
+
+    Best arm only: the top-k oracle is an interior-point method in Python, and no tracking rule plays
+    top-k (the rules with a compiled loop on top-k are ``uniform``, ``lucb`` and ``game``).
+    """
     return oracle_best_arm_warm(code, means, var, hint)
 
 
 @njit(cache=True)
 def run_mask(kind, means, k):
     """:meth:`Problem.answer_mask`."""
+    if kind == TOP_K:
+        return top_k_mask(means, k)
     return best_arm_mask(means)
 
 
 @njit(cache=True)
 def run_alt_gradient(kind, code, w, means, var, out, k):
     """:meth:`Problem.alt_gradient`: nature's best response (fills ``out``, returns its value)."""
+    if kind == TOP_K:
+        return top_k_alt_gradient(code, w, means, var, out, k)
     return alt_gradient_best_arm(code, w, means, var, out)
 
 
