@@ -19,7 +19,8 @@ def _key(o):
 
 
 @pytest.mark.parametrize("name,params", [("tas", {}), ("tas", {"tracking": "D", "threshold": "kk21"}),
-                                         ("uniform", {}), ("top-two", {"selection": "random"}), ("game", {})])
+                                         ("uniform", {}), ("top-two", {"selection": "random"}), ("game", {}),
+                                         ("tas", {"threshold": "delta-correct"})])
 def test_shared_trajectory_gives_each_delta_its_own_outcome(name, params):
     env = GaussianEnvironment([1.0, 0.7, 0.5, 0.2], 1.0)
     problems = [BestArmProblem(4, Gaussian(1.0, n_sources=4), FixedConfidence(d, max_samples=600)) for d in DELTAS]
@@ -32,11 +33,11 @@ def test_shared_trajectory_gives_each_delta_its_own_outcome(name, params):
         assert [_key(o) for o in shared] == [_key(o) for o in alone]
 
 
-@pytest.mark.parametrize("name", ["uniform", "game"])
-def test_shared_top_k_trajectory_gives_each_delta_its_own_outcome(name):
+@pytest.mark.parametrize("name,threshold", [("uniform", "heuristic"), ("game", "heuristic"), ("game", "delta-correct")])
+def test_shared_top_k_trajectory_gives_each_delta_its_own_outcome(name, threshold):
     env = GaussianEnvironment([1.0, 0.2, 0.8, 0.3, 0.0], 0.5)
     problems = [TopKProblem(5, 2, Gaussian(0.5, n_sources=5), FixedConfidence(d, max_samples=600)) for d in DELTAS]
-    strategy = make_strategy(name)
+    strategy = make_strategy(name, {"threshold": threshold})
     for r in range(2):
         seed = np.random.SeedSequence(13, spawn_key=(r,))
         shared = run_replication_deltas(strategy, env, problems, seed, r)
