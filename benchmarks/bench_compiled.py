@@ -16,10 +16,12 @@ Three measurements, side by side in one process (CPU time, ``time.process_time``
 3. a 4-point sweep over delta (0.1, 0.01, 0.001, 0.0001) of ``tas`` on the Gaussian instance with
    ``share_trajectories = true``, against its smallest delta alone (the same replications).
 
-    .venv/bin/python benchmarks/bench_compiled.py [--quick] [--runs N] [--peer-runs N] [--no-peer] [--only-rules GOAL]
+    .venv/bin/python benchmarks/bench_compiled.py [--quick] [--runs N] [--peer-runs N] [--no-peer]
+        [--only-rules GOAL [--threshold KIND]]
 
 ``--only-rules best-arm`` or ``--only-rules top-k``: the first measurement alone, on that goal's
-instances (no sweep, no peer; written to ``bench_compiled_GOAL[_quick].json``).
+instances (no sweep, no peer; written to ``bench_compiled_GOAL[_THRESHOLD][_quick].json``), with
+``--threshold`` for every rule (e.g. ``delta-correct``: the per-pair rule).
 
 Writes benchmarks/results/bench_compiled.json (``_quick`` with --quick) and prints markdown tables.
 """
@@ -75,12 +77,14 @@ def _outcomes(run) -> list:
             for o in run.outcomes[task]]
 
 
-def compiled_vs_ask_tell(runs: int, goal: str | None = None) -> list[dict]:
+def compiled_vs_ask_tell(runs: int, goal: str | None = None, threshold: str | None = None) -> list[dict]:
     rows = []
     for iname, (env, delta, keys) in INSTANCES.items():
         if goal is not None and keys["goal"] != goal:
             continue
         for label, strategy in (TOP_K_RULES if keys["goal"] == "top-k" else RULES):
+            if threshold is not None:
+                strategy = dict(strategy, threshold=threshold)
             warm = Sweep.from_experiment(parse_experiment(_document(env, delta, strategy, 1, seed=1, goal=keys)), True)
             execute_sweep(warm, compiled=True)
             execute_sweep(warm, compiled=False)
@@ -152,14 +156,17 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peer", action="store_true", help="skip best-arm")
     ap.add_argument("--only-rules", choices=("best-arm", "top-k"), default=None,
                     help="only the compiled vs ask/tell rows of this goal's instances")
+    ap.add_argument("--threshold", default=None, help="with --only-rules: every rule's threshold (default heuristic)")
     args = ap.parse_args(argv)
     runs = args.runs or (20 if args.quick else 200)
     peer_runs = args.peer_runs or (3 if args.quick else 10)
     doc = {"machine": bc.machine(), "load_start": bc.load()}
-    doc["rules"] = compiled_vs_ask_tell(runs, args.only_rules)
+    doc["rules"] = compiled_vs_ask_tell(runs, args.only_rules, args.threshold if args.only_rules else None)
     if args.only_rules:
         doc["load_end"] = bc.load()
-        bc.write_json(f"bench_compiled_{args.only_rules}{'_quick' if args.quick else ''}.json", doc)
+        doc["threshold"] = args.threshold or "heuristic"
+        tag = f"_{args.threshold}" if args.threshold else ""
+        bc.write_json(f"bench_compiled_{args.only_rules}{tag}{'_quick' if args.quick else ''}.json", doc)
         print(_rules_table(doc["rules"]))
         print(f"\nload average {bc.load_str(doc['load_start'])} -> {bc.load_str(doc['load_end'])}")
         return 0
