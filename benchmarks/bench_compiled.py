@@ -73,8 +73,8 @@ def _timed(sweep: Sweep, compiled: bool | None = None):
 
 
 def _outcomes(run) -> list:
-    return [(o.samples, o.status, np.asarray(o.recommendation).tolist(), o.counts.tolist()) for task in sorted(run.outcomes)
-            for o in run.outcomes[task]]
+    return [(o.samples, o.status, np.asarray(o.recommendation).tolist(), o.counts.tolist())
+            for task in sorted(run.outcomes) for o in run.outcomes[task]]
 
 
 def compiled_vs_ask_tell(runs: int, goal: str | None = None, threshold: str | None = None) -> list[dict]:

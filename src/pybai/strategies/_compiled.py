@@ -74,7 +74,8 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
     Each threshold crossed, in order, records its stopping time, the statistic and the model's
     statistics: the GLR statistic above ``threshold(t)``, or for a count-dependent per-pair rule
     (:meth:`Problem.stopping_decision`) the statistic above the rule's ``min_statistic`` and every
-    pair's margin positive (:func:`pybai.problems.compiled.run_pair_margin`).  Returns ``(statistic, done)``; the run is over when ``done == len(forms)``.
+    pair's margin positive (:func:`pybai.problems.compiled.run_pair_margin`).  Returns
+    ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
     z = run_glr(kind, code, counts, est, var, k)
     while done < forms.shape[0]:
@@ -143,8 +144,10 @@ def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
         return None
     problem = strategy.problem_
     kernels = problem.run_kernels()
+    if kernels is None or strategy._max_samples is None:
+        return None
     table = compiled_rows(thresholds or [strategy.threshold_])
-    if kernels is None or table is None or strategy._max_samples is None:
+    if table is None:
         return None
     if not strategy._delta_free_sampling() and np.isnan(table[:, :5]).any():
         return None  # a rule whose sampling reads threshold(t) (LUCB's bounds) needs its t-only form
