@@ -54,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_int, fail
+from pybai.stopping._betting_refine import DEFAULT_BUDGET, refine_pair
 from pybai.stopping.base import Threshold
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
@@ -77,7 +78,8 @@ def _pair_value(ln_up_a, ln_down_b, shift=0):
 
 
 @njit(cache=True)
-def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
+def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift, exact, grid, values, value_counts,
+                n_values, bets):
     worst = math.inf
     for ii in range(top.shape[0]):
         a = top[ii]
@@ -86,6 +88,10 @@ def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
             if counts[a] < 1.0 or counts[b] < 1.0 or not (means[a] > means[b] - offset):
                 return -math.inf
             margin = _pair_value(ln_up[a], ln_down[b], shift) - level
+            if margin <= 0.0 and exact[a] and exact[b]:  # both stores usable: remove the level grid's loss
+                margin = refine_pair(ln_up[a], ln_down[b], grid, shift, offset, level, True, 0.0, DEFAULT_BUDGET,
+                                     values[a], value_counts[a], n_values[a], values[b], value_counts[b],
+                                     n_values[b], bets) - level
             if margin < worst:
                 worst = margin
                 if worst <= 0.0:
@@ -93,9 +99,19 @@ def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
     return worst
 
 
-def pair_log_wealth(model, a: int, b: int) -> float:
-    """The certified lower bound of inf_l ln M^+_a(l) + ln M^-_b(l) on a :class:`~pybai.models.betting.BettingModel`."""
-    return float(_pair_value(model.ln_up[a], model.ln_down[b]))
+def pair_log_wealth(model, a: int, b: int, tol: float = 1e-3) -> float:
+    """A certified lower bound of inf_l ln M^+_a(l) + ln M^-_b(l) on a :class:`~pybai.models.betting.BettingModel`.
+
+    From the level grid (one cell apart), or, when both arms' stores are usable
+    (:attr:`~pybai.models.betting.BettingModel.exact`), within ``tol`` of the infimum itself
+    (:func:`~pybai.stopping._betting_refine.refine_pair`, at most 20 000 midpoints).
+    """
+    grid_value = float(_pair_value(model.ln_up[a], model.ln_down[b]))
+    if not (model.exact[a] and model.exact[b]):
+        return grid_value
+    return float(refine_pair(model.ln_up[a], model.ln_down[b], model.grid, 0, 0.0, math.inf, False, float(tol),
+                             20_000, model.values[a], model.value_counts[a], model.n_values[a], model.values[b],
+                             model.value_counts[b], model.n_values[b], model.bets))
 
 
 class BettingThreshold(Threshold):
@@ -154,7 +170,8 @@ class BettingThreshold(Threshold):
         shift = max(int(math.floor(offset * steps - 1e-9)), 0) if offset > 0.0 else 0
         return float(_min_margin(model.counts, model.estimate, ln_up, model.ln_down,
                                  np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level,
-                                 float(offset), shift))
+                                 float(offset), shift, model.exact, model.grid, model.values, model.value_counts,
+                                 model.n_values, model.bets))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
