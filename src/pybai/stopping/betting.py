@@ -9,7 +9,11 @@ martingales stay supermartingales for any law on [0, 1] (see :mod:`pybai.models.
 
     stop when, for every pair (a ranked above b),   min_i  ln M^+_a(l_{i+1}) + ln M^-_b(l_i)  >  ln(m / delta),
 
-with m the number of pieces of the alternative (K - 1 for best arm, k (K - k) for top-k).
+with m the number of pieces of the alternative (K - 1 for best arm, k (K - k) for top-k).  When
+both arms of a pair keep their distinct rewards (:attr:`~pybai.models.betting.BettingModel.exact`:
+at most 64 values, one of them seen twice), a pair that fails on the grid is decided on the
+infimum over all levels instead: a certified branch and bound splits the failing cells with the
+exact wealths at their midpoints (:func:`~pybai.stopping._betting_refine.refine_pair`).
 
 **Theorem (delta-correct for every sampling rule).** Let l* be any number in [mu_a, mu_b] for a
 pair with mu_a <= mu_b.  (i) Each W^+_{a,j}(l*) = prod_n (1 + c_j (Y_{a,n} - l*) / l*) is a
@@ -23,8 +27,11 @@ supermartingales (Waudby-Smith & Ramdas, "Estimating means of bounded random var
 betting", JRSS B 86(1), 2024, use the same martingales for confidence sequences).  By Ville's
 inequality P(exists t: M^+_a(l*) M^-_b(l*) >= m / delta) <= delta / m.
 (ii) ln M^+_a(l) is nonincreasing in l and ln M^-_b(l) nondecreasing (each factor is), so for l*
-in [l_i, l_{i+1}] of the fixed grid, ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(l_{i+1}) + ln M^-_b(l_i);
-the rule stops only if this lower bound exceeds ln(m/delta) for the cell holding l*.
+in any interval [q, r], ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(r) + ln M^-_b(q); the rule stops only
+if this lower bound exceeds ln(m/delta) on every piece of a cover of [0, 1] (the grid's cells, or
+the pieces of the branch and bound: a cover chosen from the data is fine, the bound holds for every
+interval at once), hence on the piece holding l*.  A wealth is a product of one factor per
+sample, so the stores give its exact value at any level (the same product in another order).
 (ii') **Additive epsilon** (pieces {lambda_a <= lambda_b - e}, e in the rescaled units): a wrong
 answer has mu_a + e <= mu_b for some b; take l* = mu_a, so W^+_a(l*) and W^-_b(l* + e) are both
 supermartingales as in (i).  For l* in [l_i, l_{i+1}], ln M^+_a(l*) >= ln M^+_a(l_{i+1}) and, with
