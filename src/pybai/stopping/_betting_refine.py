@@ -56,6 +56,15 @@ def refine_pair(ln_up_a, ln_down_b, grid, shift, e, level, decide, tol, budget,
                 vals_a, cnts_a, na, vals_b, cnts_b, nb, bets):
     """Certified lower bound of inf_l g(l) + h(l + e) (module docstring); ``shift`` = floor(e (L - 1))."""
     n_cells = grid.shape[0] - 1 - shift
+    top = 1.0 - e
+    if decide:  # the common case far from the level: the midpoint of the lowest cell is already below it
+        k = 0
+        for i in range(1, n_cells):
+            if ln_up_a[i + 1] + ln_down_b[i + shift] < ln_up_a[k + 1] + ln_down_b[k + shift]:
+                k = i
+        m = 0.5 * (grid[k] + min(grid[k + 1], top))
+        if log_mix_up(vals_a, cnts_a, na, bets, m) + log_mix_down(vals_b, cnts_b, nb, bets, m + e) <= level:
+            return ln_up_a[k + 1] + ln_down_b[k + shift]  # the grid's bound, <= f(m) <= level
     cap = n_cells + 2 * budget + 2
     oq = np.empty(cap)
     orr = np.empty(cap)
@@ -65,7 +74,6 @@ def refine_pair(ln_up_a, ln_down_b, grid, shift, e, level, decide, tol, budget,
     oh_ok = np.empty(cap, dtype=np.bool_)
     n_open = 0
     closed = math.inf
-    top = 1.0 - e
     for i in range(n_cells):
         lb = ln_up_a[i + 1] + ln_down_b[i + shift]
         if decide and lb > level:
