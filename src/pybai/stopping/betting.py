@@ -36,7 +36,8 @@ sample, so the stores give its exact value at any level (the same product in ano
 answer has mu_a + e <= mu_b for some b; take l* = mu_a, so W^+_a(l*) and W^-_b(l* + e) are both
 supermartingales as in (i).  For l* in [l_i, l_{i+1}], ln M^+_a(l*) >= ln M^+_a(l_{i+1}) and, with
 s = floor(e (L - 1)) grid steps, l_{i+s} <= l* + e, so ln M^-_b(l* + e) >= ln M^-_b(l_{i+s}); l* + e <= 1
-keeps l* in the cells with i + s <= L - 1.  The rule tests min_i ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+s}).
+keeps l* in the cells with i + s <= L - 1.  The rule tests min_i ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+s});
+with exact stores, a piece [q, r] of [0, 1 - e] has the bound ln M^+_a(r) + ln M^-_b(q + e).
 (iii) A wrong answer at stopping ranks some arm a above an arm b with mu_a <= mu_b among the m
 pairs fixed by the truth (for best arm: a = the answer, b = the best arm); (i) and (ii) give each
 such pair probability at most delta / m; the union bound gives delta.  Nothing is assumed about
@@ -45,7 +46,8 @@ the laws but their support, nothing depends on t, and the sampling rule may be a
 **Size of the statistic.** ln M^+_a(l) >= max_j ln W^+_{a,j}(l) - ln J and
 max_j ln W^+_{a,j}(l) / N_a tends to KL_inf^below(F_a, l) as the bets fill [0, 1) (the dual form of
 :mod:`pybai.models.kl_inf` with u = c / l), so the rule is the KL_inf GLR minus the prices of
-the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of the range).
+the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of the range; none
+for a pair of arms with exact stores, up to the branch and bound's 400 midpoints per check).
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln(m (1 + ln t) / delta):
 an exploration level for sampling, not a stopping guarantee; only :meth:`BettingThreshold.model_margin`
