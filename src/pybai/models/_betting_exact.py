@@ -14,13 +14,14 @@ its fixed level grid (kept in every case) then serves alone.
 
 Examples
 --------
+>>> import math
 >>> import numpy as np
 >>> vals = np.zeros((1, 4)); cnts = np.zeros((1, 4)); nv = np.zeros(1, dtype=np.int64)
 >>> store_update(np.array([0, 0, 0]), np.array([1.0, 0.0, 1.0]), vals, cnts, nv)
 >>> int(nv[0]), vals[0, :2].tolist(), cnts[0, :2].tolist()
 (2, [1.0, 0.0], [2.0, 1.0])
 >>> bets = np.array([0.5])
->>> round(log_mix_up(vals[0], cnts[0], 2, bets, 0.5), 12) == round(2 * np.log(1.5) + np.log(0.5), 12)
+>>> round(log_mix_up(vals[0], cnts[0], 2, bets, 0.5), 12) == round(2 * math.log(1.5) + math.log(0.5), 12)
 True
 """
 
