@@ -10,28 +10,35 @@ from pybai.models.betting import BettingModel
 from pybai.stopping.betting import BettingThreshold, HeuristicBettingThreshold, pair_log_wealth
 
 
-def _wrong_stops(level, runs=100, steps=300, seed=0):
-    """Runs in which arm 0 (mean 0.5) is ever certified above arm 1 (mean 0.52), two-point rewards."""
+def _wrong_stops(level, runs=100, steps=300, seed=0, max_values=64):
+    """Runs in which arm 0 (mean 0.5) is ever certified above arm 1 (mean 0.52), two-point rewards.
+
+    Two-point rewards repeat: the rule refines the level grid's cells from the exact stores
+    (``max_values=0``: the grid alone).
+    """
     rng = np.random.default_rng(seed)
+    th = BettingThreshold(0.5, 1)
+    th.level = level
     wrong = 0
     for _ in range(runs):
-        model = BettingModel(2, 0.0, 1.0, levels=41)
+        model = BettingModel(2, 0.0, 1.0, levels=41, max_values=max_values)
         a = np.where(rng.random(steps) < (0.5 - 0.1) / 0.8, 0.9, 0.1)  # {0.1, 0.9}, mean 0.5
         b = np.where(rng.random(steps) < (0.52 - 0.2) / 0.6, 0.8, 0.2)  # {0.2, 0.8}, mean 0.52
         for t in range(steps):
             model.update(np.array([0, 1]), np.array([a[t], b[t]]))
-            if model.estimate[0] > model.estimate[1] and pair_log_wealth(model, 0, 1) > level:
+            if th.model_margin(model, None, [0], [1]) > 0.0:
                 wrong += 1
                 break
     return wrong / runs
 
 
-def test_error_rate_on_two_point_arms_is_at_most_delta():
+@pytest.mark.parametrize("max_values", [64, 0])
+def test_error_rate_on_two_point_arms_is_at_most_delta(max_values):
     delta = 0.2
     level = BettingThreshold(delta, 1).level
     assert level == pytest.approx(math.log(1 / delta))
-    assert _wrong_stops(level) <= delta
-    assert _wrong_stops(0.0) > 2 * delta  # an unproven level errs: the check can fail
+    assert _wrong_stops(level, max_values=max_values) <= delta
+    assert _wrong_stops(0.0, max_values=max_values) > 2 * delta  # an unproven level errs: the check can fail
 
 
 def test_margin_reads_the_betting_tables_and_stops_on_clear_gaps():

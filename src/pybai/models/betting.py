@@ -17,7 +17,16 @@ is >= 1 - c_j > 0 and has expectation 1 + c_j (mean - l_i) / l_i <= 1); the mirr
 The grid and the bets do not depend on the data, so the tables are updated in place, exactly:
 **memory O(J L) per source (J = 25 bets, L = 401 levels by default: 2 x 25 x 401 floats, about
 160 kB per source), whatever the number of samples**; the wealths are kept as products (scaled,
-with a log offset per level), so one sample costs 2 J L multiplications and 2 L logarithms.  The empirical distribution itself is not stored.
+with a log offset per level), so one sample costs 2 J L multiplications and 2 L logarithms.
+
+**Exact levels for few distinct rewards.**  Besides the tables, each source keeps its distinct
+rescaled rewards and their counts, up to ``max_values`` of them (64 by default: 1 kB per source);
+a source that leaves more distinct values is marked overflowed for good and the store is emptied.
+The wealths do not depend on the order of the samples, so a store gives ln W^{+/-} and the mixtures
+at ANY level (:mod:`pybai.models._betting_exact`), and the stopping rule removes the level grid's
+loss for pairs of such sources (:mod:`pybai.stopping._betting_refine`).  It uses the store of a
+source only once a reward has repeated (:attr:`BettingModel.exact`): rewards from a continuous law
+never repeat, fill the store and overflow, and are decided by the grid alone.
 
 Examples
 --------
@@ -35,14 +44,17 @@ import math
 import numpy as np
 from numba import njit
 
+from pybai.models._betting_exact import OVERFLOWED, log_mix_down, log_mix_up, store_update
 from pybai.models.base import Model
 
-__all__ = ["BettingModel", "DEFAULT_BETS", "DEFAULT_LEVELS", "VARIANCE_FLOOR"]
+__all__ = ["BettingModel", "DEFAULT_BETS", "DEFAULT_LEVELS", "DEFAULT_MAX_VALUES", "VARIANCE_FLOOR"]
 
 #: the bets c_j: 2^(-k/2) for k = 1..22 (0.71 down to 0.0005) and three near 1 (low-variance arms)
 DEFAULT_BETS = tuple(sorted([2.0 ** (-k / 2.0) for k in range(1, 23)] + [0.875, 0.96875, 0.9921875]))
 #: number L of levels of the grid l_i = i / (L - 1)
 DEFAULT_LEVELS = 401
+#: distinct rewards kept exactly per source (beyond them the source falls back to the level grid)
+DEFAULT_MAX_VALUES = 64
 #: smallest variance (rescaled units) handed to the sampling rules' kernels
 VARIANCE_FLOOR = 1e-6
 #: pseudo-samples of variance 1/4 in the variance the sampling rules read
@@ -96,6 +108,8 @@ class BettingModel(Model):
     levels : int, default :data:`DEFAULT_LEVELS`
         Number L of levels of the betting grid (0: no tables, means and variances only).
     bets : sequence of float in (0, 1), default :data:`DEFAULT_BETS`
+    max_values : int, default :data:`DEFAULT_MAX_VALUES`
+        Distinct rewards kept exactly per source (0: none; module docstring).
 
     Attributes
     ----------
@@ -113,13 +127,19 @@ class BettingModel(Model):
         per (bet, level) and one logarithm per level.  ``log_up``, ``log_down``: the log-wealths;
         ``ln_up``, ``ln_down`` (n_sources, L): the logs of the mixtures.
     grid : ndarray of shape (L,)
+    values, value_counts : ndarray of shape (n_sources, max_values)
+        Each source's distinct rescaled rewards (the first ``n_values`` entries, in order of
+        arrival) and how often each came; zeros elsewhere.
+    n_values : ndarray of int of shape (n_sources,)
+        Number of distinct rewards stored; -1 once a source had more than ``max_values`` (or
+        when there are no tables, ``levels = 0``).
     """
 
     state_attrs = ("counts", "sums", "estimate", "sq_sums", "noise", "up_w", "up_off", "down_w", "down_off",
-                   "ln_up", "ln_down")
+                   "ln_up", "ln_down", "values", "value_counts", "n_values")
 
     def __init__(self, n_sources: int, low: float, high: float, levels: int = DEFAULT_LEVELS,
-                 bets=DEFAULT_BETS):
+                 bets=DEFAULT_BETS, max_values: int = DEFAULT_MAX_VALUES):
         super().__init__(n_sources)
         self.low = float(low)
         self.width = float(high) - float(low)
@@ -134,6 +154,29 @@ class BettingModel(Model):
         self.down_off = np.zeros((n_sources, self.grid.shape[0]))
         self.ln_up = np.zeros((n_sources, self.grid.shape[0]))
         self.ln_down = np.zeros((n_sources, self.grid.shape[0]))
+        cap = int(max_values) if self.grid.shape[0] else 0
+        self.values = np.zeros((n_sources, cap))
+        self.value_counts = np.zeros((n_sources, cap))
+        self.n_values = np.full(n_sources, 0 if cap else OVERFLOWED, dtype=np.int64)
+
+    @property
+    def exact(self) -> np.ndarray:
+        """Per source: its store is usable, i.e. not overflowed and some reward came twice (bool array)."""
+        return (self.n_values >= 0) & (self.n_values < self.counts)
+
+    def log_mixture(self, source: int, levels, side: str = "up") -> np.ndarray:
+        """ln M^+ (``side="up"``) or ln M^- (``"down"``) of ``source`` at any ``levels``, from its store.
+
+        Levels in (0, 1] for ``"up"``, [0, 1) for ``"down"``; the source's store must not have
+        overflowed (``n_values >= 0``).
+        """
+        n = int(self.n_values[source])
+        if n < 0:
+            raise ValueError(f"source {source} has more than {self.values.shape[1]} distinct rewards: "
+                             "its wealth is known on the level grid only")
+        kernel = log_mix_up if side == "up" else log_mix_down
+        vals, cnts = self.values[source], self.value_counts[source]
+        return np.array([kernel(vals, cnts, n, self.bets, float(lev)) for lev in np.atleast_1d(levels)])
 
     @property
     def log_up(self) -> np.ndarray:
@@ -163,8 +206,10 @@ class BettingModel(Model):
             self.sums[s] += x
             self.sq_sums[s] += x * x
             if self.grid.shape[0]:
-                _update_tables(sources, np.array([x]), self.grid, self.bets, self.up_w, self.up_off, self.down_w,
+                y1 = np.array([x])
+                _update_tables(sources, y1, self.grid, self.bets, self.up_w, self.up_off, self.down_w,
                                self.down_off, self.ln_up, self.ln_down)
+                store_update(sources, y1, self.values, self.value_counts, self.n_values)
             mean = self.sums[s] / n
             self.estimate[s] = mean
             if n >= 2.0:
@@ -178,6 +223,7 @@ class BettingModel(Model):
         if self.grid.shape[0]:
             _update_tables(sources, y, self.grid, self.bets, self.up_w, self.up_off, self.down_w, self.down_off,
                            self.ln_up, self.ln_down)
+            store_update(sources, y, self.values, self.value_counts, self.n_values)
         self._set_moments(np.unique(sources))
 
     def _set_moments(self, idx) -> None:
@@ -215,4 +261,24 @@ class BettingModel(Model):
         for name in ("up_off", "down_off", "ln_up", "ln_down"):
             if np.isnan(getattr(self, name)).any():
                 return f"{name}: expected numbers, not NaN"
+        return self._check_store()
+
+    def _check_store(self) -> str | None:
+        cap = self.values.shape[1]
+        n = self.n_values
+        if (n < OVERFLOWED).any() or (n > cap).any() or (cap == 0 and (n != OVERFLOWED).any()):
+            return f"n_values: expected numbers in [-1, {cap}]"
+        if not (np.isfinite(self.values).all() and (self.values >= 0).all() and (self.values <= 1).all()):
+            return "values: expected rescaled rewards in [0, 1]"
+        cnts = self.value_counts
+        if not (np.isfinite(cnts).all() and (cnts >= 0).all() and (cnts == np.floor(cnts)).all()):
+            return "value_counts: expected non-negative whole numbers"
+        used = np.arange(cap)[None, :] < n[:, None]
+        if (cnts[used] < 1).any() or (cnts[~used] != 0).any() or (self.values[~used] != 0).any():
+            return "value_counts: expected positive counts for the stored values and zeros after them"
+        for s in np.flatnonzero(n >= 0):
+            vals = self.values[s, :n[s]]
+            if np.unique(vals).shape[0] != vals.shape[0] or cnts[s].sum() != self.counts[s] \
+                    or abs(float(cnts[s] @ self.values[s]) - self.sums[s]) > 1e-9 * max(1.0, self.counts[s]):
+                return "values: expected the distinct rewards of each source, with counts adding up to its counts"
         return None

@@ -42,7 +42,7 @@ from pybai._validation import check_choice, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
 from pybai.models.base import Model
-from pybai.models.betting import DEFAULT_LEVELS, BettingModel
+from pybai.models.betting import DEFAULT_LEVELS, DEFAULT_MAX_VALUES, BettingModel
 from pybai.models.families import Family
 
 __all__ = ["Bounded", "BOUNDED_STATISTICS"]
@@ -62,6 +62,9 @@ class Bounded(Family):
     statistic : {"kl-inf", "sub-bernoulli"}, default "kl-inf"
     levels : int, default 401
         Levels of the betting grid of the KL_inf stopping rule (:mod:`pybai.models.betting`).
+    max_values : int, default 64
+        Distinct rewards per source kept exactly for the KL_inf stopping rule, which then tests every
+        level instead of the grid's (0: the grid alone; :mod:`pybai.models.betting`).
     """
 
     n_sources: int = 1
@@ -70,6 +73,7 @@ class Bounded(Family):
     statistic: str = "kl-inf"
     levels: int = DEFAULT_LEVELS
     estimated: np.ndarray | None = field(default=None, repr=False)
+    max_values: int = DEFAULT_MAX_VALUES
 
     provides: ClassVar[frozenset[str]] = frozenset({"known-noise"})
     #: additive epsilon (rescaled by the range: :meth:`learner_gap`); a relative epsilon is relative to
@@ -89,6 +93,7 @@ class Bounded(Family):
                                         f"Got [{self.low}, {self.high}].")
         check_choice(self.statistic, BOUNDED_STATISTICS, "statistic", owner)
         check_positive_int(self.levels, "levels", owner, minimum=3, maximum=100_000)
+        check_positive_int(self.max_values, "max_values", owner, minimum=0, maximum=100_000)
         object.__setattr__(self, "low", float(self.low))
         object.__setattr__(self, "high", float(self.high))
         object.__setattr__(self, "name", f"bounded-{self.statistic}")
@@ -130,12 +135,14 @@ class Bounded(Family):
 
     def new_model(self, n_sources: int) -> Model:
         # the betting tables serve the KL_inf stopping rule only
-        return BettingModel(n_sources, self.low, self.high, self.levels if self.statistic == "kl-inf" else 0)
+        return BettingModel(n_sources, self.low, self.high, self.levels if self.statistic == "kl-inf" else 0,
+                            max_values=self.max_values)
 
     def for_model(self, model: Model) -> "Family":
         if self.statistic == "sub-bernoulli":
             return self
-        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, cast(Any, model).noise)
+        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, cast(Any, model).noise,
+                       self.max_values)
 
     def for_truth(self, environment) -> "Family":
         """The family on the truth's rescaled variances (``environment.reward_variances``)."""
@@ -150,7 +157,7 @@ class Bounded(Family):
             raise InvalidParameterError("reward_model 'bounded' (kl-inf): the environment does not give the "
                                         "variances of its rewards.")
         var = np.maximum(np.asarray(var, dtype=float) / self.width**2, 1e-12)
-        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, var)
+        return Bounded(self.n_sources, self.low, self.high, self.statistic, self.levels, var, self.max_values)
 
     @property
     def width(self) -> float:
@@ -243,5 +250,8 @@ class Bounded(Family):
         return {"reward_model": "bounded", "reward_range": [self.low, self.high], "statistic": self.statistic}
 
     def to_dict(self) -> dict:
-        return {"name": "bounded", "low": self.low, "high": self.high, "statistic": self.statistic,
-                "levels": self.levels}
+        out = {"name": "bounded", "low": self.low, "high": self.high, "statistic": self.statistic,
+               "levels": self.levels}
+        if self.max_values != DEFAULT_MAX_VALUES:  # the default is left out: descriptions saved before it stay equal
+            out["max_values"] = self.max_values
+        return out

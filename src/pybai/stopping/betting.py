@@ -9,7 +9,11 @@ martingales stay supermartingales for any law on [0, 1] (see :mod:`pybai.models.
 
     stop when, for every pair (a ranked above b),   min_i  ln M^+_a(l_{i+1}) + ln M^-_b(l_i)  >  ln(m / delta),
 
-with m the number of pieces of the alternative (K - 1 for best arm, k (K - k) for top-k).
+with m the number of pieces of the alternative (K - 1 for best arm, k (K - k) for top-k).  When
+both arms of a pair keep their distinct rewards (:attr:`~pybai.models.betting.BettingModel.exact`:
+at most 64 values, one of them seen twice), a pair that fails on the grid is decided on the
+infimum over all levels instead: a certified branch and bound splits the failing cells with the
+exact wealths at their midpoints (:func:`~pybai.stopping._betting_refine.refine_pair`).
 
 **Theorem (delta-correct for every sampling rule).** Let l* be any number in [mu_a, mu_b] for a
 pair with mu_a <= mu_b.  (i) Each W^+_{a,j}(l*) = prod_n (1 + c_j (Y_{a,n} - l*) / l*) is a
@@ -23,13 +27,17 @@ supermartingales (Waudby-Smith & Ramdas, "Estimating means of bounded random var
 betting", JRSS B 86(1), 2024, use the same martingales for confidence sequences).  By Ville's
 inequality P(exists t: M^+_a(l*) M^-_b(l*) >= m / delta) <= delta / m.
 (ii) ln M^+_a(l) is nonincreasing in l and ln M^-_b(l) nondecreasing (each factor is), so for l*
-in [l_i, l_{i+1}] of the fixed grid, ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(l_{i+1}) + ln M^-_b(l_i);
-the rule stops only if this lower bound exceeds ln(m/delta) for the cell holding l*.
+in any interval [q, r], ln M^+_a(l*) + ln M^-_b(l*) >= ln M^+_a(r) + ln M^-_b(q); the rule stops only
+if this lower bound exceeds ln(m/delta) on every piece of a cover of [0, 1] (the grid's cells, or
+the pieces of the branch and bound: a cover chosen from the data is fine, the bound holds for every
+interval at once), hence on the piece holding l*.  A wealth is a product of one factor per
+sample, so the stores give its exact value at any level (the same product in another order).
 (ii') **Additive epsilon** (pieces {lambda_a <= lambda_b - e}, e in the rescaled units): a wrong
 answer has mu_a + e <= mu_b for some b; take l* = mu_a, so W^+_a(l*) and W^-_b(l* + e) are both
 supermartingales as in (i).  For l* in [l_i, l_{i+1}], ln M^+_a(l*) >= ln M^+_a(l_{i+1}) and, with
 s = floor(e (L - 1)) grid steps, l_{i+s} <= l* + e, so ln M^-_b(l* + e) >= ln M^-_b(l_{i+s}); l* + e <= 1
-keeps l* in the cells with i + s <= L - 1.  The rule tests min_i ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+s}).
+keeps l* in the cells with i + s <= L - 1.  The rule tests min_i ln M^+_a(l_{i+1}) + ln M^-_b(l_{i+s});
+with exact stores, a piece [q, r] of [0, 1 - e] has the bound ln M^+_a(r) + ln M^-_b(q + e).
 (iii) A wrong answer at stopping ranks some arm a above an arm b with mu_a <= mu_b among the m
 pairs fixed by the truth (for best arm: a = the answer, b = the best arm); (i) and (ii) give each
 such pair probability at most delta / m; the union bound gives delta.  Nothing is assumed about
@@ -38,7 +46,8 @@ the laws but their support, nothing depends on t, and the sampling rule may be a
 **Size of the statistic.** ln M^+_a(l) >= max_j ln W^+_{a,j}(l) - ln J and
 max_j ln W^+_{a,j}(l) / N_a tends to KL_inf^below(F_a, l) as the bets fill [0, 1) (the dual form of
 :mod:`pybai.models.kl_inf` with u = c / l), so the rule is the KL_inf GLR minus the prices of
-the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of the range).
+the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of the range; none
+for a pair of arms with exact stores, up to the branch and bound's 400 midpoints per check).
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln(m (1 + ln t) / delta):
 an exploration level for sampling, not a stopping guarantee; only :meth:`BettingThreshold.model_margin`
@@ -54,6 +63,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_int, fail
+from pybai.stopping._betting_refine import DEFAULT_BUDGET, refine_pair
 from pybai.stopping.base import Threshold
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
@@ -77,7 +87,8 @@ def _pair_value(ln_up_a, ln_down_b, shift=0):
 
 
 @njit(cache=True)
-def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
+def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift, exact, grid, values, value_counts,
+                n_values, bets):
     worst = math.inf
     for ii in range(top.shape[0]):
         a = top[ii]
@@ -86,6 +97,10 @@ def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
             if counts[a] < 1.0 or counts[b] < 1.0 or not (means[a] > means[b] - offset):
                 return -math.inf
             margin = _pair_value(ln_up[a], ln_down[b], shift) - level
+            if margin <= 0.0 and exact[a] and exact[b]:  # both stores usable: remove the level grid's loss
+                margin = refine_pair(ln_up[a], ln_down[b], grid, shift, offset, level, True, 0.0, DEFAULT_BUDGET,
+                                     values[a], value_counts[a], n_values[a], values[b], value_counts[b],
+                                     n_values[b], bets) - level
             if margin < worst:
                 worst = margin
                 if worst <= 0.0:
@@ -93,9 +108,19 @@ def _min_margin(counts, means, ln_up, ln_down, top, bot, level, offset, shift):
     return worst
 
 
-def pair_log_wealth(model, a: int, b: int) -> float:
-    """The certified lower bound of inf_l ln M^+_a(l) + ln M^-_b(l) on a :class:`~pybai.models.betting.BettingModel`."""
-    return float(_pair_value(model.ln_up[a], model.ln_down[b]))
+def pair_log_wealth(model, a: int, b: int, tol: float = 1e-3) -> float:
+    """A certified lower bound of inf_l ln M^+_a(l) + ln M^-_b(l) on a :class:`~pybai.models.betting.BettingModel`.
+
+    From the level grid (one cell apart), or, when both arms' stores are usable
+    (:attr:`~pybai.models.betting.BettingModel.exact`), within ``tol`` of the infimum itself
+    (:func:`~pybai.stopping._betting_refine.refine_pair`, at most 20 000 midpoints).
+    """
+    grid_value = float(_pair_value(model.ln_up[a], model.ln_down[b]))
+    if not (model.exact[a] and model.exact[b]):
+        return grid_value
+    return float(refine_pair(model.ln_up[a], model.ln_down[b], model.grid, 0, 0.0, math.inf, False, float(tol),
+                             20_000, model.values[a], model.value_counts[a], model.n_values[a], model.values[b],
+                             model.value_counts[b], model.n_values[b], model.bets))
 
 
 class BettingThreshold(Threshold):
@@ -154,7 +179,8 @@ class BettingThreshold(Threshold):
         shift = max(int(math.floor(offset * steps - 1e-9)), 0) if offset > 0.0 else 0
         return float(_min_margin(model.counts, model.estimate, ln_up, model.ln_down,
                                  np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level,
-                                 float(offset), shift))
+                                 float(offset), shift, model.exact, model.grid, model.values, model.value_counts,
+                                 model.n_values, model.bets))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
