@@ -10,7 +10,10 @@ replication (numba compilation and caches), until ``--budget`` CPU seconds or ``
 the cost is the CPU time of the replications (``time.thread_time``) over their samples.
 Compiled whole runs are used where a strategy offers one (the engine's default).
 
-    .venv/bin/python benchmarks/strategy_costs.py [--quick] [--budget S] [--runs N] [--cap N]
+    .venv/bin/python benchmarks/strategy_costs.py [--quick] [--budget S] [--runs N] [--cap N] [--family TEXT]
+
+``--family TEXT`` measures only the instances whose label contains TEXT (e.g. ``"b = r = 1"``) and
+writes ``strategy_costs[_quick]_partial.json``, leaving the full table's file alone.
 
 Writes benchmarks/results/strategy_costs.json (``_quick`` with --quick) and prints a markdown table.
 """
@@ -86,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=None, help="CPU seconds per (strategy, instance) (default 2)")
     ap.add_argument("--runs", type=int, default=None, help="at most this many runs per pair (default 20)")
     ap.add_argument("--cap", type=int, default=None, help="max_samples of fixed-confidence runs (default 20,000)")
+    ap.add_argument("--family", default=None, help="only the instances whose label contains this text")
     args = ap.parse_args(argv)
     budget = args.budget or (0.3 if args.quick else 2.0)
     runs = args.runs or (3 if args.quick else 20)
@@ -94,6 +98,8 @@ def main(argv=None) -> int:
     load0 = bc.load()
     started = time.perf_counter()
     for family, stem in FAMILIES.items():
+        if args.family is not None and args.family not in family:
+            continue
         base = base_document(stem, cap)
         for name in registered_names():
             row = measure(base, name, budget, runs)
@@ -105,7 +111,8 @@ def main(argv=None) -> int:
                   f"{row['samples_per_run']:.0f} samples/run)", file=sys.stderr, flush=True)
     doc["load"] = [load0, bc.load()]
     doc["wall_seconds"] = round(time.perf_counter() - started, 1)
-    bc.write_json("strategy_costs_quick.json" if args.quick else "strategy_costs.json", doc)
+    name = "strategy_costs_quick" if args.quick else "strategy_costs"
+    bc.write_json(f"{name}_partial.json" if args.family is not None else f"{name}.json", doc)
     rows = [[r["family"], r["strategy"], bc.fmt(r["us_per_sample"], 2), bc.fmt(r["samples_per_run"]), r["runs"],
              r["censored"]] for r in doc["rows"]]
     print(bc.table(["instance", "strategy", "CPU us / sample", "samples / run", "runs", "capped"], rows, "llrrrr"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pybai import BestArmProblem, FixedConfidence, Gaussian, make_strategy
+from pybai import BestArmProblem, FixedConfidence, Gaussian, TopKProblem, make_strategy
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.simulate.engine import run_sweep
 from pybai.simulate.runner import run_replication, run_replication_deltas
@@ -19,7 +19,8 @@ def _key(o):
 
 
 @pytest.mark.parametrize("name,params", [("tas", {}), ("tas", {"tracking": "D", "threshold": "kk21"}),
-                                         ("uniform", {}), ("top-two", {"selection": "random"}), ("game", {})])
+                                         ("uniform", {}), ("top-two", {"selection": "random"}), ("game", {}),
+                                         ("tas", {"threshold": "delta-correct"})])
 def test_shared_trajectory_gives_each_delta_its_own_outcome(name, params):
     env = GaussianEnvironment([1.0, 0.7, 0.5, 0.2], 1.0)
     problems = [BestArmProblem(4, Gaussian(1.0, n_sources=4), FixedConfidence(d, max_samples=600)) for d in DELTAS]
@@ -30,6 +31,21 @@ def test_shared_trajectory_gives_each_delta_its_own_outcome(name, params):
         assert shared is not None
         alone = [run_replication(strategy, env, p, seed, r, fast=False) for p in problems]
         assert [_key(o) for o in shared] == [_key(o) for o in alone]
+
+
+@pytest.mark.parametrize("name,threshold", [("uniform", "heuristic"), ("game", "heuristic"), ("game", "delta-correct")])
+def test_shared_top_k_trajectory_gives_each_delta_its_own_outcome(name, threshold):
+    env = GaussianEnvironment([1.0, 0.2, 0.8, 0.3, 0.0], 0.5)
+    problems = [TopKProblem(5, 2, Gaussian(0.5, n_sources=5), FixedConfidence(d, max_samples=600)) for d in DELTAS]
+    strategy = make_strategy(name, {"threshold": threshold})
+    for r in range(2):
+        seed = np.random.SeedSequence(13, spawn_key=(r,))
+        shared = run_replication_deltas(strategy, env, problems, seed, r)
+        assert shared is not None
+        alone = [run_replication(strategy, env, p, seed, r, fast=False) for p in problems]
+        key = [(o.samples, o.status, o.recommendation.tolist(), o.correct, o.counts.tolist()) for o in shared]
+        assert key == [(o.samples, o.status, o.recommendation.tolist(), o.correct, o.counts.tolist()) for o in alone]
+        assert len({o.samples for o in shared}) > 1  # the deltas stop at different times
 
 
 def test_lucb_samples_with_delta_so_it_does_not_share():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pybai import Bernoulli, BestArmProblem, FixedConfidence, Gaussian, make_strategy
+from pybai import BatchSpec, Bernoulli, BestArmProblem, FixedConfidence, Gaussian, TopKProblem, make_strategy
 from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.simulate.runner import run_replication
@@ -19,7 +19,13 @@ RULES = [
     ("lucb", {}), ("lucb", {"stopping": "confidence-intervals"}),
     ("game", {}), ("game", {"optimism": "ucb"}),
 ]
-THRESHOLDS = ("heuristic", "kk21")
+THRESHOLDS = ("heuristic", "kk21", "delta-correct")
+#: the top-k rules with a compiled loop (b = r = 1, exact identification)
+TOP_K_RULES = [
+    ("uniform", {}),
+    ("lucb", {}), ("lucb", {"stopping": "confidence-intervals"}),
+    ("game", {}), ("game", {"optimism": "ucb"}),
+]
 
 
 def _instance(kind: str, max_samples: int = 1500):
@@ -34,6 +40,23 @@ def _instance(kind: str, max_samples: int = 1500):
     return env, BestArmProblem(5, family, FixedConfidence(0.05, max_samples=max_samples))
 
 
+def _top_k_instance(kind: str, k: int, max_samples: int = 1500):
+    """Six arms; ties in the Bernoulli means below the boundary (arms 3 and 4)."""
+    if kind == "gaussian":
+        means = np.array([1.0, 0.3, 0.8, 0.5, 0.0, 0.6])
+        sigma = [0.5, 0.6, 0.5, 0.4, 0.5, 0.3]
+        env, family = GaussianEnvironment(means, sigma), Gaussian(sigma, n_sources=6)
+    else:
+        means = np.array([0.7, 0.3, 0.6, 0.35, 0.35, 0.5])
+        env, family = BernoulliEnvironment(means), Bernoulli(n_sources=6)
+    return env, TopKProblem(6, k, family, FixedConfidence(0.05, max_samples=max_samples))
+
+
+def _falls_back(name: str, kind: str, threshold: str) -> bool:
+    """LUCB's bounds read threshold(t); the per-pair Bernoulli rule's t-only threshold (KT) has no compiled form."""
+    return name == "lucb" and kind == "bernoulli" and threshold == "delta-correct"
+
+
 def _ask_tell(strategy, env, noise):
     while not strategy.stopped:
         strategy.tell(*env.respond(strategy.ask(), noise))
@@ -42,7 +65,7 @@ def _ask_tell(strategy, env, noise):
 def _same_state(a, b) -> None:
     sa, sb = a.get_state(), b.get_state()
     assert sa == sb
-    assert a.result().recommendation == b.result().recommendation
+    assert np.array_equal(a.result().recommendation, b.result().recommendation)
 
 
 @pytest.mark.parametrize("name,params", RULES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(RULES)])
@@ -56,12 +79,36 @@ def test_compiled_run_is_the_ask_tell_run(name, params, kind):
             fast = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
             slow = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
             noise_fast, noise_slow = np.random.default_rng(100 + seed), np.random.default_rng(100 + seed)
-            assert fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None)) is True
+            offered = fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None))
+            assert offered is not _falls_back(name, kind, threshold)
+            if not offered:
+                continue
             assert fast.stopped
             _ask_tell(slow, env, noise_slow)
             _same_state(fast, slow)
             assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
             assert fast.simulate_run(env.means, noise_fast) is False  # only from the start
+
+
+@pytest.mark.parametrize("name,params", TOP_K_RULES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(TOP_K_RULES)])
+@pytest.mark.parametrize("kind", ["gaussian", "bernoulli"])
+def test_compiled_top_k_run_is_the_ask_tell_run(name, params, kind):
+    """Top-k (k = 1, 2, 3): the same outcome, state and generator states as ask/tell, both thresholds,
+    several seeds and a censored run."""
+    for threshold in THRESHOLDS:
+        for k, seed, cap in ((1, 0, 1500), (2, 1, 1500), (3, 2, 1500), (2, 3, 30)):
+            env, problem = _top_k_instance(kind, k, cap)
+            fast = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
+            slow = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
+            noise_fast, noise_slow = np.random.default_rng(200 + seed), np.random.default_rng(200 + seed)
+            offered = fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None))
+            assert offered is not _falls_back(name, kind, threshold)
+            if not offered:
+                continue
+            assert fast.stopped
+            _ask_tell(slow, env, noise_slow)
+            _same_state(fast, slow)
+            assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
 
 
 def test_the_runner_gives_the_same_outcome_either_way():
@@ -77,14 +124,17 @@ def test_the_runner_gives_the_same_outcome_either_way():
 
 
 def test_not_offered_where_the_kernels_do_not_cover_the_problem():
-    """epsilon, the proven pair-mixture threshold, lazy checks: False, nothing done (ask/tell runs)."""
+    """epsilon, lazy checks, batches, LUCB with the Bernoulli per-pair rule: False, nothing done (ask/tell runs)."""
     env, _ = _instance("gaussian")
     family = Gaussian(1.0, n_sources=5)
     cases = [
         (BestArmProblem(5, family, FixedConfidence(0.05), epsilon=0.1), "tas", {}),
-        (BestArmProblem(5, family, FixedConfidence(0.05)), "tas", {"threshold": "delta-correct"}),
         (BestArmProblem(5, family, FixedConfidence(0.05)), "game", {"check_growth": 0.5}),
         (BestArmProblem(5, family, FixedConfidence(0.05)), "top-two", {"beta": "ids"}),
+    ]
+    cases += [
+        (TopKProblem(5, 2, Bernoulli(n_sources=5), FixedConfidence(0.05)), "lucb", {"threshold": "delta-correct"}),
+        (TopKProblem(5, 2, family, FixedConfidence(0.05), BatchSpec(4, 2)), "uniform", {}),
     ]
     for problem, name, params in cases:
         s = make_strategy(name, params).start(problem, rng=0)

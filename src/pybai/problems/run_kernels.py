@@ -11,10 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RunKernels", "BEST_ARM"]
+__all__ = ["RunKernels", "BEST_ARM", "TOP_K"]
 
-#: ``RunKernels.kind`` of best-arm identification (the only goal with compiled runs so far)
+#: ``RunKernels.kind`` of best-arm identification
 BEST_ARM = 0
+#: ``RunKernels.kind`` of top-k identification (GLR, answer mask and best response; no oracle: no
+#: tracking rule plays top-k)
+TOP_K = 1
 
 
 @dataclass(frozen=True)

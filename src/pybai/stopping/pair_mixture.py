@@ -185,6 +185,14 @@ class PairMixtureThreshold(Threshold):
                                      np.asarray(bottom, dtype=np.int64), self.level, self._alpha, self._w_beta,
                                      self._scales, self._gvar, self._one_sided))
 
+    def compiled_pair_form(self) -> np.ndarray:
+        """The numbers :meth:`min_margin` passes to its kernel, for compiled loops
+        (:func:`pybai.stopping.compiled.compiled_rows`): ``[kernel code, level, min_statistic, alpha,
+        beta weight, sub-Gaussian variance, one-sided (1.0 or 0.0), J, scale_1, ..., scale_J]``."""
+        head = [float(self._code), self.level, self.min_statistic, float(self._alpha), float(self._w_beta),
+                float(self._gvar), 1.0 if self._one_sided else 0.0, float(self._scales.size)]
+        return np.concatenate((np.array(head), self._scales))
+
     def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """:meth:`min_margin` on a model's counts and estimate (the hook problems call)."""
         if slope == 1.0 and offset == 0.0:

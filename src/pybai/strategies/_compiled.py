@@ -19,8 +19,10 @@ counts, sums, recommendation, status and the generators' states):
   (numba's Generator methods share the bit generator and its algorithms);
 * the model update is :class:`~pybai.models.base.EmpiricalMeans`'s (count, sum, sum / count);
 * the sampling and stopping rules call the very numba kernels the Python methods call (the
-  oracle, the GLR statistic, the tracking steps, the transportation costs), and the threshold is
-  evaluated with the same operations (:func:`pybai.stopping.compiled.threshold_value`);
+  oracle, the GLR statistic, the tracking steps, the transportation costs, top-k's answer mask and
+  best response), and the threshold is evaluated with the same operations
+  (:func:`pybai.stopping.compiled.threshold_value`; the count-dependent per-pair rules through their
+  own margin kernel, :func:`pybai.problems.compiled.run_pair_margin`);
 * a rule that draws (``top-two`` with ``selection="random"``) draws from its own generator, passed
   into the loop, in the same order.
 
@@ -41,8 +43,8 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
-from pybai.problems.compiled import run_glr
-from pybai.stopping.compiled import threshold_value
+from pybai.problems.compiled import run_glr, run_pair_margin
+from pybai.stopping.compiled import PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
 
 __all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
 
@@ -69,11 +71,20 @@ def record(counts, sums, est, a, r):
 def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts, snap_sums):
     """The stopping rule at ``t`` samples for the thresholds ``forms[done:]`` (rows ordered from the lowest).
 
-    Each threshold the GLR statistic exceeds, in order, records its stopping time, the statistic and
-    the model's statistics.  Returns ``(statistic, done)``; the run is over when ``done == len(forms)``.
+    Each threshold crossed, in order, records its stopping time, the statistic and the model's
+    statistics: the GLR statistic above ``threshold(t)``, or for a count-dependent per-pair rule
+    (:meth:`Problem.stopping_decision`) the statistic above the rule's ``min_statistic`` and every
+    pair's margin positive (:func:`pybai.problems.compiled.run_pair_margin`).  Returns
+    ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
     z = run_glr(kind, code, counts, est, var, k)
-    while done < forms.shape[0] and z > threshold_value(forms[done], float(t)):
+    while done < forms.shape[0]:
+        form = forms[done]
+        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's own test
+            if not (z > form[PAIR_MIN_STATISTIC] and run_pair_margin(kind, form, counts, est, var, k) > 0.0):
+                break
+        elif not z > threshold_value(form, float(t)):
+            break
         stop_t[done] = t
         stop_z[done] = z
         snap_counts[done, :] = counts
@@ -108,8 +119,8 @@ class RunSetup:
         True means and noise standard deviations (zeros for Bernoulli arms).
     bernoulli : bool
     kernels : RunKernels
-    forms : ndarray (n_thresholds, 5)
-        The thresholds' compiled forms, from the lowest.
+    forms : ndarray (n_thresholds, width)
+        The thresholds' rows (:func:`pybai.stopping.compiled.compiled_rows`), from the lowest.
     max_samples : int
     """
 
@@ -120,15 +131,6 @@ class RunSetup:
     kernels: Any
     forms: np.ndarray
     max_samples: int
-
-
-def _ordered(forms: np.ndarray) -> bool:
-    """Whether each threshold is at most the next one at every t (checked on a geometric grid of t)."""
-    if forms.shape[0] < 2:
-        return True
-    ts = np.unique(np.round(np.geomspace(1.0, 1e9, 400)))
-    values = np.array([[threshold_value(f, float(t)) for t in ts] for f in forms])
-    return bool(np.all(np.diff(values, axis=0) >= 0.0))
 
 
 def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
@@ -142,9 +144,13 @@ def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
         return None
     problem = strategy.problem_
     kernels = problem.run_kernels()
-    forms = [th.compiled_form() for th in (thresholds or [strategy.threshold_])]
-    if kernels is None or any(form is None for form in forms) or strategy._max_samples is None:
+    if kernels is None or strategy._max_samples is None:
         return None
+    table = compiled_rows(thresholds or [strategy.threshold_])
+    if table is None:
+        return None
+    if not strategy._delta_free_sampling() and np.isnan(table[:, :5]).any():
+        return None  # a rule whose sampling reads threshold(t) (LUCB's bounds) needs its t-only form
     space = strategy.requests_
     n = problem.n_sources
     if not space.identity or space.n_requests != n or len(means) != n:
@@ -154,9 +160,6 @@ def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
         return None
     plan = np.array([int(step[0]) for step in steps], dtype=np.intp)
     if np.unique(plan).shape[0] != n:  # the estimate must exist for every source once the plan is done
-        return None
-    table = np.array(forms, dtype=float).reshape(len(forms), -1)
-    if not _ordered(table):
         return None
     truth = np.asarray(means, dtype=float)
     sd = np.zeros(n) if sigma is None else np.asarray(sigma, dtype=float)

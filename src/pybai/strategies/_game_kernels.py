@@ -115,10 +115,10 @@ def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
     ``(t, tells, statistic, checked, mix_gap)``.
     """
     n_plan = plan.shape[0]
-    k = counts.shape[0]
-    w = np.empty(k)
-    g = np.empty(k)
-    loss = np.empty(k)
+    n = counts.shape[0]  # the sources; ``k`` is the size of the answer (top-k)
+    w = np.empty(n)
+    g = np.empty(n)
+    loss = np.empty(n)
     t = 0
     z = 0.0
     done = 0
@@ -130,10 +130,10 @@ def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
             run_alt_gradient(kind, code, w, est, var, g, k)
             if optimistic:
                 log_t = math.log(max(t, 2))
-                for i in range(k):
+                for i in range(n):
                     root = math.sqrt(g[i]) + math.sqrt(log_t * (1.0 / max(counts[i], 1.0)))
                     g[i] = root * root
-            for i in range(k):
+            for i in range(n):
                 loss[i] = -1.0 * g[i]
             mix_gap = adahedge_update(cum_loss, mix_gap, w, loss)
             a = c_tracking_step(cumulative, counts, w, float(t))

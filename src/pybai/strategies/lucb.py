@@ -46,7 +46,8 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_
     """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
     Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
-    threshold (``forms[0]``): the confidence bounds read it, so the sampling depends on delta.
+    threshold (``forms[0]``): the confidence bounds read its t-only form, so the sampling depends on
+    delta.  Best arm or top-k (``kind``, answer size ``k``: the answer mask of ``run_mask``).
     """
     form = forms[0]
     n_plan = plan.shape[0]

@@ -39,7 +39,8 @@ def _penalized_argmin(costs, counts, leader, penalty):
 def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, c, e,
                  rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
     """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
-    ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``)."""
+    ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``).
+    The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds)."""
     n_plan = plan.shape[0]
     costs = np.empty(counts.shape[0])
     t = 0

@@ -22,7 +22,10 @@ __all__ = ["TrackAndStop"]
 @njit(cache=True)
 def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, hint,
              cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
-    """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
+    """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
+
+    The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
+    """
     n_plan = plan.shape[0]
     t = 0
     z = 0.0

@@ -21,7 +21,11 @@ SUBPOPULATION_MODES = ("random", "tracked")
 @njit(cache=True)
 def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, stop_t, stop_z,
                  snap_counts, snap_sums):
-    """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``."""
+    """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
+
+    Any goal with compiled kernels (``kind``: best arm, top-k with answer size ``k``); the stopping rule is
+    :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
+    """
     n_plan = plan.shape[0]
     t = 0
     z = 0.0

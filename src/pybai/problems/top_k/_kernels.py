@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from pybai.models._kl import kl, pair_cost, pooled_mean
@@ -60,3 +61,49 @@ def alt_gradient_top_k(code, w, means, var, top, bot, out):
     out[bi] = kl(code, means[bi], m, var[bi])
     out[bj] = kl(code, means[bj], m, var[bj])
     return val
+
+
+@njit(cache=True)
+def top_bottom_kernel(means, k):
+    """:func:`~pybai.problems.top_k._oracle.top_bottom` in compiled code: ``(top, bot, unique)``.
+
+    The order of ``np.lexsort((arange(n), -means))``, decreasing means with ties to the lowest index
+    (a NaN mean last): a stable merge sort of ``-means``.  The top set is its first ``k`` indices in
+    that order, the bottom set the rest, so the scans of :func:`glr_top_k` and
+    :func:`alt_gradient_top_k` visit the pairs in the order the Python methods do.
+    """
+    order = np.argsort(-means, kind="mergesort")
+    return order[:k], order[k:], means[order[k - 1]] > means[order[k]]
+
+
+@njit(cache=True)
+def top_k_statistic(code, counts, means, var, k):
+    """:meth:`TopKProblem.glr`: 0 with a NaN mean or a tie at the boundary, else :func:`glr_top_k`."""
+    for a in range(means.shape[0]):
+        if means[a] != means[a]:
+            return 0.0
+    top, bot, unique = top_bottom_kernel(means, k)
+    if not unique:
+        return 0.0
+    return glr_top_k(code, counts, means, var, top, bot)
+
+
+@njit(cache=True)
+def top_k_mask(means, k):
+    """:meth:`TopKProblem.answer_mask`: True at the top set of :func:`top_bottom_kernel`."""
+    top, _, _ = top_bottom_kernel(means, k)
+    mask = np.zeros(means.shape[0], dtype=np.bool_)
+    for a in range(top.shape[0]):
+        mask[top[a]] = True
+    return mask
+
+
+@njit(cache=True)
+def top_k_alt_gradient(code, w, means, var, out, k):
+    """:meth:`TopKProblem.alt_gradient`: (0, zeros) with a tie at the boundary, else :func:`alt_gradient_top_k`."""
+    top, bot, unique = top_bottom_kernel(means, k)
+    if not unique:
+        for a in range(out.shape[0]):
+            out[a] = 0.0
+        return 0.0
+    return alt_gradient_top_k(code, w, means, var, top, bot, out)

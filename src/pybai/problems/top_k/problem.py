@@ -14,6 +14,7 @@ from pybai.models.families import Family
 from pybai.problems.top_k._kernels import alt_gradient_top_k, glr_top_k
 from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.run_kernels import TOP_K, RunKernels
 
 __all__ = ["TopKProblem"]
 
@@ -178,6 +179,17 @@ class TopKProblem(Problem):
             return 0.0
         counts = np.asarray(counts, dtype=float)
         return float(glr_top_k(self.family.code, counts, means, self.family.variances, top, bot))
+
+    def run_kernels(self) -> RunKernels | None:
+        """The compiled pieces of whole runs (sequential pulls, raw rewards: Gaussian, Bernoulli), else None.
+
+        The GLR statistic, answer mask and best response of :mod:`pybai.problems.top_k._kernels`
+        (:func:`~pybai.problems.top_k._kernels.top_k_statistic` and its neighbours), which give what
+        :meth:`glr`, :meth:`answer_mask` and :meth:`alt_gradient` give; with batches, None.
+        """
+        if self.batch is not None or not self.family.raw_rewards:
+            return None
+        return RunKernels(TOP_K, self.family.code, self.family.variances, self.k, self.pair_shift)
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """Nature's best response at allocation ``w``: ``(value, divergences per arm)``.
