@@ -180,7 +180,8 @@ def main(argv=None) -> int:
     out_new, out_old = np.empty((m, 2)), np.empty((m, 2))
     new_b = _best_time(_bounds, xs, ns, levels, False, out_new)
     old_b = _best_time(_bounds, xs, ns, levels, True, out_old)
-    doc["bounds"] = {"bounds": 2 * m, "us_per_bound": 1e6 * new_b / (2 * m), "plain_us_per_bound": 1e6 * old_b / (2 * m),
+    doc["bounds"] = {"bounds": 2 * m, "us_per_bound": 1e6 * new_b / (2 * m),
+                     "plain_us_per_bound": 1e6 * old_b / (2 * m),
                      "speedup": old_b / new_b, "differing": int(np.sum(out_new != out_old))}
     doc["load_end"] = bc.load()
     bc.write_json("bench_bernoulli_kernels.json", doc)

@@ -30,9 +30,10 @@ def plain_bisection(x, n, level, edge):
 def mismatches(xs, ns, levels):
     bad = 0
     for i in range(xs.shape[0]):
-        if plain_bisection(xs[i], ns[i], levels[i], 1.0) != _kl.upper_bound(_kl.BERNOULLI, xs[i], ns[i], 1.0, levels[i]):
+        x, n, level = xs[i], ns[i], levels[i]
+        if plain_bisection(x, n, level, 1.0) != _kl.upper_bound(_kl.BERNOULLI, x, n, 1.0, level):
             bad += 1
-        if plain_bisection(xs[i], ns[i], levels[i], 0.0) != _kl.lower_bound(_kl.BERNOULLI, xs[i], ns[i], 1.0, levels[i]):
+        if plain_bisection(x, n, level, 0.0) != _kl.lower_bound(_kl.BERNOULLI, x, n, 1.0, level):
             bad += 1
     return bad
 

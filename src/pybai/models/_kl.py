@@ -138,7 +138,8 @@ def _known_window(code, x, n, var, level, inside, edge, side):
     |x ln(x / q)| + |(1 - x) ln((1 - x) / (1 - q))| <= d + 2 / e), so the computed f is within
     4 u (f + n) of f, and the two conditions tested at the window's ends --
     f~(near) (1 + 10 u) + 10 u n <= level and f~(far) (1 - 10 u) - 10 u n > level (8 u would do to
-    first order in u) -- extend, by the monotonicity of f, to every q beyond them.  A failed test widens W (:data:`_WINDOW_TRIES`).
+    first order in u) -- extend, by the monotonicity of f, to every q beyond them.  A failed test
+    widens W (:data:`_WINDOW_TRIES`).
     """
     q = inside + side * math.sqrt(max(level, 0.0) / (2.0 * n))
     q = min(max(q, _EPS), 1.0 - _EPS)

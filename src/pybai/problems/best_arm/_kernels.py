@@ -314,8 +314,8 @@ def _joint_newton(code, means, var, best, y_max, y0, xs):
         # converged: a step below the tolerance; or quadratic convergence seen (the step shrank at
         # least 100-fold) predicts the next step, size^2 * (size / prev^2), below 1e-14; or rounding
         # noise stops the progress once the steps are tiny (as in :func:`_x_of_y`)
-        if (size <= _JOINT_TOL or (size <= 1e-7 and size <= 1e-2 * prev < math.inf and size * size * size <= 1e-14 * prev * prev)
-                or (size >= prev and size <= 1e-9)):
+        quadratic = size <= 1e-7 and size <= 1e-2 * prev < math.inf and size * size * size <= 1e-14 * prev * prev
+        if size <= _JOINT_TOL or quadratic or (size >= prev and size <= 1e-9):
             for a in range(k):
                 if a != best:
                     xs[a] = x[a]
