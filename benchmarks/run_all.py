@@ -12,6 +12,7 @@ Each benchmark runs a reference in its own process, so its figures compare acros
 | bench_lazy_oracle.py | linear `tas` and `tas-cs` with `oracle = "exact"` (per-step solves), same replications |
 | bench_compiled.py | the ask/tell loop on the same replications, best-arm 0.1.1, the smallest delta of a sweep alone |
 | strategy_costs.py | none: CPU per sample of every registered strategy on a reference instance of each family |
+| bench_bernoulli_kernels.py | the Bernoulli oracle's nested solve alone, the KL bounds' plain bisection (same inputs) |
 
 Each script runs in a subprocess (``--quick`` passed to those that take it); its own JSON file is
 read back into ``all.json`` with its exit status and the CPU seconds of the subprocess
@@ -48,6 +49,8 @@ BENCHMARKS = {
     "lazy_oracle": ("bench_lazy_oracle.py", ["--quick"], [], ("bench_lazy_oracle_quick.json", "bench_lazy_oracle.json")),
     "compiled": ("bench_compiled.py", ["--quick"], [], ("bench_compiled_quick.json", "bench_compiled.json")),
     "strategy_costs": ("strategy_costs.py", ["--quick"], [], ("strategy_costs_quick.json", "strategy_costs.json")),
+    "bernoulli_kernels": ("bench_bernoulli_kernels.py", [], [],
+                          ("bench_bernoulli_kernels.json", "bench_bernoulli_kernels.json")),
 }
 
 

@@ -41,7 +41,8 @@ def run_oracle(kind, code, means, var, hint):
     """``(T*, w*)`` with a warm-start ``hint``: what :meth:`Problem.tracking_weights` tracks.
 
     Best arm only: the top-k oracle is an interior-point method in Python, and no tracking rule plays
-    top-k (the rules with a compiled loop on top-k are ``uniform``, ``lucb`` and ``game``).
+    top-k (the rules with a compiled loop on top-k are ``uniform``, ``lucb`` and ``game``).  On Bernoulli
+    arms the solve starts with a joint Newton step from ``hint`` (see :func:`oracle_best_arm_warm`).
     """
     return oracle_best_arm_warm(code, means, var, hint)
 

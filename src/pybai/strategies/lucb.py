@@ -47,7 +47,8 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_
 
     Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
     threshold (``forms[0]``): the confidence bounds read its t-only form, so the sampling depends on
-    delta.  Best arm or top-k (``kind``, answer size ``k``: the answer mask of ``run_mask``).
+    delta.  Best arm or top-k (``kind``, answer size ``k``: the answer mask of ``run_mask``).  The bounds
+    are :func:`pybai.models._kl.kernel_bounds` (on Bernoulli arms: the replayed bisection).
     """
     form = forms[0]
     n_plan = plan.shape[0]

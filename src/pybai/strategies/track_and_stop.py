@@ -24,6 +24,8 @@ def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
              cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
     """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
+    The oracle is the ask/tell path's warm-started kernel (``run_oracle``, the same ``hint``).
+
     The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
     """
     n_plan = plan.shape[0]

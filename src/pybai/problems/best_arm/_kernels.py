@@ -19,10 +19,12 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, kl, pair_cost, pooled_mean
+from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl, pair_cost, pooled_mean
 
 _MAX_NEWTON = 100
 _MAX_OUTER = 100
+_MAX_JOINT = 8
+_JOINT_TOL = 1e-12
 
 
 @njit(cache=True)
@@ -200,8 +202,27 @@ def oracle_best_arm_warm(code, means, var, hint):
     if not (y_max > 0.0) or not math.isfinite(y_max):
         return math.inf, w
     xs = hint[1:]  # roots x_a(y) of the last evaluation: warm starts for the next one
+    y = -1.0
+    if code == BERNOULLI and 0.0 < hint[0] < y_max:
+        y = _joint_newton(code, means, var, best, y_max, hint[0], xs)
+    if y < 0.0:
+        y = _nested_newton(code, means, var, best, y_max, hint[0], xs)
+    hint[0] = y
+    total = 1.0
+    for a in range(k):
+        if a != best:
+            total += xs[a]
+    for a in range(k):
+        w[a] = (1.0 if a == best else xs[a]) / total
+    return total / y, w
+
+
+@njit(cache=True)
+def _nested_newton(code, means, var, best, y_max, y0, xs):
+    """The root y of F_mu(y) = 1 by Newton's method on y, safeguarded by a bracket (bisection when a
+    step leaves it), each x_a(y) solved to convergence inside (:func:`_ratio_sum`); ``xs`` updated."""
     lo, hi = 0.0, y_max
-    y = hint[0] if 0.0 < hint[0] < y_max else 0.5 * y_max
+    y = y0 if 0.0 < y0 < y_max else 0.5 * y_max
     for _ in range(_MAX_OUTER):
         h, dh = _ratio_sum(code, y, means, var, best, xs)
         if h <= 0.0:
@@ -215,14 +236,92 @@ def oracle_best_arm_warm(code, means, var, hint):
         if not (lo < nxt < hi):
             nxt = 0.5 * (lo + hi)
         y = nxt
-    hint[0] = y
-    total = 1.0
+    return y
+
+
+@njit(cache=True)
+def _arm_terms(code, x, m1, v1, ma, va):
+    """At x = x_a: ``(d(mu_1, m), d(mu_a, m), dr/dx)`` with m = m_a(x) and r = d(mu_1, m) / d(mu_a, m)."""
+    m = pooled_mean(code, 1.0, m1, v1, x, ma, va)
+    num = kl(code, m1, m, v1)
+    den = kl(code, ma, m, va)
+    if den <= 0.0:
+        return num, den, 0.0
+    dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+    return num, den, dr_dm * _dm_dx(code, x, m1, v1, ma, va, m)
+
+
+@njit(cache=True)
+def _joint_newton(code, means, var, best, y_max, y0, xs):
+    """The root of F_mu(y) = 1 by Newton's method on (y, x_a) jointly from a warm start; -1 if it fails.
+
+    The K unknowns (y and the x_a, a != best) solve the K equations g_a(x_a) = y and
+    sum_a r_a(x_a) = 1 (r_a = d(mu_1, m_a) / d(mu_a, m_a)): the root of :func:`_nested_newton`, which
+    is unique in 0 < y < y_max, x_a > 0.  The Jacobian is an arrow (dg_a/dx_a = d(mu_a, m_a) by the
+    envelope theorem, dg_a/dy = -1, the last row r_a'(x_a)), so a step costs one evaluation of each
+    arm: dy = (sum_a r_a' R_a / g_a' - R_0) / sum_a r_a' / g_a', dx_a = (dy - R_a) / g_a'
+    (R_a = g_a(x_a) - y, R_0 = sum_a r_a - 1).  From the previous step's solution (Track-and-Stop moves
+    one mean by one sample) it converges in two or three steps, where the nested solve evaluates
+    each g_a about 20 times.  Stops after a step of relative size s <= 1e-12 on every unknown (the
+    error left is then of the order of s^2), or earlier once the steps shrink quadratically
+    (s_k <= 1e-7, s_k <= s_{k-1} / 100) and the next one, predicted as s_k^2 (s_k / s_{k-1}^2), is below
+    1e-14; -1 (``xs`` untouched) when an iterate leaves the domain or :data:`_MAX_JOINT` steps do
+    not converge, for the nested solve to take over.
+    """
+    k = means.shape[0]
+    m1, v1 = means[best], var[best]
+    work = np.empty(3 * k)  # per arm: the iterate x_a, R_a / g_a'(x_a) and 1 / g_a'(x_a)
+    x = work[:k]
+    res = work[k:2 * k]
+    inv = work[2 * k:]
     for a in range(k):
-        if a != best:
-            total += xs[a]
-    for a in range(k):
-        w[a] = (1.0 if a == best else xs[a]) / total
-    return total / y, w
+        x[a] = xs[a]
+        if a != best and not (x[a] > 0.0 and math.isfinite(x[a])):
+            return -1.0
+    y = y0
+    prev = math.inf
+    for _ in range(_MAX_JOINT):
+        r_total = 0.0
+        top = 0.0
+        bottom = 0.0
+        for a in range(k):
+            if a == best:
+                continue
+            num, den, dr = _arm_terms(code, x[a], m1, v1, means[a], var[a])
+            if not (den > 0.0):
+                return -1.0
+            r_total += num / den
+            inv[a] = 1.0 / den
+            res[a] = (num + x[a] * den - y) * inv[a]
+            top += dr * res[a]
+            bottom += dr * inv[a]
+        if not (bottom > 0.0):
+            return -1.0
+        dy = (top - (r_total - 1.0)) / bottom
+        ny = y + dy
+        if not (0.0 < ny < y_max):
+            return -1.0
+        size = abs(dy) / ny
+        for a in range(k):
+            if a == best:
+                continue
+            nx = x[a] + (dy * inv[a] - res[a])
+            if not (nx > 0.0 and math.isfinite(nx)):
+                return -1.0
+            size = max(size, abs(nx - x[a]) / nx)
+            x[a] = nx
+        y = ny
+        # converged: a step below the tolerance; or quadratic convergence seen (the step shrank at
+        # least 100-fold) predicts the next step, size^2 * (size / prev^2), below 1e-14; or rounding
+        # noise stops the progress once the steps are tiny (as in :func:`_x_of_y`)
+        quadratic = size <= 1e-7 and size <= 1e-2 * prev < math.inf and size * size * size <= 1e-14 * prev * prev
+        if size <= _JOINT_TOL or quadratic or (size >= prev and size <= 1e-9):
+            for a in range(k):
+                if a != best:
+                    xs[a] = x[a]
+            return y
+        prev = size
+    return -1.0
 
 
 @njit(cache=True)
