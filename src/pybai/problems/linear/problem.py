@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_array, check_positive_float, check_probability, fail
-from pybai.design.minimax import DesignState, ExplicitDirections, solve_minimax
+from pybai.design.minimax import DesignState, ExplicitDirections, cold_start, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
@@ -303,8 +303,10 @@ class LinearBestArmProblem(Problem):
                 hint["best"] = best
             state = DesignState()
             state.weights, state.arms, state.directions = hint.get("weights"), hint.get("arms"), hint.get("directions")
+        if self.__dict__.get("_cold_start") is None:  # depends on the features only: computed once
+            self._cold_start = cold_start(self.features[self._reps])
         res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state,
-                            compiled=bool(hint is not None and hint.get("compiled", False)))
+                            compiled=bool(hint is not None and hint.get("compiled", False)), start=self._cold_start)
         if hint is not None:
             hint["weights"], hint["arms"], hint["directions"] = state.weights, state.arms, state.directions
         w = np.zeros(k)
@@ -399,17 +401,19 @@ class DesignSpace(RequestSpace):
         super().__init__(features.shape[0])
         self.features = features
         self._reps = representatives
+        self._spanning = None  # the pivoted-QR spanning set, computed once (it depends on the features only)
 
     def initial_requests(self, n_init: int) -> np.ndarray:
         """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
 
         After them the design matrix is invertible, so every estimate is defined.
         """
-        from scipy.linalg import qr
+        if self._spanning is None:
+            from scipy.linalg import qr
 
-        _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
-        arms = np.sort(self._reps[piv[: self.features.shape[1]]])
-        return np.tile(arms.astype(np.intp), n_init)
+            _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
+            self._spanning = np.sort(self._reps[piv[: self.features.shape[1]]]).astype(np.intp)
+        return np.tile(self._spanning, n_init)
 
     def design(self):
         """``(features, spanning set)``: what the forced exploration of the design reads."""
