@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_array, check_positive_float, check_probability, fail
-from pybai.design.minimax import DesignState, ExplicitDirections, cold_start, solve_minimax
+from pybai.design.minimax import DesignState, ExplicitDirections, cold_start, duality_gap, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
@@ -50,6 +50,17 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 
 #: Relative duality gap at which the oracle stops (certified).
 ORACLE_RTOL = 1e-6
+#: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, 1 / sqrt(t)) at time t.
+FAST_RTOL_CAP = 0.2
+
+
+def tracking_tolerance(t: int) -> float:
+    """Relative duality gap the approximate oracle guarantees at time t: min(0.2, t^-1/2), at least 1e-6.
+
+    It tends to 0, so the tracked weights are certified eps_t-optimal for the estimate with
+    eps_t -> 0 (see :meth:`LinearBestArmProblem.tracking_weights`).
+    """
+    return float(max(ORACLE_RTOL, min(FAST_RTOL_CAP, 1.0 / math.sqrt(max(t, 1)))))
 
 
 class LinearOracleHint(dict):
@@ -57,18 +68,28 @@ class LinearOracleHint(dict):
 
     A dict of arrays (so a strategy's state holding it is JSON-safe and restores exactly):
     ``best`` (answer of the last call; the working sets are reused only while it is unchanged),
-    ``weights``, ``arms``, ``directions`` (design and working sets of the last solve, see
-    :class:`~pybai.design.minimax.DesignState`), ``compiled`` (True: the restricted solves run in
-    the compiled kernel, ``solve_minimax(..., compiled=True)``; False or absent: the reference
-    numpy path).  The last certified result is kept in the attribute ``result`` (not part of the
-    state).
+    ``weights``, ``arms``, ``directions``, ``dual``, ``dual_directions`` (design, working sets and
+    certificate of the last solve, see :class:`~pybai.design.minimax.DesignState`), ``compiled``
+    (True: the restricted solves run in the compiled kernel, ``solve_minimax(..., compiled=True)``;
+    False or absent: the reference numpy path), ``tolerance`` (None: every call solves to the
+    certified gap 1e-6; a number eps: the *approximate* oracle of tracking rules, below, set per
+    call by :meth:`LinearBestArmProblem.tracking_weights`), ``approximate`` (True: tracking
+    rules set ``tolerance``).  The last result is kept in the attribute ``result`` (not part of
+    the state).
+
+    With a ``tolerance`` eps the oracle first re-checks the stored design on the new estimate: if
+    the stored certificate (the dual weights over directions) still proves it eps-optimal -- its
+    relative duality gap is at most eps -- it is returned without solving (one evaluation of all
+    arms and directions); otherwise (or when the empirical answer changed) the design is solved
+    again to the gap eps / 4, certified by the barrier's dual weights.
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for key in ("best", "weights", "arms", "directions"):
+        for key in ("best", "weights", "arms", "directions", "dual", "dual_directions", "tolerance"):
             self.setdefault(key, None)
         self.setdefault("compiled", False)
+        self.setdefault("approximate", False)
         self.result = None
 
 
@@ -296,26 +317,62 @@ class LinearBestArmProblem(Problem):
             w[self._reps] = 1.0 / self._reps.size
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
         y = (self.features[best] - self.features[others]) / gaps[:, None]
+        z, directions = self.features[self._reps], ExplicitDirections(y)
+        tol = hint.get("tolerance") if hint is not None else None
+        if tol and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
+            value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float),
+                                       np.asarray(hint["dual_directions"], dtype=np.intp), np.asarray(hint["dual"], dtype=float))
+            if value - lower <= tol * value:  # the stored design is still certified tol-optimal
+                return self._design_result(np.asarray(hint["weights"], dtype=float), value, lower, 0, hint)
         state: Any = None  # a DesignState when there is a hint
         if hint is not None:  # a LinearOracleHint, or the plain dict a restored state holds
             if hint.get("best") != best:
                 hint["directions"] = None  # directions are indexed by arm: new answer, new set
+                hint["dual"] = hint["dual_directions"] = None
                 hint["best"] = best
             state = DesignState()
             state.weights, state.arms, state.directions = hint.get("weights"), hint.get("arms"), hint.get("directions")
         if self.__dict__.get("_cold_start") is None:  # depends on the features only: computed once
-            self._cold_start = cold_start(self.features[self._reps])
-        res = solve_minimax(self.features[self._reps], ExplicitDirections(y), rtol=ORACLE_RTOL, state=state,
-                            compiled=bool(hint is not None and hint.get("compiled", False)), start=self._cold_start)
+            self._cold_start = cold_start(z)
+        compiled = bool(hint is not None and hint.get("compiled", False))
+        if tol:
+            res = solve_minimax(z, directions, rtol=0.25 * tol, state=state, compiled=compiled, start=self._cold_start,
+                                linear_program=False, keep=1e-2)
+        else:
+            res = solve_minimax(z, directions, rtol=ORACLE_RTOL, state=state, compiled=compiled, start=self._cold_start)
         if hint is not None:
             hint["weights"], hint["arms"], hint["directions"] = state.weights, state.arms, state.directions
-        w = np.zeros(k)
-        w[self._reps] = res.weights
-        out = DesignResult(weights=w, value=self._two_var * res.value, lower_bound=self._two_var * res.lower_bound,
-                           iterations=res.iterations)
+            if tol:
+                hint["dual"], hint["dual_directions"] = state.dual, state.dual_directions
+        return self._design_result(res.weights, res.value, res.lower_bound, res.iterations, hint)
+
+    def _design_result(self, weights, value, lower, iterations, hint) -> DesignResult:
+        """The oracle's result on all arms from a design on the distinct arms (kept in ``hint.result``)."""
+        w = np.zeros(self.n_sources)
+        w[self._reps] = weights
+        out = DesignResult(weights=w, value=self._two_var * value, lower_bound=self._two_var * lower, iterations=iterations)
         if isinstance(hint, LinearOracleHint):
             hint.result = out
         return out
+
+    def tracking_weights(self, counts, means, t: int, hint: Any = None) -> np.ndarray:
+        r"""The oracle weights a tracking rule follows at time t; approximate with an approximate hint.
+
+        With a hint from ``oracle_hint(exact=False)`` the weights are certified
+        :math:`\varepsilon_t`-optimal for the estimate, :math:`\varepsilon_t` =
+        :func:`tracking_tolerance` (t) = min(0.2, t^-1/2): their value F(w) = min over the
+        alternative of sum_a w_a d(theta_hat, lambda) is at least (1 - eps_t) times the optimal
+        1 / T*(theta_hat) (the duality gap of :func:`~pybai.design.minimax.duality_gap`).  Since
+        eps_t -> 0 and F is continuous in (w, theta) where A(w) is invertible, every limit point of
+        the tracked weights is an optimal allocation of theta whenever theta_hat -> theta: the
+        convergence to the set of optimal weights that the asymptotic optimality of Track-and-Stop
+        uses (Garivier & Kaufmann 2016, Thm. 14; Degenne & Koolen 2019, Thm. 7, for a set of optimal
+        weights; Jedra & Proutiere 2020 for linear bandits).  At a fixed t, tracking eps-optimal
+        weights costs at most a factor 1 / (1 - eps) in the rate at which the GLR grows.
+        """
+        if hint is not None and hint.get("approximate"):
+            hint["tolerance"] = tracking_tolerance(t)
+        return self.relaxed_weights(means, hint)
 
     def oracle(self, means, hint: LinearOracleHint | None = None):
         """Characteristic time T*(theta) and optimal weights w*(theta) (see :meth:`oracle_result`)."""
@@ -325,10 +382,11 @@ class LinearBestArmProblem(Problem):
     def oracle_hint(self, exact: bool = True) -> LinearOracleHint:
         """A fresh warm-start state for :meth:`oracle`.
 
-        ``exact=False``: the fast form for tracking rules, the same certified solve with its
-        restricted barrier steps compiled (equal to the reference path up to rounding).
+        ``exact=False``: the fast form for tracking rules: compiled barrier steps, and the
+        approximate oracle of :meth:`tracking_weights` (a certified relative gap eps_t -> 0,
+        re-solving only when the stored design loses its certificate).
         """
-        return LinearOracleHint(compiled=not exact)
+        return LinearOracleHint(compiled=not exact, approximate=not exact)
 
     #: Lazy schedule Track-and-Stop uses by default here (``oracle_growth``): the oracle is an
     #: optimisation (milliseconds), solved again when t has grown by 25%.
