@@ -42,6 +42,8 @@ __all__ = ["DesignState", "ExplicitDirections", "PairDirections", "cold_start", 
 SMALL = 160
 _MAX_OUTER = 80
 _CAP = 8
+_CENTER = 1e-9
+_NTOP = 13
 
 
 class DesignState:
@@ -274,7 +276,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     root = np.sqrt(scale)
     # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
     # most r(r+1)/2 + 1); the certificate loop adds the others that matter
-    n_top = min(directions.size, max(r * (r + 1), 8))
+    n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else _NTOP)
     dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
     n_few = min(directions.size, max(r + 1, 8))
     dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
@@ -284,6 +286,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     lower = -np.inf
     cert: tuple[Any, Any] = (None, None)  # (directions, dual weights) of the best lower bound
     inner_rtol = rtol
+    loose = not linear_program  # a loose tolerance: start on its final barrier stage, centre less tightly
     mu_rel = 0.1
     iterations = 0
     for _outer in range(_MAX_OUTER):
@@ -291,7 +294,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         ok = False
         if compiled:
             w_s, v, t, steps, ok = restricted_compiled(np.ascontiguousarray(z[arms]), np.ascontiguousarray(y),
-                                                       w_full[arms].copy(), inner_rtol, mu_rel)
+                                                       w_full[arms].copy(), inner_rtol, mu_rel, _CENTER if loose else 1e-9)
         if not ok:
             w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
         iterations += steps

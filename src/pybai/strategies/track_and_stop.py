@@ -156,14 +156,15 @@ class TrackAndStop(CompiledRun, Strategy):
         if problem is not None:
             resolve_exploration(self.exploration, problem.request_space(), owner)
 
-    _oracles: ClassVar[tuple[str, ...]] = ("fast", "exact")
+    _oracles: ClassVar[tuple[str, ...]] = ("fast", "certified", "exact")
 
     def _default_oracle_growth(self) -> float:
         """``oracle_growth`` when None: the problem's lazy schedule for the fast oracle, else 0."""
-        return self.problem_.tracking_oracle_growth if self.oracle == "fast" else 0.0
+        return self.problem_.tracking_oracle_growth if self.oracle in ("fast", "certified") else 0.0
 
     def _initialize(self):
-        self._hint = self.problem_.oracle_hint(exact=self.oracle != "fast")
+        self._hint = self.problem_.oracle_hint(exact=self.oracle not in ("fast", "certified"),
+                                               approximate=self.oracle == "fast")
         growth = self.oracle_growth if self.oracle_growth is not None else self._default_oracle_growth()
         self.tracker_ = Tracker(self.requests_, rule=self.tracking,
                                 exploration=resolve_exploration(self.exploration, self.requests_, type(self).__name__),
