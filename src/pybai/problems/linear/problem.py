@@ -51,7 +51,8 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 #: Relative duality gap at which the oracle stops (certified).
 ORACLE_RTOL = 1e-6
 #: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, 1 / sqrt(t)) at time t.
-FAST_RTOL_CAP = 0.5
+FAST_RTOL_CAP = 0.1
+FAST_RTOL_SCALE = 0.3
 _SOLVE_SHARE = 1.0
 
 
@@ -61,7 +62,7 @@ def tracking_tolerance(t: int) -> float:
     It tends to 0, so the tracked weights are certified eps_t-optimal for the estimate with
     eps_t -> 0 (see :meth:`LinearBestArmProblem.tracking_weights`).
     """
-    return float(max(ORACLE_RTOL, min(FAST_RTOL_CAP, 1.0 / math.sqrt(max(t, 1)))))
+    return float(max(ORACLE_RTOL, min(FAST_RTOL_CAP, FAST_RTOL_SCALE / math.sqrt(max(t, 1)))))
 
 
 class LinearOracleHint(dict):
