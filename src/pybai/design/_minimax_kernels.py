@@ -81,11 +81,9 @@ def _variances(y, minv, f):
 
 
 @njit(cache=True)
-def restricted_compiled(z, y, w0, rtol, mu_rel, center=1e-9):
+def restricted_compiled(z, y, w0, rtol, mu_rel):
     """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t over the simplex of the rows of ``z``.
 
-    ``center``: the squared Newton decrement at which the last stage is centred enough (1e-9 as
-    the numpy version; a loose solve can stop earlier, its certificate is computed afterwards).
     Returns ``(w, v, t, newton_steps, ok)``: design, dual weights over the rows of ``y``,
     restricted value, steps; ``ok`` is False when the start design is singular (the caller then
     uses the numpy version).
@@ -174,7 +172,7 @@ def restricted_compiled(z, y, w0, rtol, mu_rel, center=1e-9):
             slope = grad_t * dt
             for i in range(n):
                 slope += grad_w[i] * sol[i]
-            if -slope <= (center if final else 1e-3):
+            if -slope <= (1e-9 if final else 1e-3):
                 break
             alpha = 1.0
             neg = False

@@ -41,9 +41,8 @@ __all__ = ["DesignState", "ExplicitDirections", "PairDirections", "cold_start", 
 #: Up to this many arms the working set is every arm.
 SMALL = 160
 _MAX_OUTER = 80
-_CAP = 8
-_CENTER = 1e-9
-_NTOP = 13
+#: loose solves (``linear_program=False``): violators added to the working sets per round
+_LOOSE_CAP = 8
 
 
 class DesignState:
@@ -240,9 +239,13 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     to the default path up to rounding, tens of times faster on small problems.
 
     ``start``: the result of :func:`cold_start` on ``z``, used when ``state`` holds no design (the
-    same start, computed once by the caller).  ``linear_program=False`` certifies with the barrier's
-    dual weights only (never the linear program: for loose tolerances, which they reach).  ``keep``:
-    arms whose weight is below ``keep`` times the largest stay out of the next warm start's working set.
+    same start, computed once by the caller).  ``linear_program=False`` is the loose form (for
+    tolerances of a few percent, which the barrier's dual weights reach): it certifies with those
+    weights only (never the linear program), starts from the r + 1 largest directions and adds at
+    most 8 violators per round, so that the restricted problems stay small.  ``keep``: arms whose
+    weight is below ``keep`` times the largest stay out of the next warm start's working set (and
+    out of this solve's start when the design still spans).  ``state.dual`` and
+    ``state.dual_directions`` receive the certificate, for :func:`duality_gap`.
     """
     k, r = z.shape
     w = None
@@ -276,7 +279,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     root = np.sqrt(scale)
     # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
     # most r(r+1)/2 + 1); the certificate loop adds the others that matter
-    n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else _NTOP)
+    n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else max(r + 1, 8))
     dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
     n_few = min(directions.size, max(r + 1, 8))
     dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
@@ -286,7 +289,6 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     lower = -np.inf
     cert: tuple[Any, Any] = (None, None)  # (directions, dual weights) of the best lower bound
     inner_rtol = rtol
-    loose = not linear_program  # a loose tolerance: start on its final barrier stage, centre less tightly
     mu_rel = 0.1
     iterations = 0
     for _outer in range(_MAX_OUTER):
@@ -294,7 +296,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         ok = False
         if compiled:
             w_s, v, t, steps, ok = restricted_compiled(np.ascontiguousarray(z[arms]), np.ascontiguousarray(y),
-                                                       w_full[arms].copy(), inner_rtol, mu_rel, _CENTER if loose else 1e-9)
+                                                       w_full[arms].copy(), inner_rtol, mu_rel)
         if not ok:
             w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
         iterations += steps
@@ -322,7 +324,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         nu = g[arms].max()
         out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
         out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
-        cap = max(2 * r, 10) if keep <= 1e-12 else _CAP
+        cap = max(2 * r, 10) if linear_program else _LOOSE_CAP
         if out_arms.size:
             out_arms = out_arms[np.argsort(-g[out_arms])[:cap]]
             arms = np.union1d(arms, out_arms)

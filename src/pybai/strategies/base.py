@@ -397,8 +397,6 @@ class Strategy:
             self._max_batches is not None and self.batches_ >= self._max_batches
         ):
             self.status_ = "censored" if self.threshold_ is not None else "budget-spent"
-            if self.threshold_ is not None and getattr(self.problem_, "screened_stopping", False):
-                self.statistic_ = float(self.problem_.statistic(self.model_))  # exact, not the screen's bound
 
     def cancel(self, request_id: int) -> np.ndarray:
         """Withdraw the unanswered part of outstanding request ``request_id``; returns it.

@@ -39,8 +39,8 @@ from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems.linear._game import linear_best_response
 from pybai.problems.linear._math import alternative_terms, domination_statistics, inverse_or_spectrum
-from pybai.problems.base import BatchSpec, Problem
-from pybai.problems.requests import RequestSpace
+from pybai.problems.linear.space import DesignSpace
+from pybai.problems.base import BatchSpec, FixedConfidence, Problem
 from pybai.stopping.base import Threshold
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.linear import LinearSelfNormalizedThreshold, SoareProp1Threshold
@@ -244,9 +244,6 @@ class LinearBestArmProblem(Problem):
 
     #: relative margin of the screen of :meth:`stopping_decision` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
-    #: :meth:`stopping_decision` may return an upper bound of the statistic when it does not stop
-    #: (a censored run then records the exact statistic)
-    screened_stopping = True
 
     def stopping_decision(self, model, threshold: Threshold, t: int) -> tuple[float, bool]:
         r"""The GLR stopping rule, screened by one arm: the same decisions for a fraction of the cost.
@@ -257,10 +254,13 @@ class LinearBestArmProblem(Problem):
         the other terms (O(d^2) instead of O(K d^2)), and that term is returned as the statistic
         (an upper bound of it).  Otherwise the full statistic is computed exactly as by
         :meth:`statistic` and the decision is ``statistic > threshold``, as without the screen.
+        No screen at t >= ``max_samples`` (a censored run records the exact statistic) nor with
+        batches (censored by the number of batches).
         """
         thr = threshold.at(t, model)
         inv = getattr(model, "inverse_design", None)
-        if inv is None:
+        limit = self.regime.max_samples if isinstance(self.regime, FixedConfidence) else 0
+        if inv is None or self.batch is not None or t >= limit:
             z = self.statistic(model)
             return z, z > thr
         means = model.estimate
@@ -483,40 +483,3 @@ class LinearBestArmProblem(Problem):
     def simple_regret(self, answer, means) -> float:
         means = np.asarray(means, dtype=float)
         return float(means.max() - means[int(answer)])
-
-
-class DesignSpace(RequestSpace):
-    """Arms with known features: the initial phase is a spanning set, the design can be forced.
-
-    Parameters
-    ----------
-    features : ndarray of shape (K, d)
-    representatives : ndarray of int
-        The lowest index of each group of identical rows (the distinct arms).
-    """
-
-    explorations = ("arms", "design", "none")
-    default_exploration = "design"
-    default_start = False
-
-    def __init__(self, features: np.ndarray, representatives: np.ndarray):
-        super().__init__(features.shape[0])
-        self.features = features
-        self._reps = representatives
-        self._spanning = None  # the pivoted-QR spanning set, computed once (it depends on the features only)
-
-    def initial_requests(self, n_init: int) -> np.ndarray:
-        """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
-
-        After them the design matrix is invertible, so every estimate is defined.
-        """
-        if self._spanning is None:
-            from scipy.linalg import qr
-
-            _, _, piv = qr(self.features[self._reps].T, pivoting=True, mode="economic")
-            self._spanning = np.sort(self._reps[piv[: self.features.shape[1]]]).astype(np.intp)
-        return np.tile(self._spanning, n_init)
-
-    def design(self):
-        """``(features, spanning set)``: what the forced exploration of the design reads."""
-        return self.features, self.initial_requests(1)
