@@ -102,18 +102,22 @@ class TrackAndStop(CompiledRun, Strategy):
         ``check_growth``; the stopping rule is still checked at every sample when
         ``check_growth = 0``).  0: solved at every step (with ``check_growth > 0``: at every
         check).  None (default): the problem's :attr:`~pybai.problems.base.Problem.tracking_oracle_growth`
-        with ``oracle="fast"`` (0 on best-arm problems, whose oracles are closed forms; 0.25 on
-        linear problems, whose oracle is an optimisation), 0 with ``oracle="exact"``.  What the
-        lazy schedule keeps: the weights tracked at t are w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1,
-        so they converge to w*(mu) whenever the per-step plug-in weights do, which is all that
-        the asymptotic optimality of Track-and-Stop uses (GK16, Thm. 14); see
-        :meth:`pybai.strategies.tracking.Tracker.select`.
-    oracle : {"fast", "exact"}, default "fast"
+        with ``oracle="fast"`` or ``"certified"`` (0 on best-arm problems, whose oracles are closed
+        forms; 1 on linear problems, whose oracle is an optimisation: solved again when t doubles),
+        0 with ``oracle="exact"``.  What the lazy schedule keeps: the weights tracked at t are
+        w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1, so they converge to w*(mu) whenever the per-step
+        plug-in weights do, which is all that the asymptotic optimality of Track-and-Stop uses
+        (GK16, Thm. 14); see :meth:`pybai.strategies.tracking.Tracker.select`.
+    oracle : {"fast", "certified", "exact"}, default "fast"
         ``"exact"``: the computation of pybai before 2026-11-25: the problem's reference oracle
-        solver, at every step unless ``oracle_growth`` says otherwise.  ``"fast"``: the problem's
-        fast solver where it has one (linear problems: the same certified solve with compiled
-        barrier steps, equal up to rounding) and the default lazy schedule above.  On best-arm
-        problems both give identical runs.
+        solver, at every step unless ``oracle_growth`` says otherwise.  ``"certified"``: the
+        problem's fast solver of the same oracle where it has one (linear problems: the same
+        certified solve with compiled barrier steps, equal up to rounding) and the default lazy
+        schedule above.  ``"fast"``: as ``"certified"``, and on problems with an approximate oracle
+        (linear problems) weights certified eps_t-optimal for the estimate, eps_t -> 0
+        (:meth:`pybai.problems.linear.LinearBestArmProblem.tracking_weights`): the oracle is
+        re-checked cheaply and solved again only when the stored weights lose their certificate.
+        On best-arm problems the three give identical runs.
 
     References
     ----------

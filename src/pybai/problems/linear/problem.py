@@ -50,14 +50,13 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 
 #: Relative duality gap at which the oracle stops (certified).
 ORACLE_RTOL = 1e-6
-#: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, 1 / sqrt(t)) at time t.
+#: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, FAST_RTOL_SCALE / sqrt(t)) at time t.
 FAST_RTOL_CAP = 0.1
 FAST_RTOL_SCALE = 0.3
-_SOLVE_SHARE = 1.0
 
 
 def tracking_tolerance(t: int) -> float:
-    """Relative duality gap the approximate oracle guarantees at time t: min(0.2, t^-1/2), at least 1e-6.
+    """Relative duality gap the approximate oracle guarantees at time t: min(0.1, 0.3 t^-1/2), at least 1e-6.
 
     It tends to 0, so the tracked weights are certified eps_t-optimal for the estimate with
     eps_t -> 0 (see :meth:`LinearBestArmProblem.tracking_weights`).
@@ -83,7 +82,7 @@ class LinearOracleHint(dict):
     the stored certificate (the dual weights over directions) still proves it eps-optimal -- its
     relative duality gap is at most eps -- it is returned without solving (one evaluation of all
     arms and directions); otherwise (or when the empirical answer changed) the design is solved
-    again to the gap eps / 4, certified by the barrier's dual weights.
+    again to the gap eps, certified by the barrier's dual weights.
     """
 
     def __init__(self, *args, **kwargs):
@@ -379,7 +378,7 @@ class LinearBestArmProblem(Problem):
             self._cold_start = cold_start(z)
         compiled = bool(hint is not None and hint.get("compiled", False))
         if tol:
-            res = solve_minimax(z, directions, rtol=_SOLVE_SHARE * tol, state=state, compiled=compiled, start=self._cold_start,
+            res = solve_minimax(z, directions, rtol=tol, state=state, compiled=compiled, start=self._cold_start,
                                 linear_program=False, keep=1e-2)
         else:
             res = solve_minimax(z, directions, rtol=ORACLE_RTOL, state=state, compiled=compiled, start=self._cold_start)
@@ -403,7 +402,7 @@ class LinearBestArmProblem(Problem):
 
         With a hint from ``oracle_hint(exact=False)`` the weights are certified
         :math:`\varepsilon_t`-optimal for the estimate, :math:`\varepsilon_t` =
-        :func:`tracking_tolerance` (t) = min(0.2, t^-1/2): their value F(w) = min over the
+        :func:`tracking_tolerance` (t) = min(0.1, 0.3 t^-1/2): their value F(w) = min over the
         alternative of sum_a w_a d(theta_hat, lambda) is at least (1 - eps_t) times the optimal
         1 / T*(theta_hat) (the duality gap of :func:`~pybai.design.minimax.duality_gap`).  Since
         eps_t -> 0 and F is continuous in (w, theta) where A(w) is invertible, every limit point of
@@ -433,7 +432,8 @@ class LinearBestArmProblem(Problem):
         return LinearOracleHint(compiled=not exact, approximate=approximate and not exact)
 
     #: Lazy schedule Track-and-Stop uses by default here (``oracle_growth``): the oracle is an
-    #: optimisation (milliseconds), solved again when t has grown by 25%.
+    #: optimisation (milliseconds), solved again when t has doubled (Jedra & Proutiere 2020 allow
+    #: updates as sparse as wished; 25% before the approximate oracle, with the same stopping times).
     tracking_oracle_growth = 1.0
 
     def h_lb(self, means) -> float:
