@@ -103,7 +103,7 @@ class TrackAndStop(CompiledRun, Strategy):
         ``check_growth = 0``).  0: solved at every step (with ``check_growth > 0``: at every
         check).  None (default): the problem's :attr:`~pybai.problems.base.Problem.tracking_oracle_growth`
         with ``oracle="fast"`` or ``"certified"`` (0 on best-arm problems, whose oracles are closed
-        forms; 1 on linear problems, whose oracle is an optimisation: solved again when t doubles),
+        forms; 0.25 on linear problems, whose oracle is an optimisation),
         0 with ``oracle="exact"``.  What the lazy schedule keeps: the weights tracked at t are
         w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1, so they converge to w*(mu) whenever the per-step
         plug-in weights do, which is all that the asymptotic optimality of Track-and-Stop uses
