@@ -36,11 +36,13 @@ from pybai.design._linalg import inverse_design
 from pybai.design._minimax_kernels import restricted_compiled
 from pybai.design.optimal import DesignResult, _fedorov_wynn
 
-__all__ = ["DesignState", "ExplicitDirections", "PairDirections", "solve_minimax"]
+__all__ = ["DesignState", "ExplicitDirections", "PairDirections", "cold_start", "duality_gap", "solve_minimax"]
 
 #: Up to this many arms the working set is every arm.
 SMALL = 160
 _MAX_OUTER = 80
+#: loose solves (``linear_program=False``): violators added to the working sets per round
+_LOOSE_CAP = 8
 
 
 class DesignState:
@@ -54,12 +56,17 @@ class DesignState:
         Last working set of arms.
     directions : ndarray of int or None
         Last working set of directions (indices into the direction set).
+    dual, dual_directions : ndarray or None
+        The dual weights of the best certificate of the last solve, over the directions
+        ``dual_directions`` (what :func:`duality_gap` re-checks the design with).
     """
 
     def __init__(self):
         self.weights = None
         self.arms = None
         self.directions = None
+        self.dual = None
+        self.dual_directions = None
 
     def reset(self):
         self.__init__()
@@ -190,8 +197,35 @@ def _best_dual(p2: np.ndarray, f: np.ndarray, v0: np.ndarray) -> np.ndarray:
     return v if 2.0 * v @ f - (p2 @ v).max() >= 2.0 * v0 @ f - (p2 @ v0).max() else v0
 
 
+def cold_start(z: np.ndarray) -> np.ndarray:
+    """The design :func:`solve_minimax` starts from without a warm start (it depends on ``z`` only).
+
+    A rough G-optimal design (Fedorov-Wynn to a relative tolerance of 0.1); a caller that solves
+    many problems on the same rows computes it once and passes it as ``start``.
+    """
+    return _fedorov_wynn(z, np.full(z.shape[0], 1.0 / z.shape[0]), 0.1, 2_000)[0]
+
+
+def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions: np.ndarray, dual: np.ndarray):
+    """``(f(w), L(w, v))``: the value of design ``w`` and the certified lower bound of the module docstring.
+
+    ``v`` is ``dual`` on the directions ``dual_directions`` (zero elsewhere); f* lies in
+    [L(w, v), f(w)] whatever ``w`` and ``v`` are, so ``(f - L) / f`` bounds the relative
+    suboptimality of ``w``.  One evaluation of all directions and of all arms: O((K + |Y|) r^2 + K r |v|).
+    ``(inf, -inf)`` when A(w) is singular.
+    """
+    minv = inverse_design(z, w)
+    if minv is None:
+        return np.inf, -np.inf
+    f_all = directions.values(minv)
+    y = directions.vectors(dual_directions)
+    p2 = (z @ (minv @ y.T)) ** 2
+    return float(f_all.max()), float(2.0 * dual @ f_all[dual_directions] - (p2 @ dual).max())
+
+
 def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: DesignState | None = None,
-                  compiled: bool = False) -> DesignResult:
+                  compiled: bool = False, start: np.ndarray | None = None, linear_program: bool = True,
+                  keep: float = 1e-12) -> DesignResult:
     """Minimise max_y ||y||^2_{A(w)^-1} over designs w on the rows of ``z`` (full column rank).
 
     ``directions`` is an :class:`ExplicitDirections` or :class:`PairDirections` in the same
@@ -203,6 +237,15 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     with the barrier's own dual weights when they already close the gap to ``rtol`` (the linear
     program of the certificate only runs when they do not): the same certified accuracy, equal
     to the default path up to rounding, tens of times faster on small problems.
+
+    ``start``: the result of :func:`cold_start` on ``z``, used when ``state`` holds no design (the
+    same start, computed once by the caller).  ``linear_program=False`` is the loose form (for
+    tolerances of a few percent, which the barrier's dual weights reach): it certifies with those
+    weights only (never the linear program), starts from the r + 1 largest directions and adds at
+    most 8 violators per round, so that the restricted problems stay small.  ``keep``: arms whose
+    weight is below ``keep`` times the largest stay out of the next warm start's working set (and
+    out of this solve's start when the design still spans).  ``state.dual`` and
+    ``state.dual_directions`` receive the certificate, for :func:`duality_gap`.
     """
     k, r = z.shape
     w = None
@@ -213,12 +256,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         else:
             w = w / w.sum()
     if w is None:
-        w, _, _ = _fedorov_wynn(z, np.full(k, 1.0 / k), 0.1, 2_000)
+        w = start if start is not None and start.shape == (k,) else cold_start(z)
     # working set of arms: every arm for small problems, else the support (+ previous set)
     if k <= SMALL:
         arms = np.arange(k)
     else:
-        arms = np.flatnonzero(w > 1e-9 * w.max())
+        arms = np.flatnonzero(w > max(keep, 1e-9) * w.max())
         if state is not None and state.arms is not None:
             arms = np.union1d(arms, state.arms[state.arms < k])
     w_s = w[arms] + 1e-3 / arms.size
@@ -226,12 +269,17 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w_full = np.zeros(k)
     w_full[arms] = w_s
     minv = inverse_design(z, w_full)
+    if minv is None:  # ``keep`` left too few arms to span: every arm of the design
+        arms = np.flatnonzero(w > 1e-9 * w.max())
+        w_full = np.zeros(k)
+        w_full[arms] = (w[arms] + 1e-3 / arms.size) / (w[arms] + 1e-3 / arms.size).sum()
+        minv = inverse_design(z, w_full)
     f_all = directions.values(minv)
     scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
     root = np.sqrt(scale)
     # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
     # most r(r+1)/2 + 1); the certificate loop adds the others that matter
-    n_top = min(directions.size, max(r * (r + 1), 8))
+    n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else max(r + 1, 8))
     dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
     n_few = min(directions.size, max(r + 1, 8))
     dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
@@ -239,6 +287,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
     best: tuple[float, Any] = (np.inf, None)  # (value, weights) of the best design seen
     lower = -np.inf
+    cert: tuple[Any, Any] = (None, None)  # (directions, dual weights) of the best lower bound
     inner_rtol = rtol
     mu_rel = 0.1
     iterations = 0
@@ -260,10 +309,14 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
             best = (primal, w_full.copy())
         p2 = (z @ (minv @ y.T)) ** 2  # p2[a, y] = (x_a^T A^-1 y)^2
         if compiled:  # the barrier's dual weights first: the linear program only when they fall short
-            lower = max(lower, 2.0 * v @ f_all[dirs] - (p2 @ v).max())
-        if not compiled or best[0] - lower > rtol * best[0]:
+            bound = 2.0 * v @ f_all[dirs] - (p2 @ v).max()
+            if bound > lower:
+                lower, cert = bound, (dirs, v)
+        if not compiled or (linear_program and best[0] - lower > rtol * best[0]):
             v_cert = _best_dual(p2, f_all[dirs], v)
-            lower = max(lower, 2.0 * v_cert @ f_all[dirs] - (p2 @ v_cert).max())
+            bound = 2.0 * v_cert @ f_all[dirs] - (p2 @ v_cert).max()
+            if bound > lower:
+                lower, cert = bound, (dirs, v_cert)
         if best[0] - lower <= rtol * best[0]:
             break
         # enlarge the working sets with the worst violators of the restricted optimality
@@ -271,7 +324,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         nu = g[arms].max()
         out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
         out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
-        cap = max(2 * r, 10)
+        cap = max(2 * r, 10) if linear_program else _LOOSE_CAP
         if out_arms.size:
             out_arms = out_arms[np.argsort(-g[out_arms])[:cap]]
             arms = np.union1d(arms, out_arms)
@@ -290,8 +343,9 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w_best = best[1]
     if state is not None:
         state.weights = w_best.copy()
-        state.arms = np.flatnonzero(w_best > 1e-12)
+        state.arms = np.flatnonzero(w_best > keep * w_best.max()) if keep > 1e-12 else np.flatnonzero(w_best > 1e-12)
         state.directions = dirs[f_all[dirs] >= 0.5 * primal] if dirs.size else dirs
+        state.dual_directions, state.dual = cert
     lower = min(lower, best[0])  # equal up to rounding at an exact optimum
     return DesignResult(weights=w_best, value=float(best[0] / scale), lower_bound=float(lower / scale),
                         iterations=iterations)

@@ -65,6 +65,10 @@ class LeastSquares(Model):
     #: the statistics plus the incrementally updated arrays, so a restored model continues
     #: bit-identically (A^-1 after rank-one steps differs in the last bits from a fresh inverse)
     state_attrs = ("counts", "sums", "estimate", "design_matrix", "theta", "_b", "_inverse", "_since_refresh")
+    #: the arm whose GLR term was the smallest at the last full evaluation of the statistic: the
+    #: stopping rule of :class:`~pybai.problems.linear.LinearBestArmProblem` checks it first (a
+    #: hint for speed, not state: any value gives the same decisions)
+    screen_arm = -1
 
     def __init__(self, features, refresh_every: int = 1000):
         self.features = check_array(features, "features", "LeastSquares", ndim=2)

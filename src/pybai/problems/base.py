@@ -371,11 +371,14 @@ class Problem(ABC):
         answer is a set of sources provide it."""
         raise NotImplementedError(f"{type(self).__name__} does not provide answer_mask")
 
-    def oracle_hint(self, exact: bool = True) -> Any:
+    def oracle_hint(self, exact: bool = True, approximate: bool = False) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start).
 
         ``exact=False`` asks for the fast form a tracking rule may use, where a problem has one
         (the linear family's compiled solver); the answer is the same up to rounding.
+        ``approximate=True`` (with ``exact=False``) lets :meth:`tracking_weights` return weights
+        certified eps_t-optimal with eps_t -> 0 instead of optimal to the solver's precision, where
+        a problem has such an oracle (the linear family); others ignore it.
         """
         return None
 

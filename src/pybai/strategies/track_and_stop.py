@@ -107,18 +107,22 @@ class TrackAndStop(CompiledRun, Strategy):
         ``check_growth``; the stopping rule is still checked at every sample when
         ``check_growth = 0``).  0: solved at every step (with ``check_growth > 0``: at every
         check).  None (default): the problem's :attr:`~pybai.problems.base.Problem.tracking_oracle_growth`
-        with ``oracle="fast"`` (0 on best-arm problems, whose oracles are closed forms; 0.25 on
-        linear problems, whose oracle is an optimisation), 0 with ``oracle="exact"``.  What the
-        lazy schedule keeps: the weights tracked at t are w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1,
-        so they converge to w*(mu) whenever the per-step plug-in weights do, which is all that
-        the asymptotic optimality of Track-and-Stop uses (GK16, Thm. 14); see
-        :meth:`pybai.strategies.tracking.Tracker.select`.
-    oracle : {"fast", "exact"}, default "fast"
+        with ``oracle="fast"`` or ``"certified"`` (0 on best-arm problems, whose oracles are closed
+        forms; 0.25 on linear problems, whose oracle is an optimisation),
+        0 with ``oracle="exact"``.  What the lazy schedule keeps: the weights tracked at t are
+        w*(mu_hat(t_k)) for a t_k >= t/(1 + g) - 1, so they converge to w*(mu) whenever the per-step
+        plug-in weights do, which is all that the asymptotic optimality of Track-and-Stop uses
+        (GK16, Thm. 14); see :meth:`pybai.strategies.tracking.Tracker.select`.
+    oracle : {"fast", "certified", "exact"}, default "fast"
         ``"exact"``: the computation of pybai before 2026-11-25: the problem's reference oracle
-        solver, at every step unless ``oracle_growth`` says otherwise.  ``"fast"``: the problem's
-        fast solver where it has one (linear problems: the same certified solve with compiled
-        barrier steps, equal up to rounding) and the default lazy schedule above.  On best-arm
-        problems both give identical runs.
+        solver, at every step unless ``oracle_growth`` says otherwise.  ``"certified"``: the
+        problem's fast solver of the same oracle where it has one (linear problems: the same
+        certified solve with compiled barrier steps, equal up to rounding) and the default lazy
+        schedule above.  ``"fast"``: as ``"certified"``, and on problems with an approximate oracle
+        (linear problems) weights certified eps_t-optimal for the estimate, eps_t -> 0
+        (:meth:`pybai.problems.linear.LinearBestArmProblem.tracking_weights`): the oracle is
+        re-checked cheaply and solved again only when the stored weights lose their certificate.
+        On best-arm problems the three give identical runs.
 
     References
     ----------
@@ -161,14 +165,15 @@ class TrackAndStop(CompiledRun, Strategy):
         if problem is not None:
             resolve_exploration(self.exploration, problem.request_space(), owner)
 
-    _oracles: ClassVar[tuple[str, ...]] = ("fast", "exact")
+    _oracles: ClassVar[tuple[str, ...]] = ("fast", "certified", "exact")
 
     def _default_oracle_growth(self) -> float:
         """``oracle_growth`` when None: the problem's lazy schedule for the fast oracle, else 0."""
-        return self.problem_.tracking_oracle_growth if self.oracle == "fast" else 0.0
+        return self.problem_.tracking_oracle_growth if self.oracle in ("fast", "certified") else 0.0
 
     def _initialize(self):
-        self._hint = self.problem_.oracle_hint(exact=self.oracle != "fast")
+        self._hint = self.problem_.oracle_hint(exact=self.oracle not in ("fast", "certified"),
+                                               approximate=self.oracle == "fast")
         growth = self.oracle_growth if self.oracle_growth is not None else self._default_oracle_growth()
         self.tracker_ = Tracker(self.requests_, rule=self.tracking,
                                 exploration=resolve_exploration(self.exploration, self.requests_, type(self).__name__),
