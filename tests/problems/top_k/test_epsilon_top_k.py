@@ -137,3 +137,20 @@ def test_experiment_file_accepts_epsilon_for_top_k(tmp_path):
     path.write_text(text.format(extra="").replace("delta = 0.1", "budget = 100"))
     with pytest.raises(ConfigError, match="epsilon"):
         load_experiment(path)
+
+
+def test_result_document_counts_epsilon_and_exact_correctness():
+    """The shipped tie: every answer epsilon-correct; exact_correct_rate counts exact top-2 sets."""
+    from pybai.config.experiment import read_document, parse_experiment
+    from pybai.experiments import experiment_path
+    from pybai.report.table import format_results
+    from pybai.simulate import run_experiment
+
+    data = read_document(experiment_path("eps-topk-gaussian-tie"))
+    data.update(replications=3, strategy=[{"name": "game"}])
+    data["environment"]["means"] = [1.0, 0.6, 0.6, 0.2, -0.5]
+    doc = run_experiment(parse_experiment(data))
+    row = doc["results"][0]
+    assert row["correct_rate"] == 1.0 and row["exact_correct_rate"] == 1.0  # either tied arm completes the set
+    assert "mu_(k) - 0.2" in doc["correctness"]
+    assert "exact top-k set" in format_results(doc)
