@@ -80,3 +80,15 @@ def test_error_rate_is_below_delta_and_a_rule_shifted_the_wrong_way_fails():
     wrong_way = TopKProblem(4, 2, env.family(), regime, epsilon=1.5)
     bad = _errors(wrong_way, judge, env, runs, delta)
     assert binomtest(bad, runs, delta, alternative="greater").pvalue < 0.01
+
+
+def test_batch_racing_refuses_epsilon_with_one_line():
+    """batch-racing certifies the exact set by its own rule: it requires "exact-identification"."""
+    from pybai.exceptions import InvalidParameterError
+
+    env = GaussianEnvironment([1.0, 0.7, 0.7, 0.2], sigma=1.0)
+    problem = TopKProblem(4, 2, env.family(), FixedConfidence(0.1), epsilon=0.25)
+    assert "exact-identification" not in problem.provides
+    assert "exact-identification" in TopKProblem(4, 2, env.family(), FixedConfidence(0.1)).provides
+    with pytest.raises(InvalidParameterError, match="does not read epsilon"):
+        make_strategy("batch-racing").start(problem, rng=0)

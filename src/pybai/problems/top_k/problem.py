@@ -73,7 +73,9 @@ class TopKProblem(Problem):
     """
 
     goal = "top-k"
-    provides = frozenset({"independent-arms", "answer-mask"})
+    #: ``"exact-identification"``: the goal is the exact set (dropped with epsilon), what rules that
+    #: certify the exact set by their own rule (``batch-racing``) require
+    provides = frozenset({"independent-arms", "answer-mask", "exact-identification"})
 
     def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None,
                  epsilon_mode: str = "additive", labels=None):
@@ -116,6 +118,7 @@ class TopKProblem(Problem):
             raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
         self.epsilon = epsilon
         self.epsilon_mode = epsilon_mode
+        self.provides = self.provides - {"exact-identification"}
         self.pair_shift = ((1.0 - epsilon, 0.0) if epsilon_mode == "relative"
                            else (1.0, family.learner_gap(epsilon)))  # in the learner's units
 
