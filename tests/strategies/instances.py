@@ -166,7 +166,7 @@ GOAL_INSTANCES = {
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],
                                                                        [0.5, 1.0, 0.7, 0.4, 1.2]), k=2)),
               ("beta-kl-inf-k2", _bounded(BetaEnvironment([0.8, 0.7, 0.3, 0.2], 0.1), "kl-inf", k=2)),
-              # epsilon-top-k: an exact tie at the boundary (near ties, the relative mode: test_epsilon_top_k.py)
+              # epsilon-top-k: an exact tie at the boundary (near ties, the relative mode: test_epsilon_top_k_rules.py)
               ("gaussian-eps-tie-k2", _top_k_eps(GaussianEnvironment([1.0, 0.7, 0.7, 0.2]), 2, 0.25, "additive",
                                                  GaussianEnvironment([1.0, 0.7, 0.2, 0.0])))],
 }
