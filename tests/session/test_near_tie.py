@@ -112,7 +112,9 @@ def test_samples_to_separate_is_the_first_crossing_of_the_scaled_statistic():
     assert more == first - t
 
 
-def test_a_goal_without_an_epsilon_version_says_so(workdir):
+def test_a_top_k_tie_gets_the_epsilon_advice_and_stops_certified_once_told(workdir):
+    """Top-k has an epsilon version (epsilon-top-k, docs/epsilon.md): a tie at the boundary is reported
+    with the advice, and an epsilon given later stops the session with a certified epsilon-correct set."""
     d = {"name": "k", "seed": 3, "replications": 1, "problem": {"goal": "top-k", "k": 2, "delta": 0.05},
          "environment": {"kind": "gaussian", "means": [1.0, 0.5, 0.5, 0.0], "sigma": 1.0},
          "strategy": [{"name": "lucb"}]}
@@ -120,6 +122,10 @@ def test_a_goal_without_an_epsilon_version_says_so(workdir):
     with Session.create(workdir / "k.db", learner_document(d)) as s:
         answer(s, world, 200)
         tie = s.status()["near_tie"]
-    assert tie is not None and tie["epsilon_later"] is False
-    assert "no epsilon version of this problem" in tie["message"]
-    assert len(tie["arms"]) == 2
+        assert tie is not None and tie["epsilon_later"] is True and "pybai session epsilon" in tie["message"]
+        assert sorted(tie["arms"]) == [1, 2]
+        s.set_epsilon(0.3)
+        while not s.stopped:
+            answer(s, world, 1)
+        st = s.status()
+    assert st["stopped"] and st["certified"] and 0 in st["recommendation"]

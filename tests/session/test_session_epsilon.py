@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from pybai import BestArmProblem, FixedConfidence, Gaussian, TopKProblem, make_strategy
+from pybai import BestArmProblem, FixedConfidence, Gaussian, make_strategy
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.cli import main
 from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import Session
@@ -63,10 +64,27 @@ def test_refusals_write_nothing(tmp_path):
         session.tell(request.id, request.requests, np.zeros(len(request)))
         with pytest.raises(InvalidParameterError, match="proven threshold"):
             session.set_epsilon(0.5)
-    top = TopKProblem(3, 1, Gaussian(1.0, n_sources=3), FixedConfidence(0.05))
-    with Session.create(tmp_path / "k.db", problem=top, strategy=make_strategy("lucb"), seed=1, name="k") as session:
+    line = LinearBestArmProblem([[1.0, 0.0], [0.0, 1.0]], 1.0, FixedConfidence(0.05))
+    with Session.create(tmp_path / "l.db", problem=line, strategy=make_strategy("tas"), seed=1, name="l") as session:
         with pytest.raises(InvalidParameterError, match="no epsilon version"):
             session.set_epsilon(0.5)
+
+
+def test_a_top_k_session_file_with_epsilon_certifies_a_tie(tmp_path):
+    """epsilon-top-k in a session file: ask/tell on a tie at the boundary ends certified."""
+    doc = {"name": "k", "seed": 2, "problem": {"goal": "top-k", "k": 2, "delta": 0.1, "epsilon": 0.6},
+           "environment": {"kind": "gaussian", "arms": 4, "sigma": 1.0}, "strategy": [{"name": "game"}]}
+    means, rng = np.array([1.0, 0.5, 0.5, 0.0]), np.random.default_rng(3)
+    with Session.create(tmp_path / "t.db", doc) as session:
+        assert session.problem.epsilon == 0.6 and session.problem.pair_shift == (1.0, 0.6)
+        while not session.stopped:
+            request = session.ask()
+            session.tell(request.id, request.requests, rng.normal(means[request.requests], 1.0))
+        status = session.status()
+    assert status["certified"] and status["threshold_kind"] == "delta-correct"
+    assert 0 in status["recommendation"] and len(status["recommendation"]) == 2
+    with Session.open(tmp_path / "t.db") as again:
+        assert again.status() == status and again.problem.epsilon == 0.6
 
 
 def test_cli_epsilon(tmp_path, capsys):

@@ -68,6 +68,17 @@ def _top_k(env, k):
     return make
 
 
+def _top_k_eps(env, k, epsilon, mode, plain_env):
+    """epsilon-top-k in fixed confidence without batches; ``plain_env`` (exact top-k) in the other regimes,
+    where epsilon is refused (a tie there would only run to max_samples)."""
+    def make(regime, batch):
+        if regime.kind == "fixed-confidence" and batch is None:
+            return env, TopKProblem(env.n_sources, k, env.family(), regime, epsilon=epsilon, epsilon_mode=mode)
+        return plain_env, TopKProblem(plain_env.n_sources, k, plain_env.family(), regime, batch)
+
+    return make
+
+
 def _bounded(env, statistic, low=0.0, high=1.0, k=None):
     """Bounded rewards (reward_model "bounded") on a Beta environment, best arm or top-k."""
     def make(regime, batch):
@@ -154,7 +165,10 @@ GOAL_INSTANCES = {
               ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],
                                                                        [0.5, 1.0, 0.7, 0.4, 1.2]), k=2)),
-              ("beta-kl-inf-k2", _bounded(BetaEnvironment([0.8, 0.7, 0.3, 0.2], 0.1), "kl-inf", k=2))],
+              ("beta-kl-inf-k2", _bounded(BetaEnvironment([0.8, 0.7, 0.3, 0.2], 0.1), "kl-inf", k=2)),
+              # epsilon-top-k: an exact tie at the boundary (near ties, the relative mode: test_epsilon_top_k_rules.py)
+              ("gaussian-eps-tie-k2", _top_k_eps(GaussianEnvironment([1.0, 0.7, 0.7, 0.2]), 2, 0.25, "additive",
+                                                 GaussianEnvironment([1.0, 0.7, 0.2, 0.0])))],
 }
 
 

@@ -116,3 +116,23 @@ def test_epsilon_families_cover_ties_near_ties_and_separated_instances():
         assert seen == {"tie", "near-tie", "separated"}
     assert "correct = epsilon-good" in format_table(run_suite(Settings(1, 1, 1, 1, 1, 1), families=["eps-gaussian"],
                                                               strategies=["uniform"]))
+
+
+def test_epsilon_top_k_family_covers_ties_near_ties_and_separated_boundaries():
+    rng = np.random.default_rng(5)
+    fam = FAMILIES["eps-top-k"]
+    assert fam.epsilon and fam.goal == "top-k"
+    seen = set()
+    for _ in range(40):
+        inst = fam.draw(rng)
+        case = inst.label.split()[0]
+        seen.add(case)
+        problem = inst.make_problem(fam.regime())
+        means = np.sort(inst.environment.means)[::-1]
+        gap = means[problem.k - 1] - means[problem.k]
+        assert {"tie": gap == 0, "near-tie": 0 < gap < problem.epsilon / 4,
+                "separated": gap > problem.epsilon}[case]
+        assert problem.epsilon_good(inst.environment.means).sum() == problem.k + (case != "separated")
+    assert seen == {"tie", "near-tie", "separated"}
+    table = format_table(run_suite(Settings(1, 1, 1, 1, 1, 1), families=["eps-top-k"], strategies=["uniform"]))
+    assert "epsilon-top-k identification" in table

@@ -126,7 +126,7 @@ def _describe(session) -> list[str]:
         noise = f"{family.name} rewards"
     what = (f"fixed confidence, delta = {regime.delta:g}" if regime.kind == "fixed-confidence"
             else f"fixed budget of {regime.budget} {problem.budget_unit}")
-    if getattr(problem, "epsilon_best_arm", False):
+    if getattr(problem, "epsilon_mode", None):  # epsilon-best-arm or epsilon-top-k identification
         what += f", {problem.epsilon_mode} epsilon = {problem.epsilon:g}"
     batch = "" if problem.batch is None else (
         f", batches of {problem.batch.size} (at most {problem.batch.max_repeats} per source)")

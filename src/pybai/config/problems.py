@@ -38,7 +38,8 @@ GOALS: dict[str, dict[str, Callable[..., Problem]]] = {
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
-GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k",), "best-arm": ("epsilon", "epsilon_mode")}
+GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k", "epsilon", "epsilon_mode"),
+                                         "best-arm": ("epsilon", "epsilon_mode")}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 

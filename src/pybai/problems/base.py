@@ -113,7 +113,7 @@ class Problem(ABC):
     #: ``"independent-arms"`` (sources have independent laws: per-source statistics are what a rule
     #: needs), ``"answer-mask"`` (the answer is a set of sources, :meth:`answer_mask`),
     #: ``"features"`` (arms with known features: linear bandits), ``"posterior"`` (the model is a
-    #: posterior with ``std``, ``root`` and ``kappa``)
+    #: posterior with ``std``, ``root`` and ``kappa``), ``"exact-identification"`` (no epsilon)
     provides: frozenset[str] = frozenset({"independent-arms"})
     #: Lazy oracle schedule of Track-and-Stop by default (its ``oracle_growth``): 0 solves the
     #: oracle at every step (closed forms, microseconds); a problem whose oracle is an

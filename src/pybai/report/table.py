@@ -54,7 +54,8 @@ def format_results(document: dict) -> str:
     if document.get("answer_unique") is False:
         head += " (not unique: tied means; any tied answer counts as correct)"
     if document.get("correctness"):
-        head += f"\ncorrect = {document['correctness']}; exact = the answer is a best arm"
+        exact = "the set is an exact top-k set" if document.get("goal") == "top-k" else "the answer is a best arm"
+        head += f"\ncorrect = {document['correctness']}; exact = {exact}"
     head += threshold_line(rows)
     censored = sum(r.get("censored") or 0 for r in rows)
     foot = ""

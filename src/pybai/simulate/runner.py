@@ -34,7 +34,7 @@ class Outcome:
     cpu_seconds: float = 0.0
     gain: float | None = None  # top-k: sum of the means over the answer (Problem.answer_metrics)
     oracle_gain: float | None = None  # ... and over the true answer
-    exact_correct: bool | None = None  # epsilon-best-arm identification: the answer is a best arm
+    exact_correct: bool | None = None  # with epsilon: the answer is a best arm (an exact top-k set)
 
 
 def _simulated_arms(truth: Environment, problem: Problem | None = None):

@@ -70,7 +70,8 @@ class BatchRacingStrategy(BatchTopKRule):
     censored_answer_ = StateArray()
 
     name = "batch-racing"
-    requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
+    # confidence widths need the noise scale; its racing rule certifies the exact top-k set (no epsilon)
+    requires = frozenset({"independent-arms", "known-noise", "exact-identification"})
     proven_rule = "the anytime confidence bounds of Lemma 1 (Jun et al. 2016)"
     regimes = ("fixed-confidence",)
     _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "rejected_", "censored_answer_")

@@ -24,6 +24,8 @@ REQUIREMENTS = {
     "answer-mask": "needs the arms of the answer (answer_mask)",
     "known-noise": ("needs a known noise scale for its confidence widths; under reward_model "
                     "'gaussian-unknown-variance' use tas, top-two, lucb, game or uniform"),
+    "exact-identification": ("certifies the exact answer by its own rule and does not read epsilon; with "
+                             "[problem] epsilon use lucb, game or uniform"),
 }
 
 

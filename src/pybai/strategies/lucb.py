@@ -122,8 +122,11 @@ class LUCB(CompiledRun, Strategy):
         (LCB_h > (1 - epsilon) UCB_l in the relative mode): the epsilon-stopping rule of LUCB1,
         (epsilon, delta)-PAC (Kalyanakrishnan et al. 2012, section 3; Kaufmann & Kalyanakrishnan
         2013 for its KL form), through the problem's
-        :meth:`~pybai.problems.base.Problem.separation`.  ``"glr"`` with epsilon is the
-        epsilon-GLR of the problem.
+        :meth:`~pybai.problems.base.Problem.separation`.  For top-k with epsilon this is the
+        paper's own setting: the returned set is (epsilon, m)-optimal, every arm within epsilon of
+        the m-th largest mean (m = k), once the weakest lower bound of the set is above the
+        strongest upper bound outside it minus epsilon.  ``"glr"`` with epsilon is the
+        epsilon-GLR of the problem (for top-k the pairwise rule, docs/epsilon.md).
     threshold : {"heuristic", "delta-correct"}, default "heuristic"
     n_init : int, default 1
 

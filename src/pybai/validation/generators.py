@@ -242,6 +242,28 @@ def _eps_bernoulli(rng: np.random.Generator) -> Instance:
     return _eps_instance(BernoulliEnvironment(means), f"{case} rel-eps={eps:.3g} mu={_fmt(means)}", eps, "relative")
 
 
+def _eps_top_k(rng: np.random.Generator) -> Instance:
+    """epsilon-top-k (additive): a tie, a near tie (gap < eps / 4) or a gap >= 1.1 eps at the k-th / (k+1)-th boundary."""
+    K = int(rng.integers(3, 7))
+    k = int(rng.integers(1, K))
+    eps = float(rng.uniform(0.2, 0.4))
+    case = _EPS_CASES[int(rng.integers(3))]
+    top = rng.uniform(0.0, 1.5 * eps, k)  # the k-th largest mean is 0
+    top[int(np.argmin(top))] = 0.0
+    bottom = -eps * rng.uniform(1.1, 2.5, K - k)
+    if case != "separated":
+        bottom[0] = 0.0 if case == "tie" else -rng.uniform(0.0, eps / 4)
+    means = np.concatenate((top, bottom))[rng.permutation(K)]
+    env = GaussianEnvironment(means, 1.0)
+
+    def make(regime):
+        if regime.kind != "fixed-confidence":
+            return TopKProblem(K, k, env.family(), regime)
+        return TopKProblem(K, k, env.family(), regime, epsilon=eps)
+
+    return Instance(f"{case} k={k} eps={eps:.3g} mu={_fmt(means)}", env, make)
+
+
 def _top_k(rng: np.random.Generator) -> Instance:
     K = int(rng.integers(3, 7))
     k = int(rng.integers(1, K))
@@ -372,3 +394,4 @@ register_family(InstanceFamily("eps-bernoulli", "best-arm", _eps_bernoulli, max_
 register_family(InstanceFamily("bounded-beta", "best-arm", _bounded_beta))
 register_family(InstanceFamily("bounded-uniform", "best-arm", _bounded_uniform))
 register_family(InstanceFamily("bounded-two-point", "best-arm", _bounded_two_point))
+register_family(InstanceFamily("eps-top-k", "top-k", _eps_top_k, max_samples=100_000, epsilon=True))

@@ -219,9 +219,14 @@ def format_table(rows: list[Row]) -> str:
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
     eps = sorted({r.family for r in rows if r.family in FAMILIES and FAMILIES[r.family].epsilon})
-    if eps:
-        out.append(f"{', '.join(eps)}: epsilon-best-arm identification; correct = epsilon-good, so errors "
+    best = [f for f in eps if FAMILIES[f].goal == "best-arm"]
+    sets = [f for f in eps if FAMILIES[f].goal != "best-arm"]
+    if best:
+        out.append(f"{', '.join(best)}: epsilon-best-arm identification; correct = epsilon-good, so errors "
                    "count stops on an arm that is not epsilon-good")
+    if sets:
+        out.append(f"{', '.join(sets)}: epsilon-top-k identification; correct = every returned arm within "
+                   "epsilon of the k-th largest mean, so errors count stops on a set with an arm that is not")
     return "\n".join(out)
 
 

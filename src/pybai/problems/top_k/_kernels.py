@@ -6,6 +6,10 @@ j in bottom).  For a pair, the closest alternative in which j beats i merges the
 at the pooled mean m (every other arm unchanged), with cost
 inf_m N_i d(mu_i, m) + N_j d(mu_j, m) (:func:`pybai.models._kl.pair_cost`); the alternative
 to "the top-k set is S" is the union of these k (n - k) pieces.
+
+epsilon-top-k (``*_shifted``): the pieces {lambda_i <= c lambda_j - e} of
+:mod:`pybai.models._shifted`, whose union contains every mean vector for which S is not
+epsilon-top-k (docs/epsilon.md).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import kl, pair_cost, pooled_mean
+from pybai.models._shifted import shifted_pair, shifted_pair_cost
 
 
 @njit(cache=True)
@@ -107,3 +112,53 @@ def top_k_alt_gradient(code, w, means, var, out, k):
             out[a] = 0.0
         return 0.0
     return alt_gradient_top_k(code, w, means, var, top, bot, out)
+
+
+@njit(cache=True)
+def glr_top_k_shifted(code, counts, means, var, top, bot, c, e):
+    """epsilon-top-k: min over (i in top, j in bot) of the cost of the piece {lambda_i <= c lambda_j - e}.
+
+    The shifted pieces of :mod:`pybai.models._shifted` (``(c, e)`` = ``pair_shift``); ``inf`` if no pair.
+    """
+    z = math.inf
+    for a in range(top.shape[0]):
+        i = top[a]
+        for b in range(bot.shape[0]):
+            j = bot[b]
+            cost = shifted_pair_cost(code, counts[i], means[i], var[i], counts[j], means[j], var[j], c, e)
+            if cost != cost:  # a variance not estimated yet (unknown-variance family): no evidence
+                return math.nan
+            if cost < z:
+                z = cost
+    return z
+
+
+@njit(cache=True)
+def alt_gradient_top_k_shifted(code, w, means, var, top, bot, c, e, out):
+    """Nature's best response in the shifted pieces: fills ``out`` (a supergradient) and returns the value."""
+    for a in range(out.shape[0]):
+        out[a] = 0.0
+    val = math.inf
+    bi, bj = -1, -1
+    for a in range(top.shape[0]):
+        i = top[a]
+        wi = max(w[i], 1e-300)
+        for b in range(bot.shape[0]):
+            j = bot[b]
+            cost = shifted_pair_cost(code, wi, means[i], var[i], max(w[j], 1e-300), means[j], var[j], c, e)
+            if cost < val:
+                val, bi, bj = cost, i, j
+    if bi < 0:
+        return 0.0
+    _, li, lj = shifted_pair(code, max(w[bi], 1e-300), means[bi], var[bi], max(w[bj], 1e-300), means[bj], var[bj],
+                             c, e)
+    out[bi] = kl(code, means[bi], li, var[bi])
+    out[bj] = kl(code, means[bj], lj, var[bj])
+    return val
+
+
+@njit(cache=True)
+def shifted_pair_arrays(code, n_i, mu_i, v_i, n_j, mu_j, v_j, c, e, cost, lam_i, lam_j):
+    """:func:`~pybai.models._shifted.shifted_pair` over arrays of pairs (fills cost and the minimisers)."""
+    for p in range(n_i.shape[0]):
+        cost[p], lam_i[p], lam_j[p] = shifted_pair(code, n_i[p], mu_i[p], v_i[p], n_j[p], mu_j[p], v_j[p], c, e)

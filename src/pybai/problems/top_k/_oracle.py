@@ -35,8 +35,9 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import linprog
 
 from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, pooled_mean
+from pybai.problems.top_k._kernels import shifted_pair_arrays
 
-__all__ = ["TopKOracleResult", "top_k_oracle", "pair_terms", "top_bottom"]
+__all__ = ["TopKOracleResult", "top_k_oracle", "pair_terms", "shifted_pair_terms", "top_bottom"]
 
 _EPS = 1e-15
 _MAX_OUTER = 60
@@ -145,26 +146,77 @@ def _lp_bound(g_i, g_j, pi, pj, n):
     return _dual_bound(lam, g_i, g_j, pi, pj, n)  # re-checked: exact feasibility after rounding
 
 
-def top_k_oracle(code: int, means: np.ndarray, var: np.ndarray, k: int, rtol: float = 1e-8) -> TopKOracleResult:
+def shifted_pair_terms(code, n_i, n_j, mu_i, mu_j, v_i, v_j, c, e, hessian=False):
+    """:func:`pair_terms` for the shifted pieces {lambda_i <= c lambda_j - e} (epsilon-top-k), any family.
+
+    Gradients by the envelope theorem at the minimiser (:func:`~pybai.models._shifted.shifted_pair`),
+    Hessian entries by the implicit function theorem on the first-order condition
+    c n_i d'(mu_i, c y - e) + n_j d'(mu_j, y) = 0 (zero where the minimiser sits at the edge y = 1
+    of a Bernoulli mean).
+    """
+    n_i, n_j, mu_i, mu_j, v_i, v_j = np.broadcast_arrays(*(np.ascontiguousarray(x, dtype=float) for x in
+                                                           (n_i, n_j, mu_i, mu_j, v_i, v_j)))
+    shape = n_i.shape
+    flat = [np.ascontiguousarray(x).ravel() for x in (n_i, mu_i, v_i, n_j, mu_j, v_j)]
+    cost, la, lb = np.empty(flat[0].size), np.empty(flat[0].size), np.empty(flat[0].size)
+    shifted_pair_arrays(code, *flat, float(c), float(e), cost, la, lb)
+    la, lb = la.reshape(shape), lb.reshape(shape)
+    g_i, g_j = _kl(code, mu_i, la, v_i), _kl(code, mu_j, lb, v_j)
+    val = n_i * g_i + n_j * g_j
+    if not hessian:
+        return val, g_i, g_j
+    d_i, d_j = _dkl(code, mu_i, la, v_i), _dkl(code, mu_j, lb, v_j)
+    curv = c * c * n_i * _d2kl(code, mu_i, la, v_i) + n_j * _d2kl(code, mu_j, lb, v_j)
+    inside = (lb < 1.0 - 1e-12) & (curv > 0)
+    inv = np.where(inside, 1.0 / np.where(inside, curv, 1.0), 0.0)
+    return val, g_i, g_j, -(c * d_i) ** 2 * inv, -c * d_i * d_j * inv, -d_j * d_j * inv
+
+
+def _d2kl(code, p, m, var):
+    """Second derivative of d(p, m) in m."""
+    if code == GAUSSIAN:
+        return np.ones_like(m) / var
+    if code == GAUSSIAN_UV:
+        u = (m - p) ** 2
+        return (var - u) / (var + u) ** 2
+    m = np.clip(m, _EPS, 1.0 - _EPS)
+    return p / (m * m) + (1.0 - p) / ((1.0 - m) * (1.0 - m))
+
+
+def top_k_oracle(code: int, means: np.ndarray, var: np.ndarray, k: int, rtol: float = 1e-8,
+                 shift: tuple[float, float] = (1.0, 0.0)) -> TopKOracleResult:
     """Solve the top-k lower-bound program (module docstring); ``code`` is a family code.
 
     Returns ``T* = inf`` and uniform weights on the arms tied at the boundary when the top-k
-    set is not unique.
+    set is not unique.  ``shift`` = (c, e) != (1, 0): the program of epsilon-top-k's pairwise rule,
+    the pieces {lambda_i <= c lambda_j - e} (i in the top-k set of ``means``, ties by index, j
+    outside); ``T = inf`` (uniform weights) when ``means`` lies in one of them.
     """
     means = np.asarray(means, dtype=float)
     var = np.asarray(var, dtype=float)
     n = means.size
     top, bot, unique = top_bottom(means, k)
-    if not unique:
+    c_s, e_s = float(shift[0]), float(shift[1])
+    plain = c_s == 1.0 and e_s == 0.0
+    if plain and not unique:
         # T* is infinite; the weights' limit concentrates on the tied boundary arms
         tied = means == means[top[-1]]
         return TopKOracleResult(math.inf, tied / tied.sum(), math.inf, 0)
     pi, pj = np.repeat(top, bot.size), np.tile(bot, top.size)
     mu_i, mu_j, v_i, v_j = means[pi], means[pj], var[pi], var[pj]
     n_pairs = pi.size
+    if not plain and not np.all(mu_i > c_s * mu_j - e_s):
+        return TopKOracleResult(math.inf, np.full(n, 1.0 / n), math.inf, 0)
+    if not plain and (code == GAUSSIAN or (code == GAUSSIAN_UV and c_s == 1.0)):
+        # a location-scale family: the shifted piece of (i, j) is the plain piece of (i, j'), with
+        # j' of mean c mu_j - e and variance c^2 v_j (same divergences, same gradients)
+        mu_j, v_j = c_s * mu_j - e_s, (c_s * c_s * v_j if code == GAUSSIAN else v_j)
+        plain = True
 
     def terms(nn, hessian=False):
-        return pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, hessian)
+        if plain:
+            return pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, hessian)
+        return shifted_pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, c_s, e_s, hessian)
 
     c_unit, _, _ = terms(np.ones(n))
     nn = np.full(n, 2.0 / c_unit.min())  # strictly feasible: c_p(N) >= 2

@@ -7,11 +7,19 @@ its GLR statistic is 0 and its characteristic time is infinite).
 
 from __future__ import annotations
 
+import copy
+import math
+
 import numpy as np
 
-from pybai._validation import check_positive_int, fail
+from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
-from pybai.problems.top_k._kernels import alt_gradient_top_k, glr_top_k
+from pybai.problems.top_k._kernels import (
+    alt_gradient_top_k,
+    alt_gradient_top_k_shifted,
+    glr_top_k,
+    glr_top_k_shifted,
+)
 from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import TOP_K, RunKernels
@@ -33,6 +41,17 @@ class TopKProblem(Problem):
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
         (b, r)-batch pulls; ``max_repeats`` must not exceed ``size``.
+    epsilon : float, optional
+        Fixed confidence only (> 0): *epsilon-top-k* identification, the (epsilon, m)-optimal
+        subsets of Kalyanakrishnan, Tewari, Auer & Stone (2012): a set S of k arms is correct when
+        every arm of S has ``mu_i >= mu_(k) - epsilon`` (``mu_(k)`` the k-th largest mean), or
+        ``mu_i >= (1 - epsilon) mu_(k)`` in the relative mode; ties and near-ties at the boundary
+        then stop.  The stopping rule is the conservative pairwise GLR (docs/epsilon.md,
+        "epsilon-top-k"); ``is_correct`` counts epsilon-correct sets and ``answer_metrics`` adds
+        exact identification.
+    epsilon_mode : {"additive", "relative"}, default "additive"
+        With ``epsilon``: "relative" reads epsilon as a fraction of mu_(k) (epsilon in (0, 1);
+        positive rewards).
     labels : list of str, optional
         One distinct name per arm, shown wherever the arm is (:mod:`pybai.naming`); no effect on the math.
 
@@ -40,7 +59,8 @@ class TopKProblem(Problem):
     -----
     The alternative to "the top-k set is S" is the union over pairs (i in S, j not in S) of
     {lambda : lambda_j >= lambda_i}: ``n_alternatives`` = k (n - k) pieces, each changing
-    ``n_terms`` = 2 arms.  With k = 1 everything reduces to best-arm identification.
+    ``n_terms`` = 2 arms.  With k = 1 everything reduces to best-arm identification.  With
+    epsilon the pieces are {lambda_i <= c lambda_j - e} (:attr:`pair_shift`), same count.
 
     Examples
     --------
@@ -54,9 +74,12 @@ class TopKProblem(Problem):
     """
 
     goal = "top-k"
-    provides = frozenset({"independent-arms", "answer-mask"})
+    #: ``"exact-identification"``: the goal is the exact set (dropped with epsilon), what rules that
+    #: certify the exact set by their own rule (``batch-racing``) require
+    provides = frozenset({"independent-arms", "answer-mask", "exact-identification"})
 
-    def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None, *, labels=None):
+    def __init__(self, n_arms: int, k: int, family: Family, regime, batch: BatchSpec | None = None, *, epsilon=None,
+                 epsilon_mode: str = "additive", labels=None):
         super().__init__(family, regime, batch)
         owner = type(self).__name__
         self.n_arms = check_positive_int(n_arms, "n_arms", owner, minimum=2)
@@ -67,6 +90,76 @@ class TopKProblem(Problem):
             raise fail("max_repeats", owner, f"an int in [1, size] = [1, {batch.size}] (r <= b)", batch.max_repeats)
         self._check_family_size()
         self._set_labels(labels, self.n_arms)
+        self._set_epsilon(epsilon, epsilon_mode)
+
+    # --- epsilon-top-k identification ------------------------------------
+    def _set_epsilon(self, epsilon, epsilon_mode: str) -> None:
+        owner = type(self).__name__
+        check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
+        #: "additive" or "relative" in epsilon-top-k identification, else None
+        self.epsilon_mode = None
+        if epsilon is None:
+            if epsilon_mode != "additive":
+                raise fail("epsilon_mode", owner, '"additive" unless epsilon is given', epsilon_mode)
+            return
+        if self.regime.kind != "fixed-confidence":
+            raise fail("epsilon", owner, "None with a fixed budget (epsilon-top-k is a fixed-confidence goal)",
+                       epsilon)
+        if self.batch is not None:
+            raise fail("epsilon", owner, "None with batches (batch-racing certifies exact top-k by its own rule)",
+                       epsilon)
+        epsilon = check_positive_float(epsilon, "epsilon", owner)
+        family = self.family
+        if not family.epsilon_modes:
+            raise fail("epsilon", owner, f"None for {family.name} rewards (no epsilon-GLR yet)", epsilon)
+        if epsilon_mode not in family.epsilon_modes:
+            raise fail("epsilon_mode", owner, f"one of {', '.join(family.epsilon_modes)} for {family.name} rewards",
+                       epsilon_mode)
+        if epsilon_mode == "relative" and not epsilon < 1.0:
+            raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
+        self.epsilon = epsilon
+        self.epsilon_mode = epsilon_mode
+        self.provides = self.provides - {"exact-identification"}
+        self.pair_shift = ((1.0 - epsilon, 0.0) if epsilon_mode == "relative"
+                           else (1.0, family.learner_gap(epsilon)))  # in the learner's units
+
+    def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "TopKProblem":
+        """The same problem with ``epsilon`` (epsilon-top-k identification in fixed confidence).
+
+        What a running session is given by :meth:`pybai.session.Session.set_epsilon`; checked as
+        by the constructor.
+        """
+        if epsilon is None:
+            raise fail("epsilon", type(self).__name__, "a float > 0", epsilon)
+        new = copy.copy(self)
+        new.pair_shift = (1.0, 0.0)
+        new.epsilon = None
+        new._set_epsilon(epsilon, epsilon_mode)
+        return new
+
+    @property
+    def epsilon_top_k(self) -> bool:
+        """Whether this is epsilon-top-k identification (fixed confidence with an epsilon)."""
+        return self.pair_shift != (1.0, 0.0)
+
+    def epsilon_good(self, means) -> np.ndarray:
+        """Mask of the arms that may belong to an epsilon-correct set: mu_i >= c mu_(k) - e.
+
+        (The k-th largest mean ``mu_(k)``; with no epsilon, mu_i >= mu_(k).)  ``means`` in the
+        learner's units (:meth:`~pybai.models.families.Family.learner_means`).
+        """
+        means = self.check_means(means)
+        c, e = self.pair_shift
+        kth = np.sort(means)[::-1][self.k - 1]
+        return means >= c * kth - e
+
+    def correctness_note(self) -> str | None:
+        """With epsilon: ``correct_rate`` counts epsilon-correct sets."""
+        if not self.epsilon_top_k:
+            return None
+        rule = (f"mu_i >= mu_(k) - {self.epsilon:g}" if self.epsilon_mode == "additive"
+                else f"mu_i >= (1 - {self.epsilon:g}) mu_(k)")
+        return f"epsilon-correct ({self.epsilon_mode} epsilon = {self.epsilon:g}: every returned arm has {rule})"
 
     @property
     def n_sources(self) -> int:
@@ -126,17 +219,36 @@ class TopKProblem(Problem):
 
     def is_correct(self, answer, means) -> bool:
         """Whether ``answer`` is a set of k arms whose means are all >= every other mean
-        (with a tie between the k-th and (k+1)-th means, every such set counts)."""
-        means = self._means(means)
+        (with a tie between the k-th and (k+1)-th means, every such set counts).
+
+        With epsilon: whether every arm of ``answer`` is within epsilon of mu_(k) (:meth:`epsilon_good`).
+        """
+        if not self.epsilon_top_k:
+            return self._exact_correct(answer, means)
+        got = self._answer_arms(answer)
+        if got is None:
+            return False
+        return bool(self.epsilon_good(self.family.learner_means(self._means(means)))[got].all())
+
+    def _answer_arms(self, answer):
         got = np.unique(np.asarray(answer, dtype=np.int64).ravel())
         if got.shape != (self.k,) or got.min() < 0 or got.max() >= self.n_arms:
+            return None
+        return got
+
+    def _exact_correct(self, answer, means) -> bool:
+        means = self._means(means)
+        got = self._answer_arms(answer)
+        if got is None:
             return False
         rest = np.ones(self.n_arms, dtype=bool)
         rest[got] = False
         return bool(means[got].min() >= means[rest].max())
 
     def answer_is_unique(self, means) -> bool:
-        """False when the k-th and (k+1)-th largest means tie."""
+        """False when the k-th and (k+1)-th largest means tie (always True with epsilon: ties can be certified)."""
+        if self.epsilon_top_k:
+            return True
         return top_bottom(self._means(means), self.k)[2]
 
     def false_negative_rate(self, answer, means) -> float:
@@ -146,8 +258,11 @@ class TopKProblem(Problem):
 
     def answer_metrics(self, answer, means) -> dict:
         """False-negative rate (section 5.2 of Jun et al. 2016), gain of ``answer`` and of the true top-k (5.3)."""
-        return {"false_negative": self.false_negative_rate(answer, means), "gain": self.gain(answer, means),
-                "oracle_gain": self.gain(self.answer(means), means)}
+        out = {"false_negative": self.false_negative_rate(answer, means), "gain": self.gain(answer, means),
+               "oracle_gain": self.gain(self.answer(means), means)}
+        if self.epsilon_top_k:  # exact identification besides epsilon-correctness
+            out["exact_correct"] = self._exact_correct(answer, means)
+        return out
 
     def gain(self, answer, means) -> float:
         """sum_{i in answer} mu_i: the "gain" of section 5.3 of Jun et al. (2016)."""
@@ -175,9 +290,12 @@ class TopKProblem(Problem):
         if np.isnan(means).any():
             return 0.0
         top, bot, unique = top_bottom(means, self.k)
+        counts = np.asarray(counts, dtype=float)
+        if self.epsilon_top_k:  # the shifted pieces: positive on ties too
+            return float(glr_top_k_shifted(self.family.code, counts, means, self.family.variances, top, bot,
+                                           *self.pair_shift))
         if not unique:
             return 0.0
-        counts = np.asarray(counts, dtype=float)
         return float(glr_top_k(self.family.code, counts, means, self.family.variances, top, bot))
 
     def run_kernels(self) -> RunKernels | None:
@@ -185,9 +303,10 @@ class TopKProblem(Problem):
 
         The GLR statistic, answer mask and best response of :mod:`pybai.problems.top_k._kernels`
         (:func:`~pybai.problems.top_k._kernels.top_k_statistic` and its neighbours), which give what
-        :meth:`glr`, :meth:`answer_mask` and :meth:`alt_gradient` give; with batches, None.
+        :meth:`glr`, :meth:`answer_mask` and :meth:`alt_gradient` give; with batches or with
+        epsilon (the shifted pieces have no compiled form), None.
         """
-        if self.batch is not None or not self.family.raw_rewards:
+        if self.batch is not None or self.epsilon_top_k or not self.family.raw_rewards:
             return None
         return RunKernels(TOP_K, self.family.code, self.family.variances, self.k, self.pair_shift)
 
@@ -201,6 +320,10 @@ class TopKProblem(Problem):
         means = self._means(means)
         out = np.empty(self.n_arms) if out is None else out
         top, bot, unique = top_bottom(means, self.k)
+        if self.epsilon_top_k:
+            value = alt_gradient_top_k_shifted(self.family.code, np.asarray(w, dtype=float), means,
+                                               self.family.variances, top, bot, *self.pair_shift, out)
+            return float(value), out
         if not unique:
             out[:] = 0.0
             return 0.0, out
@@ -213,7 +336,9 @@ class TopKProblem(Problem):
 
         Solved by an interior-point method with a duality certificate (relative gap < 1e-8
         on typical instances; :meth:`oracle_result` gives both bounds).  ``hint`` is accepted
-        for interface compatibility and ignored (no warm start).
+        for interface compatibility and ignored (no warm start).  With epsilon: the same program
+        on the shifted pieces of the top-k set of ``means`` (ties by index), the characteristic
+        time of the conservative pairwise rule, an upper bound on that of epsilon-top-k.
         """
         res = self.oracle_result(means)
         return res.t_star, res.weights
@@ -221,7 +346,7 @@ class TopKProblem(Problem):
     def oracle_result(self, means, rtol: float = 1e-8) -> TopKOracleResult:
         """The oracle with its certificate: ``t_star`` (attained by ``weights``) and ``lower``."""
         means = self._means(means)
-        return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol)
+        return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol, self.pair_shift)
 
     def batch_bounds(self, means) -> dict:
         """Theorem 1 of Jun et al. (2016) for the problem's (b, r) and delta.
@@ -245,9 +370,19 @@ class TopKProblem(Problem):
         out = super().complexity(truth)
         if self.batch is not None and self.delta is not None:
             out.update(self.batch_bounds(truth))
+        if self.epsilon_top_k:
+            truth = self.check_means(truth)
+            exact = top_k_oracle(self.family.code, truth, self.family.variances, self.k).t_star
+            out.update(epsilon=self.epsilon, epsilon_mode=self.epsilon_mode,
+                       epsilon_good_arms=[int(i) for i in np.flatnonzero(self.epsilon_good(truth))],
+                       oracle_answer=out["answer"],
+                       exact_characteristic_time=round(float(exact), 6) if math.isfinite(exact) else None)
         return out
 
     def to_dict(self) -> dict:
         out = super().to_dict()
         out["k"] = self.k
+        if self.epsilon_top_k:
+            out["epsilon"] = self.epsilon
+            out["epsilon_mode"] = self.epsilon_mode
         return out
