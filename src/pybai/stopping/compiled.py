@@ -86,8 +86,9 @@ def compiled_rows(thresholds) -> np.ndarray | None:
     None when one of them has no compiled form, or when they are not ordered so that each one stops
     no later than the next on every path (the order one shared trajectory crosses them in).
     """
-    rows = [_row(th) for th in thresholds]
-    if any(row is None for row in rows):
+    maybe = [_row(th) for th in thresholds]
+    rows = [row for row in maybe if row is not None]
+    if len(rows) < len(maybe):
         return None
     width = max(row.shape[0] for row in rows)
     table = np.zeros((len(rows), width))

@@ -361,7 +361,7 @@ class LinearBestArmProblem(Problem):
         y = (self.features[best] - self.features[others]) / gaps[:, None]
         z, directions = self.features[self._reps], ExplicitDirections(y)
         tol = hint.get("tolerance") if hint is not None else None
-        if tol and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
+        if tol and hint is not None and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
             value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float),
                                        np.asarray(hint["dual_directions"], dtype=np.intp), np.asarray(hint["dual"], dtype=float))
             if value - lower <= tol * value:  # the stored design is still certified tol-optimal

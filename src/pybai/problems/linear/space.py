@@ -27,7 +27,7 @@ class DesignSpace(RequestSpace):
         super().__init__(features.shape[0])
         self.features = features
         self._reps = representatives
-        self._spanning = None  # the pivoted-QR spanning set, computed once (it depends on the features only)
+        self._spanning: np.ndarray | None = None  # the pivoted-QR spanning set, computed once (it depends on the features only)
 
     def initial_requests(self, n_init: int) -> np.ndarray:
         """d linearly independent arms (pivoted QR), each ``n_init`` times, round robin.
