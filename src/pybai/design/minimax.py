@@ -108,6 +108,12 @@ def _barrier_change(dt, s, s_new, w, w_new, tau):
     return tau * dt - np.log(s_new / s).sum() - np.log(w_new / w).sum()
 
 
+def _outside(mask: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Sorted indices where ``mask`` holds, without ``members`` (``np.setdiff1d`` without its sort)."""
+    mask[members] = False
+    return np.flatnonzero(mask)
+
+
 def _restricted(z, y, w, rtol, mu_rel):
     """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t, w in the simplex of the rows of z.
 
@@ -308,8 +314,9 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         if primal < best[0]:
             best = (primal, w_full.copy())
         p2 = (z @ (minv @ y.T)) ** 2  # p2[a, y] = (x_a^T A^-1 y)^2
+        g = p2 @ v  # with the barrier's dual weights: the certificate's arm term, and which outside arms would enter
         if compiled:  # the barrier's dual weights first: the linear program only when they fall short
-            bound = 2.0 * v @ f_all[dirs] - (p2 @ v).max()
+            bound = 2.0 * v @ f_all[dirs] - g.max()
             if bound > lower:
                 lower, cert = bound, (dirs, v)
         if not compiled or (linear_program and best[0] - lower > rtol * best[0]):
@@ -320,10 +327,9 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         if best[0] - lower <= rtol * best[0]:
             break
         # enlarge the working sets with the worst violators of the restricted optimality
-        g = p2 @ v  # the barrier's dual weights: they tell which outside arms would enter
         nu = g[arms].max()
-        out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
-        out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
+        out_arms = _outside(g > nu * (1.0 + 0.1 * rtol), arms)
+        out_dirs = _outside(f_all > t * (1.0 + 0.1 * rtol), dirs)
         cap = max(2 * r, 10) if linear_program else _LOOSE_CAP
         if out_arms.size:
             out_arms = out_arms[np.argsort(-g[out_arms])[:cap]]
