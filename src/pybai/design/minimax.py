@@ -108,6 +108,15 @@ def _barrier_change(dt, s, s_new, w, w_new, tau):
     return tau * dt - np.log(s_new / s).sum() - np.log(w_new / w).sum()
 
 
+def _inverse_support(z: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """``inverse_design(z, w)`` from the rows of positive weight only (zero rows add nothing to A(w)).
+
+    The designs here are sparse (tens of arms out of thousands): this skips the other rows.
+    """
+    on = np.flatnonzero(w)
+    return inverse_design(z, w) if on.size == w.size else inverse_design(z[on], w[on])
+
+
 def _outside(mask: np.ndarray, members: np.ndarray) -> np.ndarray:
     """Sorted indices where ``mask`` holds, without ``members`` (``np.setdiff1d`` without its sort)."""
     mask[members] = False
@@ -220,7 +229,7 @@ def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions: np.nd
     suboptimality of ``w``.  One evaluation of all directions and of all arms: O((K + |Y|) r^2 + K r |v|).
     ``(inf, -inf)`` when A(w) is singular.
     """
-    minv = inverse_design(z, w)
+    minv = _inverse_support(z, w)
     if minv is None:
         return np.inf, -np.inf
     f_all = directions.values(minv)
@@ -257,7 +266,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w = None
     if state is not None and state.weights is not None and state.weights.shape == (k,):
         w = np.clip(state.weights, 0.0, None)
-        if w.sum() <= 0 or inverse_design(z, w / w.sum()) is None:
+        if w.sum() <= 0 or _inverse_support(z, w / w.sum()) is None:
             w = None
         else:
             w = w / w.sum()
@@ -274,12 +283,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w_s /= w_s.sum()
     w_full = np.zeros(k)
     w_full[arms] = w_s
-    minv = inverse_design(z, w_full)
+    minv = _inverse_support(z, w_full)
     if minv is None:  # ``keep`` left too few arms to span: every arm of the design
         arms = np.flatnonzero(w > 1e-9 * w.max())
         w_full = np.zeros(k)
         w_full[arms] = (w[arms] + 1e-3 / arms.size) / (w[arms] + 1e-3 / arms.size).sum()
-        minv = inverse_design(z, w_full)
+        minv = _inverse_support(z, w_full)
     f_all = directions.values(minv)
     scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
     root = np.sqrt(scale)
@@ -308,7 +317,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         iterations += steps
         w_full = np.zeros(k)
         w_full[arms] = w_s
-        minv = inverse_design(z, w_full)
+        minv = _inverse_support(z, w_full)
         f_all = directions.values(minv) * scale
         primal = f_all.max()
         if primal < best[0]:
