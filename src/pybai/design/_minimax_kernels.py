@@ -20,8 +20,15 @@ __all__ = ["restricted_compiled"]
 @njit(cache=True)
 def _inverse_design(z, w, out):
     """A(w)^-1 into ``out`` by Cholesky; False when A(w) is singular (as ``_linalg.inverse_design``)."""
+    r = z.shape[1]
+    return _inverse_design_into(z, w, out, np.empty((r, r)), np.empty((r, r)), np.empty((r, r)))
+
+
+@njit(cache=True)
+def _inverse_design_into(z, w, out, a, l, il):
+    """:func:`_inverse_design` with the (r, r) work arrays ``a``, ``l``, ``il`` given (overwritten)."""
     n, r = z.shape
-    a = np.zeros((r, r))
+    a[:, :] = 0.0
     for i in range(n):
         wi = w[i]
         for p in range(r):
@@ -29,7 +36,7 @@ def _inverse_design(z, w, out):
             for q in range(p + 1):
                 a[p, q] += zp * z[i, q]
     # Cholesky a = l l^T (lower)
-    l = np.zeros((r, r))
+    l[:, :] = 0.0
     for p in range(r):
         s = a[p, p]
         for k in range(p):
@@ -50,7 +57,7 @@ def _inverse_design(z, w, out):
     if dmin * dmin <= 1e-13 * max(dmax * dmax, 1e-300):
         return False
     # inverse of l (lower), then out = inv_l^T inv_l
-    il = np.zeros((r, r))
+    il[:, :] = 0.0
     for p in range(r):
         il[p, p] = 1.0 / l[p, p]
         for q in range(p):
@@ -113,6 +120,14 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
     inv_s = np.empty(m)
     grad_w = np.empty(n)
     w_new = np.empty(n)
+    zm = np.empty((n, r))
+    h1 = np.empty((n, n))
+    h2 = np.empty((n, n))
+    hs = np.empty((n + 2, n + 2))
+    scale = np.empty(n + 2)
+    work_a = np.empty((r, r))
+    work_l = np.empty((r, r))
+    work_il = np.empty((r, r))
     for _stage in range(60):
         final = (n + m) / tau <= 0.25 * rtol * t
         for _ in range(80):
@@ -121,9 +136,9 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
                 s[j] = t - f[j]
                 inv_s[j] = 1.0 / s[j]
             # p = z minv y^T, qm = z minv z^T (BLAS products)
-            zm = np.dot(z, minv)
-            p[:, :] = np.dot(zm, y.T)
-            qm[:, :] = np.dot(zm, z.T)
+            np.dot(z, minv, zm)
+            np.dot(zm, y.T, p)
+            np.dot(zm, z.T, qm)
             sum_inv = 0.0
             csum = 0.0
             for j in range(m):
@@ -146,8 +161,8 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
                 h[n + 1, i] = 1.0
             grad_t = tau - sum_inv
             # h_ww = (p2 c) p2^T + 2 ((p / s) p^T) * qm, c = 1 / s^2
-            h1 = np.dot(p2c, p2.T)
-            h2 = np.dot(ps, p.T)
+            np.dot(p2c, p2.T, h1)
+            np.dot(ps, p.T, h2)
             for i in range(n):
                 for k in range(n):
                     h[i, k] = h1[i, k] + 2.0 * h2[i, k] * qm[i, k]
@@ -160,10 +175,9 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
                 rhs[i] = -grad_w[i]
             rhs[n] = -grad_t
             rhs[n + 1] = 0.0
-            scale = np.ones(n + 2)
+            scale[n + 1] = 1.0
             for i in range(n + 1):
                 scale[i] = 1.0 / math.sqrt(h[i, i])
-            hs = np.empty((n + 2, n + 2))
             for i in range(n + 2):
                 for k in range(n + 2):
                     hs[i, k] = h[i, k] * scale[i] * scale[k]
@@ -192,7 +206,7 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
                     w_new[i] = w[i] + alpha * sol[i]
                     if not w_new[i] > 0.0:
                         positive = False
-                if positive and _inverse_design(z, w_new, minv_new):
+                if positive and _inverse_design_into(z, w_new, minv_new, work_a, work_l, work_il):
                     _variances(y, minv_new, f_new)
                     ok = True
                     change = tau * alpha * dt
@@ -220,7 +234,7 @@ def restricted_compiled(z, y, w0, rtol, mu_rel):
             minv[:, :] = minv_new
             f[:] = f_new
             if abs(total - 1.0) > 1e-12:
-                _inverse_design(z, w, minv)
+                _inverse_design_into(z, w, minv, work_a, work_l, work_il)
                 _variances(y, minv, f)
                 t = max(t, f.max() * (1.0 + 1e-12))
         if final:

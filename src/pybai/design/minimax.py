@@ -108,6 +108,21 @@ def _barrier_change(dt, s, s_new, w, w_new, tau):
     return tau * dt - np.log(s_new / s).sum() - np.log(w_new / w).sum()
 
 
+def _inverse_support(z: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """``inverse_design(z, w)`` from the rows of positive weight only (zero rows add nothing to A(w)).
+
+    The designs here are sparse (tens of arms out of thousands): this skips the other rows.
+    """
+    on = np.flatnonzero(w)
+    return inverse_design(z, w) if on.size == w.size else inverse_design(z[on], w[on])
+
+
+def _outside(mask: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Sorted indices where ``mask`` holds, without ``members`` (``np.setdiff1d`` without its sort)."""
+    mask[members] = False
+    return np.flatnonzero(mask)
+
+
 def _restricted(z, y, w, rtol, mu_rel):
     """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t, w in the simplex of the rows of z.
 
@@ -214,7 +229,7 @@ def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions: np.nd
     suboptimality of ``w``.  One evaluation of all directions and of all arms: O((K + |Y|) r^2 + K r |v|).
     ``(inf, -inf)`` when A(w) is singular.
     """
-    minv = inverse_design(z, w)
+    minv = _inverse_support(z, w)
     if minv is None:
         return np.inf, -np.inf
     f_all = directions.values(minv)
@@ -251,7 +266,7 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w = None
     if state is not None and state.weights is not None and state.weights.shape == (k,):
         w = np.clip(state.weights, 0.0, None)
-        if w.sum() <= 0 or inverse_design(z, w / w.sum()) is None:
+        if w.sum() <= 0 or _inverse_support(z, w / w.sum()) is None:
             w = None
         else:
             w = w / w.sum()
@@ -268,12 +283,12 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     w_s /= w_s.sum()
     w_full = np.zeros(k)
     w_full[arms] = w_s
-    minv = inverse_design(z, w_full)
+    minv = _inverse_support(z, w_full)
     if minv is None:  # ``keep`` left too few arms to span: every arm of the design
         arms = np.flatnonzero(w > 1e-9 * w.max())
         w_full = np.zeros(k)
         w_full[arms] = (w[arms] + 1e-3 / arms.size) / (w[arms] + 1e-3 / arms.size).sum()
-        minv = inverse_design(z, w_full)
+        minv = _inverse_support(z, w_full)
     f_all = directions.values(minv)
     scale = 1.0 / f_all.max()  # work with directions scaled so that the start value is 1
     root = np.sqrt(scale)
@@ -302,14 +317,15 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         iterations += steps
         w_full = np.zeros(k)
         w_full[arms] = w_s
-        minv = inverse_design(z, w_full)
+        minv = _inverse_support(z, w_full)
         f_all = directions.values(minv) * scale
         primal = f_all.max()
         if primal < best[0]:
             best = (primal, w_full.copy())
         p2 = (z @ (minv @ y.T)) ** 2  # p2[a, y] = (x_a^T A^-1 y)^2
+        g = p2 @ v  # with the barrier's dual weights: the certificate's arm term, and which outside arms would enter
         if compiled:  # the barrier's dual weights first: the linear program only when they fall short
-            bound = 2.0 * v @ f_all[dirs] - (p2 @ v).max()
+            bound = 2.0 * v @ f_all[dirs] - g.max()
             if bound > lower:
                 lower, cert = bound, (dirs, v)
         if not compiled or (linear_program and best[0] - lower > rtol * best[0]):
@@ -320,10 +336,9 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         if best[0] - lower <= rtol * best[0]:
             break
         # enlarge the working sets with the worst violators of the restricted optimality
-        g = p2 @ v  # the barrier's dual weights: they tell which outside arms would enter
         nu = g[arms].max()
-        out_arms = np.setdiff1d(np.flatnonzero(g > nu * (1.0 + 0.1 * rtol)), arms)
-        out_dirs = np.setdiff1d(np.flatnonzero(f_all > t * (1.0 + 0.1 * rtol)), dirs)
+        out_arms = _outside(g > nu * (1.0 + 0.1 * rtol), arms)
+        out_dirs = _outside(f_all > t * (1.0 + 0.1 * rtol), dirs)
         cap = max(2 * r, 10) if linear_program else _LOOSE_CAP
         if out_arms.size:
             out_arms = out_arms[np.argsort(-g[out_arms])[:cap]]
