@@ -74,13 +74,7 @@ def _nested_oracle(means, hint):
     xs = hint[1:]
     y = K._nested_newton(1, means, var, best, y_max, hint[0], xs)
     hint[0] = y
-    total = 1.0
-    for a in range(k):
-        if a != best:
-            total += xs[a]
-    for a in range(k):
-        w[a] = (1.0 if a == best else xs[a]) / total
-    return total / y, w
+    return K.weights_from_roots(best, xs, y, w)
 
 
 @njit(cache=True)

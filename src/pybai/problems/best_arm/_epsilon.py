@@ -33,7 +33,7 @@ from numba import njit
 
 from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl
 from pybai.models._shifted import shifted_pair, shifted_pair_cost
-from pybai.problems.best_arm._kernels import best_index
+from pybai.problems.best_arm._kernels import best_index, weights_from_roots
 
 _OUTER = 200
 _NEWTON = 100
@@ -199,13 +199,7 @@ def oracle_answer(code, means, var, a, c, e):
     if not y > 0.0:
         return math.inf, w
     _ratio_sum(code, y, means, var, a, c, e, xs)
-    total = 1.0
-    for b in range(k):
-        if b != a:
-            total += xs[b]
-    for b in range(k):
-        w[b] = (1.0 if b == a else xs[b]) / total
-    return total / y, w
+    return weights_from_roots(a, xs, y, w)
 
 
 @njit(cache=True)

@@ -157,6 +157,21 @@ def _ratio_sum(code, y, means, var, best, xs):
 
 
 @njit(cache=True)
+def weights_from_roots(best, xs, y, w):
+    """``(T*, w*)`` from the root y of F_mu(y) = 1 and the x_a(y) (GK16, Theorem 5); fills ``w``.
+
+    w_best = 1 / (1 + sum_a x_a), w_a = x_a w_best, T* = (1 + sum_a x_a) / y.
+    """
+    total = 1.0
+    for a in range(w.shape[0]):
+        if a != best:
+            total += xs[a]
+    for a in range(w.shape[0]):
+        w[a] = (1.0 if a == best else xs[a]) / total
+    return total / y, w
+
+
+@njit(cache=True)
 def oracle_best_arm(code, means, var):
     """Characteristic time T*(mu) and optimal weights w*(mu); see :func:`oracle_best_arm_warm`."""
     hint = np.zeros(means.shape[0] + 1)
@@ -208,13 +223,7 @@ def oracle_best_arm_warm(code, means, var, hint):
     if y < 0.0:
         y = _nested_newton(code, means, var, best, y_max, hint[0], xs)
     hint[0] = y
-    total = 1.0
-    for a in range(k):
-        if a != best:
-            total += xs[a]
-    for a in range(k):
-        w[a] = (1.0 if a == best else xs[a]) / total
-    return total / y, w
+    return weights_from_roots(best, xs, y, w)
 
 
 @njit(cache=True)
