@@ -371,16 +371,16 @@ class Problem(ABC):
         answer is a set of sources provide it."""
         raise NotImplementedError(f"{type(self).__name__} does not provide answer_mask")
 
-    def oracle_hint(self, exact: bool = True, approximate: bool = False) -> Any:
+    def oracle_hint(self, exact: bool = True) -> Any:
         """A fresh warm-start state for :meth:`oracle` (``None``: no warm start).
 
-        ``exact=False`` asks for the fast form a tracking rule may use, where a problem has one
-        (the linear family's compiled solver); the answer is the same up to rounding.
-        ``approximate=True`` (with ``exact=False``) lets :meth:`tracking_weights` return weights
-        certified eps_t-optimal with eps_t -> 0 instead of optimal to the solver's precision, where
-        a problem has such an oracle (the linear family); others ignore it.
+        ``exact=False``: the fast form a tracking rule may use (linear: the compiled solver), equal up to rounding.
         """
         return None
+
+    def tracking_hint(self, oracle: str) -> Any:
+        """Track-and-Stop's state for its ``oracle`` (overridden where "fast" is approximate)."""
+        return self.oracle_hint(exact=oracle == "exact")
 
     def relaxed_weights(self, means: np.ndarray, hint: Any = None) -> np.ndarray:
         """Oracle weights with the problem's side constraints dropped (default: the oracle's).

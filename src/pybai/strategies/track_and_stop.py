@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import ClassVar
 
 import numpy as np
@@ -173,10 +172,7 @@ class TrackAndStop(CompiledRun, Strategy):
         return self.problem_.tracking_oracle_growth if self.oracle in ("fast", "certified") else 0.0
 
     def _initialize(self):
-        options = {"exact": self.oracle not in ("fast", "certified")}
-        if self.oracle == "fast" and "approximate" in inspect.signature(self.problem_.oracle_hint).parameters:
-            options["approximate"] = True  # a problem with an approximate oracle (linear); others keep the old signature
-        self._hint = self.problem_.oracle_hint(**options)
+        self._hint = self.problem_.tracking_hint(self.oracle)
         growth = self.oracle_growth if self.oracle_growth is not None else self._default_oracle_growth()
         self.tracker_ = Tracker(self.requests_, rule=self.tracking,
                                 exploration=resolve_exploration(self.exploration, self.requests_, type(self).__name__),

@@ -216,7 +216,7 @@ class BestArmProblem(Problem):
             return oracle_best_arm(self.family.code, np.asarray(means, dtype=float), self.family.variances)[1]
         return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)[1]
 
-    def oracle_hint(self, exact: bool = True, approximate: bool = False) -> np.ndarray:
+    def oracle_hint(self, exact: bool = True) -> np.ndarray:
         """A fresh warm-start buffer for :meth:`oracle`."""
         return np.zeros(self.n_arms + 1)
 

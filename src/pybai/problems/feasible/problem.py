@@ -282,7 +282,7 @@ class FeasibleArmProblem(Problem):
                                     sampling=self.sampling)
         return float(t_star), w.ravel()
 
-    def oracle_hint(self, exact: bool = True, approximate: bool = False) -> np.ndarray:
+    def oracle_hint(self, exact: bool = True) -> np.ndarray:
         """Warm-start state of :meth:`relaxed_weights` (the best-arm oracle on qualities)."""
         return np.zeros(self.n_arms + 1)
 

@@ -431,6 +431,10 @@ class LinearBestArmProblem(Problem):
         """
         return LinearOracleHint(compiled=not exact, approximate=approximate and not exact)
 
+    def tracking_hint(self, oracle: str) -> LinearOracleHint:
+        """Track-and-Stop's state: "fast" is the approximate oracle, "certified" the compiled solve."""
+        return self.oracle_hint(exact=oracle == "exact", approximate=oracle == "fast")
+
     #: Lazy schedule Track-and-Stop uses by default here (``oracle_growth``): the oracle is an
     #: optimisation (milliseconds), solved again when t has grown by 25% (doubling, as
     #: ``linear-wine.toml`` sets, costs about 25% more samples on the wine data's short runs).
