@@ -7,6 +7,7 @@ delta = 0.01 on Gaussian arms, (a) told the true variances (``Gaussian(sigma)``)
 reports the mean sample count, its ratio to (a), the error rate and T*(mu) of both models.
 
     .venv/bin/python benchmarks/unknown_variance_cost.py --runs 100
+    .venv/bin/python benchmarks/unknown_variance_cost.py --runs 100 --thresholds delta-correct
 
 Writes benchmarks/results/unknown_variance_cost.json and prints a markdown table.
 """
@@ -53,17 +54,24 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--delta", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--thresholds", nargs="+", default=["delta-correct", "heuristic"],
+                        choices=["delta-correct", "heuristic"], help="threshold kinds to run (default both)")
+    parser.add_argument("--instances", nargs="+", default=None,
+                        help="instance names to run, e.g. 'heteroscedastic K=5' (default all)")
+    parser.add_argument("--out", default="unknown_variance_cost.json", help="file name under benchmarks/results/")
     args = parser.parse_args(argv)
     info = machine()
     rows = []
     start = time.time()
     for name, (means, sigma) in instances().items():
+        if args.instances is not None and name not in args.instances:
+            continue
         k = means.size
         env = GaussianEnvironment(means, sigma)
         regime = FixedConfidence(args.delta, max_samples=2_000_000)
         known = BestArmProblem(k, Gaussian(sigma, n_sources=k), regime)
         t_known = known.oracle(means)[0]
-        for threshold in ("delta-correct", "heuristic"):
+        for threshold in args.thresholds:
             base = run(known, env, threshold, args.runs, args.seed)
             rows.append({"instance": name, "threshold": threshold, "model": "known variance", "T*": t_known,
                          "mean_samples": base[0], "se": base[1], "error_rate": base[2], "ratio": 1.0})
@@ -81,7 +89,7 @@ def main(argv=None):
         lines.append(f"| {row['instance']} | {row['threshold']} | {row['model']} | {row['T*']:.0f} | "
                      f"{row['mean_samples']:.0f} ± {row['se']:.0f} | {row['ratio']:.2f} | {row['error_rate']:.3f} |")
     print("\n".join(lines))
-    write_json("unknown_variance_cost.json", {"machine": info, "args": vars(args), "rows": rows})
+    write_json(args.out, {"machine": info, "args": vars(args), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pybai import BestArmProblem, FixedConfidence, GaussianUnknownVariance
 from pybai.models.unknown_variance import MeansAndVariances
 from pybai.stopping.thresholds import make_threshold
 from pybai.stopping.unknown_variance import (
-    PRECISIONS, UnknownVarianceThreshold, _pair_margin, log_bayes_factor, product_level)
+    PRECISIONS, UnknownVarianceThreshold, _lower, _pair_margin, _upper, log_bayes_factor, product_level)
 
 C = np.array(PRECISIONS)
 
@@ -62,7 +62,7 @@ def test_certified_pair_decision_agrees_with_a_dense_grid():
         sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
         level = rng.uniform(2, 12)
         grid = np.linspace(xb, xa, 4001)
-        g = np.array([log_bayes_factor(na, xa, sa, u, C) + log_bayes_factor(nb, xb, sb, u, C) for u in grid])
+        g = np.array([_upper(na, xa, sa, u, C) + _lower(nb, xb, sb, u, C) for u in grid])
         margin = _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb))
         if margin > 0:
             decided += 1
@@ -80,6 +80,7 @@ def test_make_threshold_builds_the_rule_for_the_family():
     rule = make_threshold("delta-correct", 0.01, n_alternatives=3, family="gaussian-unknown-variance")
     assert isinstance(rule, UnknownVarianceThreshold) and rule.proven and rule.count_dependent
     assert rule.level == pytest.approx(product_level(0.01 / 3))
+    assert rule.min_statistic == pytest.approx(rule.level - 2 * math.log(2))
     assert not make_threshold("heuristic", 0.01, n_alternatives=3, family="gaussian-unknown-variance").proven
     with pytest.raises(ValueError, match="kind"):
         make_threshold("kk21", 0.01, n_alternatives=3, family="gaussian-unknown-variance")

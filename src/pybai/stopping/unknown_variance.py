@@ -3,11 +3,12 @@ r"""The proven stopping rule of Gaussian arms with unknown (and unequal) varianc
 The rule has the shape of the count-dependent per-piece rules of :mod:`pybai.stopping.pair_mixture`:
 
     stop when, for every piece {lambda_b >= lambda_a} of the alternative to the empirical answer
-    (arm a ranked above arm b),   inf over the piece of  ln B_a(lambda_a) + ln B_b(lambda_b)  >=  ln x,
+    (arm a ranked above arm b),   inf over the piece of  ln B+_a(lambda_a) + ln B-_b(lambda_b)  >=  ln x,
 
 with ``m`` the number of pieces (``K - 1`` for best arm, ``k (K - k)`` for top-k) and x the root of
-(1 + ln x) / x = delta / m.  B_i(lambda) is a scale-invariant Bayes factor of arm i's own samples
-against "mean lambda", whatever the variance.
+(1 + ln x) / x = delta / m.  B+_a(lambda) and B-_b(lambda) are scale-invariant Bayes factors of one
+arm's own samples against "mean lambda", whatever the variance, one-sided: B+ looks for a mean above
+lambda, B- for a mean below.
 
 **The per-arm Bayes factor** (the t-test mixture of Lai 1976, "On confidence sequences", Ann.
 Statist. 4(2); see also Perez-Ortiz, Lardy, de Heide & Grunwald, "E-statistics, group invariance
@@ -24,33 +25,52 @@ transportation cost (n/2) ln(1 + (xbar - lambda)^2 / s^2) minus a price of about
 best c.  B_i is the equal-weight mixture of B_c over the prior precisions c_j = e^(2j - 2),
 j = 0..7 (:data:`PRECISIONS`, from effects of 3 standard deviations down to 0.003).
 
+**One-sided factors** (the ones the rule uses).  With the half-normal prior 2 N(0, 1/c) on
+sign * theta >= 0 instead, the integral over theta leaves 2 sqrt(c/(n+c)) e^(r^2 S_y^2 / (2(n+c)))
+Phi(sign r S_y / sqrt(n+c)) inside the scale integral (S_y = S_lambda / sqrt(V_lambda), r the scale
+variable), and the substitution r = s / sqrt(1 - S_y^2/(n+c)) turns that integral into an expectation
+of Phi(rho R) over R of the chi law with n degrees of freedom, that is P(Z <= rho R) = P(T_n <= rho sqrt(n)):
+
+    B+-_c(lambda) = 2 B_c(lambda) P(T_n <= sign S_y sqrt(n / (n + c - S_y^2))),
+
+T_n Student's t with n degrees of freedom (checked against numerical integration of the definition in
+the tests).  Where the data lie on the prior's side the t probability is near 1 and the factor gains
+up to ln 2 on B_c: 2 ln 2 per pair, as the half-normal mixtures of known variances
+(:mod:`pybai.stopping.pair_mixture`).  The rule evaluates a lower bound of the t probability
+(:func:`~pybai.models._invariant.log_t_cdf_lower`, within 3e-4 nats of the exact value where the
+factor matters), which keeps every statement below (a smaller statistic only stops later).
+
 **Theorem (delta-correct for every sampling rule; pybai's, proof here).**
-(i) Under N(mu, sigma^2), for every sigma, B_i(mu) is a nonnegative martingale of mean 1 in the
-filtration of the *maximal invariant* of the arm's samples under x -> mu + a (x - mu), a > 0
+(i) Under N(mu, sigma^2), for every sigma, B+_i(mu) and B-_i(mu) (as B_i(mu)) are nonnegative
+martingales of mean 1 in the filtration of the *maximal invariant* of the arm's samples under x -> mu + a (x - mu), a > 0
 (the Bayes factor of two invariant hypotheses with the right-Haar prior on the scale: the law of
 the maximal invariant does not depend on sigma, and B is the ratio of its densities; Lai 1976,
-Perez-Ortiz et al. 2024).  By Ville's inequality U_i = sup_n B_i(mu_i) satisfies
-P(U_i >= u) <= 1/u for every u > 0.
+Perez-Ortiz et al. 2024; a probability mixture over the effect of such ratios, whatever the
+prior, half-normal included).  By Ville's inequality U_i = sup_n B+-_i(mu_i) satisfies
+P(U_i >= u) <= 1/u for every u > 0 (the rule sets the factor to 1 before an arm's second sample,
+which only adds the value 1 to the supremum).
 (ii) Whatever the sampling rule, the observations have the law of the "stack" model: arm i's
 n-th sample is the n-th draw of an i.i.d. sequence drawn in advance for arm i, the sequences of
 different arms independent.  So U_a and U_b (functions of two different sequences) are
 independent, and for independent U, V with those tails
 P(U V >= x) = E[P(U >= x / V | V)] <= E[min(1, V / x)] <= (1 + ln x) / x   (x >= 1).
 (iii) If the rule stops with a wrong answer, the truth lies in a piece, so for the pair (a, b)
-of that piece inf <= ln B_a(mu_a) + ln B_b(mu_b) <= ln(U_a U_b); hence ln(U_a U_b) >= ln x.  Each
+of that piece inf <= ln B+_a(mu_a) + ln B-_b(mu_b) <= ln(U_a U_b); hence ln(U_a U_b) >= ln x.  Each
 of the m pairs fixed by the truth has probability at most (1 + ln x)/x = delta/m of that; the
 union bound gives delta.  No variance is known or bounded; nothing depends on t.
 (The sampling rule may depend on the scale of each arm's samples, which the invariant filtration
 does not see; that is why the proof goes through the stack model and the product of two suprema,
 at the price ln(1 + ln x), about 2 nats at delta = 0.01, instead of a product martingale.)
 
-**The infimum** over the piece is computed with a certificate.  Each ln B_i(lambda) is a
-nondecreasing function of D, so of |lambda - xbar_i|; when xbar_a > xbar_b the infimum is on the
-diagonal lambda_a = lambda_b = u in [xbar_b, xbar_a], where g(u) = ln B_a(u) + ln B_b(u) is the sum
-of a nonincreasing and a nondecreasing function: on [l, r], g >= ln B_a(r) + ln B_b(l).  A
+**The infimum** over the piece is computed with a certificate.  ln B+_a(lambda) is nonincreasing in
+lambda (the mixture over theta >= 0 of e^(r theta S_y - n theta^2/2) grows with S_y, which decreases in
+lambda) and ln B-_b(lambda) nondecreasing, and so are the bounds evaluated; when xbar_a > xbar_b the
+infimum is on the diagonal lambda_a = lambda_b = u in [xbar_b, xbar_a], where g(u) = ln B+_a(u) +
+ln B-_b(u) is the sum of a nonincreasing and a nondecreasing function: on [l, r],
+g >= ln B+_a(r) + ln B-_b(l).  A
 branch-and-bound on that bound either finds a point with g < ln x (no stop) or certifies
 g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
-When xbar_a <= xbar_b the infimum is ln B_a(xbar_a) + ln B_b(xbar_b) < 0: no stop.
+When xbar_a <= xbar_b the infimum is at most ln B+_a(xbar_a) + ln B-_b(xbar_b) < 0: no stop.
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln x + 2 ln 8 + ln t, about
 the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
@@ -67,7 +87,7 @@ from numba import njit
 
 from pybai._validation import check_positive_int
 from pybai.exceptions import InvalidParameterError
-from pybai.models._invariant import PRECISIONS, log_bayes_factor
+from pybai.models._invariant import PRECISIONS, log_bayes_factor, log_bayes_factor_one_sided
 from pybai.models._transport import transport_pair
 from pybai.stopping.base import Threshold
 
@@ -89,9 +109,27 @@ def product_level(delta_share: float) -> float:
     return y
 
 
+_TWO_LN2 = 2.0 * math.log(2.0)
+
+
+@njit(cache=True)
+def _upper(n, xbar, sq_devs, lam, precisions):
+    """ln B+ of the arm ranked above (effect above lambda): nonincreasing in lambda."""
+    return log_bayes_factor_one_sided(n, xbar, sq_devs, lam, precisions, 1.0)
+
+
+@njit(cache=True)
+def _lower(n, xbar, sq_devs, lam, precisions):
+    """ln B- of the arm ranked below (effect below lambda): nondecreasing in lambda."""
+    return log_bayes_factor_one_sided(n, xbar, sq_devs, lam, precisions, -1.0)
+
+
 @njit(cache=True)
 def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
-    """Certified min over u in [xb, xa] of ln B_a(u) + ln B_b(u), minus ``level``, decided against 0.
+    """Certified min over u in [xb, xa] of ln B+_a(u) + ln B-_b(u), minus ``level``, decided against 0.
+
+    B+_a is arm a's one-sided factor with the effect above u, B-_b arm b's with the effect below
+    (:func:`~pybai.models._invariant.log_bayes_factor_one_sided`, signs +1 and -1).
 
     Returns a value > 0 only when certified (every interval's lower bound clears the level); else a
     value <= 0 (a point below the level, or the smallest lower bound when the budget ran out).
@@ -99,7 +137,11 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
     if not (xa > xb) or na < 2.0 or nb < 2.0:
         return -math.inf
     # a point near the minimiser first: usually decides "no stop" at once
+    # the two-sided factors bound the one-sided ones: B+_c <= 2 B_c (cheap pre-test, no t bound)
     g0 = log_bayes_factor(na, xa, sa, start, precisions) + log_bayes_factor(nb, xb, sb, start, precisions)
+    if g0 + _TWO_LN2 <= level:
+        return g0 + _TWO_LN2 - level
+    g0 = _upper(na, xa, sa, start, precisions) + _lower(nb, xb, sb, start, precisions)
     if g0 <= level:
         return g0 - level
     ls = np.empty(_MAX_INTERVALS)
@@ -108,8 +150,8 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
     fb_l = np.empty(_MAX_INTERVALS)  # ln B_b at the left end
     top = 0
     ls[0], rs[0] = xb, xa
-    fa_r[0] = log_bayes_factor(na, xa, sa, xa, precisions)
-    fb_l[0] = log_bayes_factor(nb, xb, sb, xb, precisions)
+    fa_r[0] = _upper(na, xa, sa, xa, precisions)
+    fb_l[0] = _lower(nb, xb, sb, xb, precisions)
     top = 1
     worst = math.inf
     made = 1
@@ -124,8 +166,8 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
         mid = 0.5 * (l + r)
         if not (l < mid < r) or made + 2 > _MAX_INTERVALS:
             return bound - level  # cannot certify: no stop
-        fa_m = log_bayes_factor(na, xa, sa, mid, precisions)
-        fb_m = log_bayes_factor(nb, xb, sb, mid, precisions)
+        fa_m = _upper(na, xa, sa, mid, precisions)
+        fb_m = _lower(nb, xb, sb, mid, precisions)
         if fa_m + fb_m <= level:
             return fa_m + fb_m - level
         ls[top], rs[top], fa_r[top], fb_l[top] = l, mid, fa_m, fbl
@@ -175,8 +217,8 @@ class UnknownVarianceThreshold(Threshold):
     level : float
         ln x, the root of (1 + ln x) / x = delta / m.
     min_statistic : float
-        ``level``: a pair whose unknown-variance GLR (or plug-in GLR, which is larger) is at most the
-        level fails (ln B_c <= (n/2) ln(1 + D) for every c).
+        ``level - 2 ln 2``: a pair whose unknown-variance GLR (or plug-in GLR, which is larger) is at
+        most that fails (ln B+-_c <= ln 2 + ln B_c <= ln 2 + (n/2) ln(1 + D) for every c).
     """
 
     name = "invariant-t-mixture"
@@ -187,7 +229,7 @@ class UnknownVarianceThreshold(Threshold):
         super().__init__(delta)
         self.n_alternatives = check_positive_int(n_alternatives, "n_alternatives", type(self).__name__)
         self.level = product_level(self.delta / self.n_alternatives)
-        self.min_statistic = self.level
+        self.min_statistic = self.level - _TWO_LN2
         self._precisions = np.array(PRECISIONS)
 
     def __call__(self, t: float) -> float:
