@@ -17,12 +17,17 @@ def test_bounded_file_builds_the_family_with_its_keys():
     family = parse_experiment(_doc({"reward_range": [-1, 2], "statistic": "sub-bernoulli"})).problem.family
     assert isinstance(family, Bounded) and (family.low, family.high, family.statistic) == (-1.0, 2.0, "sub-bernoulli")
     assert parse_experiment(_doc()).problem.family.statistic == "kl-inf"
+    assert parse_experiment(_doc()).problem.family.max_values == 64
+    assert parse_experiment(_doc({"max_values": 0})).problem.family.max_values == 0
+    assert parse_experiment(_doc({"max_values": 200})).problem.family.max_values == 200
 
 
 @pytest.mark.parametrize("problem, environment, message", [
     ({"reward_range": [1, 1]}, None, "reward_range: expected low < high"),
     ({"reward_range": [0, "x"]}, None, "reward_range: expected \\[low, high\\]"),
     ({"statistic": "glr"}, None, "statistic"),
+    ({"max_values": -1}, None, "max_values"),
+    ({"max_values": 2.5}, None, "max_values"),
     ({}, {"kind": "gaussian", "means": [0.6, 0.4]}, "needs rewards in that range"),
     ({"reward_range": [0.2, 1]}, {"kind": "bernoulli", "means": [0.6, 0.4]}, "needs rewards in that range"),
     ({}, {"kind": "beta", "means": [0.6, 0.4], "sd": 0.5}, "sd"),

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from pybai.config.keys import Table
 from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.models.betting import DEFAULT_MAX_VALUES
 from pybai.models.bounded import BOUNDED_STATISTICS, Bounded
 from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
 
@@ -94,11 +95,12 @@ def _bounded(table: Table, family: Family) -> Family:
     if not low < high:
         raise ConfigError(f"{table.key('reward_range')}: expected low < high; got [{low:g}, {high:g}].")
     statistic = table.str("statistic", "kl-inf", choices=BOUNDED_STATISTICS)
+    max_values = table.int("max_values", DEFAULT_MAX_VALUES, minimum=0, maximum=100_000)
     lo, hi = family.support
     if lo < low or hi > high:
         raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that "
                           f"range; the environment's \"{family.name}\" rewards lie in [{lo:g}, {hi:g}].")
-    return Bounded(family.size, low, high, statistic)
+    return Bounded(family.size, low, high, statistic, max_values=max_values)
 
 
-register_reward_model("bounded", _bounded, ("reward_range", "statistic"))
+register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"))
