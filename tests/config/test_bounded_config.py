@@ -43,5 +43,7 @@ def test_session_file_with_a_beta_learner_kind():
     doc["strategy"] = [{"name": "top-two", "threshold": "delta-correct"}]
     spec = parse_session_file(doc)
     assert spec.problem.n_sources == 3 and spec.problem.family.name == "bounded-kl-inf"
+    doc["problem"]["max_values"] = 8
+    assert parse_session_file(doc).problem.family.max_values == 8
     with pytest.raises(ConfigError, match="means"):
         parse_session_file(_doc(environment={"kind": "beta", "arms": 3, "means": [0.1, 0.2, 0.3]}))
