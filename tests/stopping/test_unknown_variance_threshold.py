@@ -9,7 +9,8 @@ from pybai import BestArmProblem, FixedConfidence, GaussianUnknownVariance
 from pybai.models.unknown_variance import MeansAndVariances
 from pybai.stopping.thresholds import make_threshold
 from pybai.stopping.unknown_variance import (
-    PRECISIONS, UnknownVarianceThreshold, _lower, _pair_margin, _upper, log_bayes_factor, product_level)
+    PRECISIONS, UnknownVarianceThreshold, _lower, _pair_margin, _upper, bipartite_level, log_bayes_factor,
+    product_level)
 
 C = np.array(PRECISIONS)
 
@@ -27,6 +28,26 @@ def test_product_level_solves_its_equation(share):
     y = product_level(share)
     assert (1.0 + y) * math.exp(-y) == pytest.approx(share, rel=1e-12)
     assert y > -math.log(share)  # the price of the product of two suprema
+
+
+@pytest.mark.parametrize("delta, m", [(0.01, 1), (0.01, 4), (0.05, 6), (1e-6, 99)])
+def test_bipartite_level_solves_its_equation(delta, m):
+    y = bipartite_level(delta, m)
+    x_over_m = math.exp(y) / m
+    assert (1.0 + math.log(x_over_m)) / x_over_m == pytest.approx(delta, rel=1e-12)
+
+
+def test_bipartite_bound_holds_for_pareto_suprema():
+    """Monte Carlo of step (iii): k and K - k independent U with P(U >= u) = 1/u exactly (the extreme case)."""
+    rng = np.random.default_rng(9)
+    for k, rest, delta in [(1, 4, 0.05), (2, 3, 0.05), (1, 9, 0.1)]:
+        m = k * rest
+        level = bipartite_level(delta, m)
+        log_u = rng.exponential(size=(400_000, k + rest))  # ln U ~ Exp(1): P(U >= u) = 1/u
+        top, bottom = log_u[:, :k].max(axis=1), log_u[:, k:].max(axis=1)
+        rate = np.mean(top + bottom >= level)
+        assert rate <= delta * 1.05
+        assert rate >= 0.5 * delta  # the bound is nearly tight for Pareto suprema, not vacuous
 
 
 def test_bayes_factor_matches_its_definition_and_is_scale_free():
@@ -79,7 +100,8 @@ def test_no_stop_when_the_first_arm_does_not_look_better():
 def test_make_threshold_builds_the_rule_for_the_family():
     rule = make_threshold("delta-correct", 0.01, n_alternatives=3, family="gaussian-unknown-variance")
     assert isinstance(rule, UnknownVarianceThreshold) and rule.proven and rule.count_dependent
-    assert rule.level == pytest.approx(product_level(0.01 / 3))
+    assert rule.level == pytest.approx(bipartite_level(0.01, 3))
+    assert rule.level < product_level(0.01 / 3)  # below the union bound over the pairs
     assert rule.min_statistic == pytest.approx(rule.level - 2 * math.log(2))
     assert not make_threshold("heuristic", 0.01, n_alternatives=3, family="gaussian-unknown-variance").proven
     with pytest.raises(ValueError, match="kind"):
