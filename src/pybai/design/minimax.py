@@ -78,9 +78,13 @@ class ExplicitDirections:
     def __init__(self, y: np.ndarray):
         self.y = np.ascontiguousarray(y, dtype=float)
         self.size = self.y.shape[0]
+        self._work = None  # (m, r) scratch of :meth:`values`
 
     def values(self, m: np.ndarray) -> np.ndarray:
-        return ((self.y @ m) * self.y).sum(axis=1)
+        if self._work is None or self._work.shape != self.y.shape:
+            self._work = np.empty_like(self.y)
+        ym = np.matmul(self.y, m, out=self._work)  # the same products as (y @ m) * y, without temporaries
+        return np.multiply(ym, self.y, out=ym).sum(axis=1)
 
     def vectors(self, idx: np.ndarray) -> np.ndarray:
         return self.y[idx]
@@ -295,9 +299,10 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
     # most r(r+1)/2 + 1); the certificate loop adds the others that matter
     n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else max(r + 1, 8))
-    dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
+    neg = -f_all
+    dirs = np.argpartition(neg, n_top - 1)[:n_top]
     n_few = min(directions.size, max(r + 1, 8))
-    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
+    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(neg, n_few - 1)[:n_few])
     if state is not None and state.directions is not None:
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
     best: tuple[float, Any] = (np.inf, None)  # (value, weights) of the best design seen
