@@ -207,6 +207,9 @@ class LinearBestArmProblem(Problem):
     def answer(self, means) -> int:
         """Index of the largest mean; ties: lowest index (duplicates: first row of the group)."""
         means = np.asarray(means, dtype=float)
+        best = int(np.argmax(means))  # the first largest mean, unless a mean is NaN (argmax returns a NaN)
+        if means[best] == means[best]:
+            return int(self._rep_of[best])
         if np.all(np.isnan(means)):
             return 0
         best = int(np.argmax(np.where(np.isnan(means), -np.inf, means)))
