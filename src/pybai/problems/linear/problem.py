@@ -392,14 +392,9 @@ class LinearBestArmProblem(Problem):
         return self._design_result(res.weights, res.value, res.lower_bound, res.iterations, hint)
 
     def _oracle_rows(self, best: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The oracle's arm rows (distinct arms) and the differences x* - x of the others, cached per answer.
-
-        Both depend on the features and the answer only (the directions are these differences
-        divided by the estimated gaps): formed once per problem and once per answer in a row.
-        """
-        cache = self.__dict__.get("_rows_cache")
-        if cache is None:
-            cache = self._rows_cache = {"z": self.features[self._reps], "best": None, "diff": None}
+        """The distinct arms' rows and the differences x* - x of the others (features and answer only): cached."""
+        cache = self.__dict__.get("_rows_cache") or self.__dict__.setdefault(
+            "_rows_cache", {"z": self.features[self._reps], "best": None, "diff": None})
         if cache["best"] != best:
             cache["best"], cache["diff"] = best, self.features[best] - self.features[others]
         return cache["z"], cache["diff"]
