@@ -84,3 +84,25 @@ def test_loose_compiled_solve_is_certified_to_its_tolerance():
         assert value == pytest.approx(res.value, rel=1e-9)
         assert value - lower <= rtol * value * (1 + 1e-9)
         assert exact.lower_bound * (1 - 1e-9) <= value <= exact.value * (1 + rtol)
+
+
+def test_kkt_cholesky_solves_the_scaled_newton_system():
+    """The Cholesky + Schur complement solve of the loose kernel equals the LU solve of the full system."""
+    from pybai.design._minimax_kernels import _kkt_cholesky
+
+    rng = np.random.default_rng(3)
+    for n in (3, 10, 25):
+        a = rng.normal(size=(n + 1, n + 4))
+        h = np.zeros((n + 2, n + 2))
+        h[: n + 1, : n + 1] = a @ a.T + 0.1 * np.eye(n + 1)
+        h[:n, n + 1] = h[n + 1, :n] = 1.0
+        scale = np.ones(n + 2)
+        scale[: n + 1] = 1.0 / np.sqrt(np.diag(h)[: n + 1])
+        hs = h * scale[:, None] * scale[None, :]
+        rhs = np.r_[rng.normal(size=n + 1), 0.0]
+        sol = np.empty(n + 2)
+        assert _kkt_cholesky(hs, rhs, scale, n, sol, np.empty(n + 1), np.empty(n + 1))
+        np.testing.assert_allclose(sol[: n + 1], (np.linalg.solve(hs, rhs * scale) * scale)[: n + 1], rtol=1e-9, atol=1e-12)
+        assert abs(sol[:n].sum()) < 1e-10  # the direction stays on the simplex
+    bad = -np.eye(5)  # not positive definite: False, the caller falls back to the LU solve
+    assert not _kkt_cholesky(bad, np.zeros(5), np.ones(5), 3, np.empty(5), np.empty(4), np.empty(4))
