@@ -43,6 +43,10 @@ SMALL = 160
 _MAX_OUTER = 80
 #: loose solves (``linear_program=False``): violators added to the working sets per round
 _LOOSE_CAP = 8
+#: loose compiled solves: a restricted solve stops once its own certificate is within this share of the tolerance
+_GAP_STOP = 0.5
+#: loose compiled solves: share of uniform weight mixed into the start of a restricted solve (nearer its central path)
+_START_MIX = 0.2
 
 
 class DesignState:
@@ -78,9 +82,13 @@ class ExplicitDirections:
     def __init__(self, y: np.ndarray):
         self.y = np.ascontiguousarray(y, dtype=float)
         self.size = self.y.shape[0]
+        self._work = None  # (m, r) scratch of :meth:`values`
 
     def values(self, m: np.ndarray) -> np.ndarray:
-        return ((self.y @ m) * self.y).sum(axis=1)
+        if self._work is None or self._work.shape != self.y.shape:
+            self._work = np.empty_like(self.y)
+        ym = np.matmul(self.y, m, out=self._work)  # the same products as (y @ m) * y, without temporaries
+        return np.multiply(ym, self.y, out=ym).sum(axis=1)
 
     def vectors(self, idx: np.ndarray) -> np.ndarray:
         return self.y[idx]
@@ -257,7 +265,11 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     same start, computed once by the caller).  ``linear_program=False`` is the loose form (for
     tolerances of a few percent, which the barrier's dual weights reach): it certifies with those
     weights only (never the linear program), starts from the r + 1 largest directions and adds at
-    most 8 violators per round, so that the restricted problems stay small.  ``keep``: arms whose
+    most 8 violators per round, so that the restricted problems stay small; with ``compiled=True``
+    each restricted solve also starts from 0.8 w + 0.2 uniform (further from the simplex's
+    boundary) and ends as soon as its own certificate on the working sets shows half the
+    tolerance, instead of following the barrier path to its end (about a third fewer Newton
+    steps; the certificate over all arms and directions is unchanged).  ``keep``: arms whose
     weight is below ``keep`` times the largest stay out of the next warm start's working set (and
     out of this solve's start when the design still spans).  ``state.dual`` and
     ``state.dual_directions`` receive the certificate, for :func:`duality_gap`.
@@ -295,9 +307,10 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     # start from the directions of largest variance: at most r(r+1) (an optimal dual needs at
     # most r(r+1)/2 + 1); the certificate loop adds the others that matter
     n_top = min(directions.size, max(r * (r + 1), 8) if linear_program else max(r + 1, 8))
-    dirs = np.argpartition(-f_all, n_top - 1)[:n_top]
+    neg = -f_all
+    dirs = np.argpartition(neg, n_top - 1)[:n_top]
     n_few = min(directions.size, max(r + 1, 8))
-    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(-f_all, n_few - 1)[:n_few])
+    dirs = np.union1d(dirs[f_all[dirs] >= 0.5 * f_all.max()], np.argpartition(neg, n_few - 1)[:n_few])
     if state is not None and state.directions is not None:
         dirs = np.union1d(dirs, state.directions[state.directions < directions.size])
     best: tuple[float, Any] = (np.inf, None)  # (value, weights) of the best design seen
@@ -310,8 +323,10 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
         y = directions.vectors(dirs) * root
         ok = False
         if compiled:
+            w0 = w_full[arms] if linear_program else (1.0 - _START_MIX) * w_full[arms] + _START_MIX / arms.size
             w_s, v, t, steps, ok = restricted_compiled(np.ascontiguousarray(z[arms]), np.ascontiguousarray(y),
-                                                       w_full[arms].copy(), inner_rtol, mu_rel)
+                                                       w0.copy(), inner_rtol, mu_rel,
+                                                       0.0 if linear_program else _GAP_STOP * inner_rtol)
         if not ok:
             w_s, v, t, steps = _restricted(z[arms], y, w_full[arms], inner_rtol, mu_rel)
         iterations += steps

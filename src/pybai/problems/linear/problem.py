@@ -207,6 +207,9 @@ class LinearBestArmProblem(Problem):
     def answer(self, means) -> int:
         """Index of the largest mean; ties: lowest index (duplicates: first row of the group)."""
         means = np.asarray(means, dtype=float)
+        best = int(np.argmax(means))  # the first largest mean, unless a mean is NaN (argmax returns a NaN)
+        if means[best] == means[best]:
+            return int(self._rep_of[best])
         if np.all(np.isnan(means)):
             return 0
         best = int(np.argmax(np.where(np.isnan(means), -np.inf, means)))
@@ -358,8 +361,8 @@ class LinearBestArmProblem(Problem):
             w = np.zeros(k)
             w[self._reps] = 1.0 / self._reps.size
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
-        y = (self.features[best] - self.features[others]) / gaps[:, None]
-        z, directions = self.features[self._reps], ExplicitDirections(y)
+        z, diff = self._oracle_rows(best, others)
+        directions = ExplicitDirections(diff / gaps[:, None])
         tol = hint.get("tolerance") if hint is not None else None
         if tol and hint is not None and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
             value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float),
@@ -387,6 +390,14 @@ class LinearBestArmProblem(Problem):
             if tol:
                 hint["dual"], hint["dual_directions"] = state.dual, state.dual_directions
         return self._design_result(res.weights, res.value, res.lower_bound, res.iterations, hint)
+
+    def _oracle_rows(self, best: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct arms' rows and the differences x* - x of the others (features and answer only): cached."""
+        cache = self.__dict__.get("_rows_cache") or self.__dict__.setdefault(
+            "_rows_cache", {"z": self.features[self._reps], "best": None, "diff": None})
+        if cache["best"] != best:
+            cache["best"], cache["diff"] = best, self.features[best] - self.features[others]
+        return cache["z"], cache["diff"]
 
     def _design_result(self, weights, value, lower, iterations, hint) -> DesignResult:
         """The oracle's result on all arms from a design on the distinct arms (kept in ``hint.result``)."""
