@@ -82,7 +82,7 @@ class ExplicitDirections:
     def __init__(self, y: np.ndarray):
         self.y = np.ascontiguousarray(y, dtype=float)
         self.size = self.y.shape[0]
-        self._work = None  # (m, r) scratch of :meth:`values`
+        self._work: np.ndarray | None = None  # (m, r) scratch of :meth:`values`
 
     def values(self, m: np.ndarray) -> np.ndarray:
         if self._work is None or self._work.shape != self.y.shape:
