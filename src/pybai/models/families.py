@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 import numpy as np
 from scipy.stats import t as student_t
 
-from pybai._validation import check_array, check_choice, check_memory, check_noise_scale, check_positive_int
+from pybai._validation import check_array, check_choice, check_memory, check_noise_scale, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
 from pybai.models.base import EmpiricalMeans, Model
@@ -120,6 +120,25 @@ class Family:
     def learner_gap(self, gap: float) -> float:
         """A difference of means in the user's units (an additive epsilon) in the learner's units (default: itself)."""
         return float(gap)
+
+    def epsilon_shift(self, epsilon: float, epsilon_mode: str, owner: str) -> tuple[float, float]:
+        """``(c, e)`` of the shifted pieces {lambda_a <= c lambda_b - e} of a positive ``epsilon`` in fixed confidence.
+
+        ``(1 - epsilon, 0)`` for a relative epsilon (which must be < 1), ``(1, e)`` with ``e`` the
+        additive epsilon in the learner's units (:meth:`learner_gap`).  Refuses, naming ``owner``'s
+        parameter, a family with no epsilon-GLR or a mode it does not offer (:attr:`epsilon_modes`).
+        """
+        if not self.epsilon_modes:
+            raise fail("epsilon", owner, f"None in fixed confidence for {self.name} rewards (no epsilon-GLR yet)",
+                       epsilon)
+        if epsilon_mode not in self.epsilon_modes:
+            raise fail("epsilon_mode", owner, f"one of {', '.join(self.epsilon_modes)} for {self.name} rewards",
+                       epsilon_mode)
+        if epsilon_mode == "relative":
+            if not epsilon < 1.0:
+                raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
+            return (1.0 - epsilon, 0.0)
+        return (1.0, self.learner_gap(epsilon))  # in the learner's units
 
     def for_truth(self, environment) -> "Family":
         """The family with the hidden truth's parameters, for the characteristic time of ``environment``.

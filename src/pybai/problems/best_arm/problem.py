@@ -87,19 +87,8 @@ class BestArmProblem(Problem):
             self.epsilon = check_positive_float(epsilon, "epsilon", owner, allow_zero=True)
             return
         self.epsilon = check_positive_float(epsilon, "epsilon", owner)
-        if not family.epsilon_modes:
-            raise fail("epsilon", owner, f"None in fixed confidence for {family.name} rewards (no epsilon-GLR yet)",
-                       epsilon)
-        if epsilon_mode not in family.epsilon_modes:
-            raise fail("epsilon_mode", owner, f"one of {', '.join(family.epsilon_modes)} for {family.name} rewards",
-                       epsilon_mode)
+        self.pair_shift = family.epsilon_shift(self.epsilon, epsilon_mode, owner)
         self.epsilon_mode = epsilon_mode
-        if epsilon_mode == "relative":
-            if not self.epsilon < 1.0:
-                raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
-            self.pair_shift = (1.0 - self.epsilon, 0.0)
-        else:
-            self.pair_shift = (1.0, family.learner_gap(self.epsilon))  # in the learner's units
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "BestArmProblem":
         """The same problem with ``epsilon`` (epsilon-best-arm identification in fixed confidence).

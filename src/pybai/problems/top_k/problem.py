@@ -109,19 +109,10 @@ class TopKProblem(Problem):
             raise fail("epsilon", owner, "None with batches (batch-racing certifies exact top-k by its own rule)",
                        epsilon)
         epsilon = check_positive_float(epsilon, "epsilon", owner)
-        family = self.family
-        if not family.epsilon_modes:
-            raise fail("epsilon", owner, f"None for {family.name} rewards (no epsilon-GLR yet)", epsilon)
-        if epsilon_mode not in family.epsilon_modes:
-            raise fail("epsilon_mode", owner, f"one of {', '.join(family.epsilon_modes)} for {family.name} rewards",
-                       epsilon_mode)
-        if epsilon_mode == "relative" and not epsilon < 1.0:
-            raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
+        self.pair_shift = self.family.epsilon_shift(epsilon, epsilon_mode, owner)
         self.epsilon = epsilon
         self.epsilon_mode = epsilon_mode
         self.provides = self.provides - {"exact-identification"}
-        self.pair_shift = ((1.0 - epsilon, 0.0) if epsilon_mode == "relative"
-                           else (1.0, family.learner_gap(epsilon)))  # in the learner's units
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "TopKProblem":
         """The same problem with ``epsilon`` (epsilon-top-k identification in fixed confidence).
