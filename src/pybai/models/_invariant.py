@@ -68,6 +68,12 @@ def _log_t_density_constant(nu):
 
 
 @njit(cache=True)
+def _log_t_density(nu, w, log_const):
+    """ln f(w) of Student's t with ``nu`` degrees of freedom, ``log_const`` = ln f(0)."""
+    return log_const - 0.5 * (nu + 1.0) * math.log1p(w * w / nu)
+
+
+@njit(cache=True)
 def log_t_cdf_lower(nu, w, log_const):
     """A lower bound on ln P(T_nu <= w) for Student's t with nu > 1 degrees of freedom; nondecreasing in w.
 
@@ -81,11 +87,11 @@ def log_t_cdf_lower(nu, w, log_const):
     3e-4 nats for w >= 3 once nu >= 50.
     """
     if w < 0.0:
-        return log_const - 0.5 * (nu + 1.0) * math.log1p((1.0 - w) * (1.0 - w) / nu)
+        return _log_t_density(nu, 1.0 - w, log_const)
     v = min(w, 1.0)
-    bound = 0.5 - v * math.exp(log_const - 0.5 * (nu + 1.0) * math.log1p(v * v / nu))
+    bound = 0.5 - v * math.exp(_log_t_density(nu, v, log_const))
     if w > 0.0:
-        mills = math.exp(log_const - 0.5 * (nu + 1.0) * math.log1p(w * w / nu)) * (nu + w * w) / ((nu - 1.0) * w)
+        mills = math.exp(_log_t_density(nu, w, log_const)) * (nu + w * w) / ((nu - 1.0) * w)
         if mills < bound:
             bound = mills
     return math.log1p(-bound)
