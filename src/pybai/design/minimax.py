@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai.design._linalg import inverse_design
+from pybai.design._loose_solve import loose_solve
 from pybai.design._minimax_kernels import restricted_compiled
 from pybai.design.optimal import DesignResult, _fedorov_wynn
 
@@ -275,6 +276,11 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     ``state.dual_directions`` receive the certificate, for :func:`duality_gap`.
     """
     k, r = z.shape
+    if compiled and not linear_program and isinstance(directions, ExplicitDirections):
+        solved = loose_solve(z, directions.y, rtol, state, start, keep, cold_start)  # the loop below, compiled
+        if solved is not None:
+            return DesignResult(weights=solved[0], value=float(solved[1]), lower_bound=float(solved[2]),
+                                iterations=int(solved[3]))
     w = None
     if state is not None and state.weights is not None and state.weights.shape == (k,):
         w = np.clip(state.weights, 0.0, None)
