@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai.design._linalg import inverse_design
-from pybai.design._loose_solve import loose_solve
+from pybai.design._loose_solve import gap_compiled, loose_solve
 from pybai.design._minimax_kernels import restricted_compiled
 from pybai.design.optimal import DesignResult, _fedorov_wynn
 
@@ -230,14 +230,18 @@ def cold_start(z: np.ndarray) -> np.ndarray:
     return _fedorov_wynn(z, np.full(z.shape[0], 1.0 / z.shape[0]), 0.1, 2_000)[0]
 
 
-def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions: np.ndarray, dual: np.ndarray):
+def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions, dual, compiled: bool = False):
     """``(f(w), L(w, v))``: the value of design ``w`` and the certified lower bound of the module docstring.
 
     ``v`` is ``dual`` on the directions ``dual_directions`` (zero elsewhere); f* lies in
     [L(w, v), f(w)] whatever ``w`` and ``v`` are, so ``(f - L) / f`` bounds the relative
     suboptimality of ``w``.  One evaluation of all directions and of all arms: O((K + |Y|) r^2 + K r |v|).
-    ``(inf, -inf)`` when A(w) is singular.
+    ``(inf, -inf)`` when A(w) is singular.  ``compiled=True`` evaluates it in a numba kernel on
+    :class:`ExplicitDirections` (:func:`pybai.design._loose_solve.gap_compiled`; equal up to rounding).
     """
+    dual_directions, dual = np.asarray(dual_directions, dtype=np.intp), np.asarray(dual, dtype=float)
+    if compiled and isinstance(directions, ExplicitDirections):
+        return gap_compiled(z, directions.y, w, dual_directions, dual)
     minv = _inverse_support(z, w)
     if minv is None:
         return np.inf, -np.inf
@@ -270,7 +274,9 @@ def solve_minimax(z: np.ndarray, directions, *, rtol: float = 1e-6, state: Desig
     each restricted solve also starts from 0.8 w + 0.2 uniform (further from the simplex's
     boundary) and ends as soon as its own certificate on the working sets shows half the
     tolerance, instead of following the barrier path to its end (about a third fewer Newton
-    steps; the certificate over all arms and directions is unchanged).  ``keep``: arms whose
+    steps; the certificate over all arms and directions is unchanged), and on
+    :class:`ExplicitDirections` the whole loop runs in one numba kernel
+    (:func:`pybai.design._loose_solve.loose_solve`: the same steps, equal to rounding).  ``keep``: arms whose
     weight is below ``keep`` times the largest stay out of the next warm start's working set (and
     out of this solve's start when the design still spans).  ``state.dual`` and
     ``state.dual_directions`` receive the certificate, for :func:`duality_gap`.

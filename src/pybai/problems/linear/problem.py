@@ -365,8 +365,8 @@ class LinearBestArmProblem(Problem):
         directions = ExplicitDirections(diff / gaps[:, None])
         tol = hint.get("tolerance") if hint is not None else None
         if tol and hint is not None and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
-            value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float),
-                                       np.asarray(hint["dual_directions"], dtype=np.intp), np.asarray(hint["dual"], dtype=float))
+            value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float), hint["dual_directions"],
+                                       hint["dual"], compiled=bool(hint.get("compiled", False)))
             if value - lower <= tol * value:  # the stored design is still certified tol-optimal
                 return self._design_result(np.asarray(hint["weights"], dtype=float), value, lower, 0, hint)
         state: Any = None  # a DesignState when there is a hint
