@@ -85,3 +85,22 @@ def test_gap_compiled_equals_duality_gap():
     assert got == pytest.approx(ref, rel=1e-10) and duality_gap(z, dirs, w, idx, v, compiled=True) == got
     assert ref[1] < ref[0]
     assert gap_compiled(z, dirs.y, np.eye(z.shape[0])[3], idx, v) == (np.inf, -np.inf)  # singular design
+
+
+def test_the_kernel_uses_the_constants_of_solve_minimax():
+    from pybai.design import _loose_solve as kernel
+
+    assert (kernel._MAX_OUTER, kernel._SMALL, kernel._CAP, kernel._GAP_STOP, kernel._START_MIX) == (
+        minimax._MAX_OUTER, minimax.SMALL, minimax._LOOSE_CAP, minimax._GAP_STOP, minimax._START_MIX)
+
+
+def test_violator_selection_is_the_argsort_selection():
+    from pybai.design._loose_solve import _largest
+
+    rng = np.random.default_rng(2)
+    for trial in range(200):
+        values = rng.normal(size=60) if trial % 2 else rng.integers(0, 5, size=60).astype(float)  # with ties
+        candidates = np.sort(rng.choice(60, int(rng.integers(0, 40)), replace=False))
+        cap = int(rng.integers(1, 10))
+        expected = candidates[np.argsort(-values[candidates], kind="stable")[:cap]]
+        np.testing.assert_array_equal(_largest(values, candidates, cap), expected)

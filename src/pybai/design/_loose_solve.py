@@ -6,8 +6,8 @@ calls around the restricted solves: working sets, the certificate over all arms 
 directions, violator selection.  :func:`loose_solve` runs that whole outer loop in one numba
 kernel, calling :func:`~pybai.design._minimax_kernels.restricted_compiled` for the restricted
 solves.  It is the same method step for step (start working sets, rounds, certificate,
-violators -- the at most 8 largest, the same set of indices as numpy's ``argsort(-g)[:8]``
--- restart weights, warm-start state), with the full-set products in loops and BLAS instead of
+violators -- the at most 8 largest, the set numpy's ``argsort(-g)[:8]`` selects unless values
+tie (here the earlier index goes first) -- restart weights, warm-start state), with the full-set products in loops and BLAS instead of
 numpy's order: results agree with the numpy outer loop to rounding.  :func:`gap_compiled` is
 :func:`~pybai.design.minimax.duality_gap` compiled (the oracle's check of a stored design).
 """
@@ -70,17 +70,26 @@ def _arm_terms(z, minv, y, v, g):
 
 @njit(cache=True)
 def _largest(values, candidates, cap):
-    """The at most ``cap`` entries of ``candidates`` with the largest ``values`` (ties: smaller index first)."""
+    """The at most ``cap`` entries of ``candidates`` with the largest ``values`` (ties: earlier entry first).
+
+    One pass keeping the best ``cap`` so far in descending order (the set of ``np.argsort(-values)[:cap]``).
+    """
     n = min(cap, candidates.size)
-    taken = np.zeros(candidates.size, dtype=np.bool_)
     out = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        best = -1
-        for i in range(candidates.size):
-            if not taken[i] and (best < 0 or values[candidates[i]] > values[candidates[best]]):
-                best = i
-        taken[best] = True
-        out[c] = candidates[best]
+    top = np.empty(n)
+    count = 0
+    for c in candidates:
+        x = values[c]
+        if count == n and not x > top[n - 1]:
+            continue
+        i = count if count < n else n - 1  # insert x, dropping the last when full
+        while i > 0 and x > top[i - 1]:
+            top[i] = top[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        top[i] = x
+        out[i] = c
+        count = min(count + 1, n)
     return out
 
 
