@@ -130,7 +130,7 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     ``(w, v, t, steps, ok)``, design, normalised dual weights over the rows of ``y`` (they certify
     the restricted gap), restricted value, steps (predictor-corrector steps, plus the barrier
     kernel's when it finishes); ``ok`` is False when the start design is singular.  ``mu_rel``
-    sets the start's distance to the constraints (t = (1 + 10 mu_rel) max f), as the barrier's.
+    sets the start's distance to the constraints: t = (1 + mu_rel) max f.
     """
     n, r = z.shape
     m = y.shape[0]
@@ -141,7 +141,7 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
         return w, np.full(m, 1.0 / m), 0.0, 0, False
     _variances(y, minv, f)
     tol = gap_stop if gap_stop > 0.0 else 0.5 * rtol
-    t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
+    t = f.max() * (1.0 + mu_rel) + 1e-300
     s = np.empty(m)
     v = np.empty(m)
     lam = np.empty(n)
@@ -208,13 +208,13 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     for _it in range(MAX_STEPS):
         np.dot(z, minv, zm)
         np.dot(zm, y.T, p)
-        np.dot(zm, z.T, qm)
         for i in range(n):
             for j in range(m):
                 p2[i, j] = p[i, j] * p[i, j]
         if _certified(p2, f, v, tol):
             certified = True
             break
+        np.dot(zm, z.T, qm)
         steps += 1
         comp = 0.0
         vsum = 0.0
