@@ -5,7 +5,9 @@ r"""Primal-dual interior-point form of the restricted minimax solve of :mod:`pyb
 :math:`\min t` s.t. :math:`f_j(w) = y_j^\top A(w)^{-1} y_j \le t`, :math:`w \ge 0`,
 :math:`\sum w = 1`, with the same signature and return value, by Mehrotra's
 predictor-corrector method on the perturbed KKT conditions of this convex problem instead of a
-log-barrier path: primal ``(w, t)`` with slacks :math:`s = t - f(w) > 0` (kept exact), duals
+log-barrier path: primal ``(w, t)`` with slacks :math:`s > 0` of their own (the residual
+:math:`f(w) - t + s`, the linearisation error of the convex f, enters the next step, so no step
+is cut short to keep :math:`t - f(w)` positive: a barrier-like exact slack stalls there), duals
 :math:`v \ge 0` (the constraints on the directions), :math:`\lambda \ge 0` (on ``w >= 0``)
 and :math:`\nu` (on the simplex), complementarity :math:`s_j v_j = \lambda_i w_i = \sigma\mu`.
 Eliminating the slacks and the bound multipliers leaves, per step, one symmetric positive
@@ -19,8 +21,9 @@ Stopping rule: the restricted certificate of the barrier kernel, with ``v / sum(
 dual weights: :math:`\max_j f_j - (2 v\cdot f - \max_a \sum_j v_j (x_a^\top A^{-1} y_j)^2)
 \le` ``gap_stop`` (``rtol / 2`` when ``gap_stop`` is 0) times :math:`\max_j f_j`.  The returned
 ``v`` has the barrier kernel's meaning: normalised dual weights over the rows of ``y`` that
-certify this bound.  When the method does not certify within its step cap (or a factorisation
-or the step search fails) the barrier kernel finishes from ``w0`` (its steps are added).
+certify this bound; the returned value is ``max(t, max_j f_j)``.  When the method does not
+certify within its step cap (or a factorisation fails, or rounding makes A(w) singular on the
+way) the barrier kernel solves from ``w0`` instead (its steps are added to the count).
 """
 
 from __future__ import annotations
@@ -173,7 +176,6 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     x = np.empty(k1)
     rdw = np.empty(n)
     rp = np.empty(m)
-    g = np.empty(n)
     d = np.empty(m)
     rc = np.empty(m)
     rl = np.empty(n)
@@ -191,18 +193,7 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     work_a = np.empty((r, r))
     work_l = np.empty((r, r))
     work_il = np.empty((r, r))
-    np.dot(z, minv, zm)
-    np.dot(zm, y.T, p)
-    for i in range(n):
-        acc = 0.0
-        for j in range(m):
-            p2[i, j] = p[i, j] * p[i, j]
-            acc += p2[i, j] * v[j]
-        g[i] = acc
-    nu = 0.0
-    for i in range(n):
-        nu += g[i] + lam[i]
-    nu /= n
+    nu = 0.0  # any start: the simplex row of each step absorbs a shift of nu (the other iterates do not see it)
     steps = 0
     certified = False
     for _it in range(MAX_STEPS):
@@ -240,7 +231,6 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
                 p2d[i, j] = p2[i, j] * d[j]
                 acc += p2[i, j] * v[j]
                 acc2 += p2d[i, j]
-            g[i] = acc
             rdw[i] = -acc - lam[i] + nu
             hs[i, n] = acc2
             hs[n, i] = acc2
@@ -277,7 +267,8 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
                 rc[j] = -s[j] * v[j]
             for i in range(n):
                 rl[i] = -w[i] * lam[i]
-            _direction(lc, scale, ebar, av, p2, s, v, w, lam, rp, rdw, rdt, req, rc, rl, rhs, x, dw_a, ds_a, dv_a, dlam_a)
+            _direction(lc, scale, ebar, av, p2, s, v, w, lam, rp, rdw, rdt, req, rc, rl, rhs, x,
+                       dw_a, ds_a, dv_a, dlam_a)
             a_aff = _max_step(w, dw_a, 1.0)
             a_aff = _max_step(s, ds_a, a_aff)
             a_aff = _max_step(v, dv_a, a_aff)
@@ -294,7 +285,8 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
                 rc[j] = sigma * mu - s[j] * v[j] - ds_a[j] * dv_a[j]
             for i in range(n):
                 rl[i] = sigma * mu - w[i] * lam[i] - dw_a[i] * dlam_a[i]
-            dt, dnu = _direction(lc, scale, ebar, av, p2, s, v, w, lam, rp, rdw, rdt, req, rc, rl, rhs, x, dw, ds, dv, dlam)
+            dt, dnu = _direction(lc, scale, ebar, av, p2, s, v, w, lam, rp, rdw, rdt, req, rc, rl, rhs, x,
+                                 dw, ds, dv, dlam)
             alpha = _max_step(w, dw, 1.0 / _TO_BOUNDARY)
             alpha = _max_step(s, ds, alpha)
             alpha = _max_step(v, dv, alpha)
