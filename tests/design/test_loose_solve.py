@@ -104,3 +104,34 @@ def test_violator_selection_is_the_argsort_selection():
         cap = int(rng.integers(1, 10))
         expected = candidates[np.argsort(-values[candidates], kind="stable")[:cap]]
         np.testing.assert_array_equal(_largest(values, candidates, cap), expected)
+
+
+def test_warm_start_with_fewer_arms_than_dimensions_falls_back_to_the_design():
+    """A recorded wine oracle call (600 runs of linear-wine.toml's settings, seed 2599): the warm start's
+    ``keep`` working set had 11 arms in R^12, which the pivot test of ``inverse_design`` let through
+    (eigenvalue ratio 3e-17), and the numpy loop then failed on a singular design.  Both loops must
+    now start from every arm of the stored design and certify."""
+    from pathlib import Path
+
+    from pybai.environments.linear_instances import wine_environment
+
+    rec = np.load(Path(__file__).parent / "data" / "singular_warm_start.npz")
+    x = np.asarray(wine_environment().features, dtype=float)
+    z = x[np.sort(np.unique(x, axis=0, return_index=True)[1])]  # the distinct arms, as the linear problem keeps them
+    best = int(rec["best"])
+    others = np.delete(np.arange(z.shape[0]), best)
+    dirs = ExplicitDirections((z[best] - z[others]) / rec["gaps"][:, None])
+    rtol = float(rec["rtol"])
+    start = cold_start(z)
+    for numpy_loop in (True, False):
+        state = DesignState()
+        state.weights = np.zeros(z.shape[0])
+        state.weights[rec["weight_idx"]] = rec["weight_val"]
+        state.arms, state.directions = np.array(rec["arms"]), np.array(rec["directions"])
+        assert state.arms.size < z.shape[1]
+        with pytest.MonkeyPatch.context() as mp:
+            if numpy_loop:
+                mp.setattr(minimax, "loose_solve", lambda *args: None)
+            res = solve_minimax(z, dirs, rtol=rtol, state=state, compiled=True, start=start, linear_program=False,
+                                keep=1e-2)
+        assert np.isfinite(res.value) and res.value - res.lower_bound <= rtol * res.value

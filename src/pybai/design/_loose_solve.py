@@ -4,8 +4,8 @@
 approximate oracle of linear Track-and-Stop -- spends about a third of its time in numpy
 calls around the restricted solves: working sets, the certificate over all arms and
 directions, violator selection.  :func:`loose_solve` runs that whole outer loop in one numba
-kernel, calling :func:`~pybai.design._minimax_kernels.restricted_compiled` for the restricted
-solves.  It is the same method step for step (start working sets, rounds, certificate,
+kernel, calling :func:`~pybai.design._restricted_pd.restricted_pd` for the restricted
+solves (as the numpy loop does).  It is the same method step for step (start working sets, rounds, certificate,
 violators -- the at most 8 largest, the set numpy's ``argsort(-g)[:8]`` selects unless values
 tie (here the earlier index goes first) -- restart weights, warm-start state), with the full-set products in loops and BLAS instead of
 numpy's order: results agree with the numpy outer loop to rounding.  :func:`gap_compiled` is
@@ -19,7 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.design._minimax_kernels import _inverse_design, restricted_compiled
+from pybai.design._minimax_kernels import _inverse_design
+from pybai.design._restricted_pd import restricted_pd
 
 __all__ = ["gap_compiled", "loose_solve"]
 
@@ -150,7 +151,7 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
         w_full[:] = 0.0
         for a in arms:
             w_full[a] = (w[a] + 1e-3 / na) / total
-        if _inverse_rows(z, w_full, arms, minv):
+        if na >= r and _inverse_rows(z, w_full, arms, minv):  # fewer than r arms cannot span
             break
     else:
         return 2, w, 0.0, 0.0, 0, empty_i, empty_i, empty_i, np.empty(0)
@@ -172,6 +173,8 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
     lower = -math.inf
     cert_dirs = empty_i
     cert_v = np.empty(0)
+    cert_w = w_full.copy()  # the design of the round of the best bound, and its value
+    cert_value = math.inf
     inner_rtol = rtol
     mu_rel = 0.1
     iterations = 0
@@ -183,7 +186,7 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
         w0 = np.empty(na)
         for i in range(na):
             w0[i] = (1.0 - _START_MIX) * w_full[arms[i]] + _START_MIX / na
-        w_s, v, t, steps, ok = restricted_compiled(zs, y, w0, inner_rtol, mu_rel, _GAP_STOP * inner_rtol)
+        w_s, v, t, steps, ok = restricted_pd(zs, y, w0, inner_rtol, mu_rel, _GAP_STOP * inner_rtol)
         if not ok:
             return 2, w, 0.0, 0.0, 0, empty_i, empty_i, empty_i, np.empty(0)
         iterations += steps
@@ -204,6 +207,8 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
         bound = 2.0 * vf - gmax
         if bound > lower:
             lower, cert_dirs, cert_v = bound, dirs, v
+            cert_value = primal
+            cert_w[:] = w_full
         if best_value - lower <= rtol * best_value:
             break
         # enlarge the working sets with the worst violators of the restricted optimality
@@ -236,6 +241,9 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
         for i in range(na):
             w_full[arms[i]] = w0[i] / total
         mu_rel = max(min(0.1, (best_value - lower) / best_value), rtol)
+    if cert_value - lower <= rtol * cert_value:  # the design its own round's certificate closes
+        best_value = cert_value
+        best_w[:] = cert_w
     bmax = best_w.max()
     st_arms = np.flatnonzero(best_w > keep * bmax) if keep > 1e-12 else np.flatnonzero(best_w > 1e-12)
     n_keep = 0
