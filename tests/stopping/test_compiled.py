@@ -17,6 +17,11 @@ def test_threshold_value_is_the_python_call_bit_for_bit():
             th = make_threshold(kind, delta, n_alternatives=4, n_terms=2, family="gaussian")
             form = th.compiled_form()
             assert [threshold_value(form, float(t)) for t in ts] == [th(float(t)) for t in ts]
+    for delta in (0.3, 0.01, 1e-6):  # the plain-log shape of the Krichevsky-Trofimov threshold
+        for n_terms in (1, 2, 3):
+            th = make_threshold("kt-mixture", delta, n_alternatives=4, n_terms=n_terms, family="bernoulli")
+            form = th.compiled_form()
+            assert [threshold_value(form, float(t)) for t in ts] == [th(float(t)) for t in ts]
 
 
 def test_rows_of_the_per_pair_rules():
@@ -26,8 +31,9 @@ def test_rows_of_the_per_pair_rules():
     assert row[:5].tolist() == gauss.fallback.compiled_form().tolist()
     assert row[PAIR_FLAG] == 1.0 and row[PAIR_LEVEL] == gauss.level
     assert row[14:].tolist() == list(gauss._scales)
-    bern = compiled_rows([BernoulliPairMixtureThreshold(0.05, 4)])[0]
-    assert np.isnan(bern[:5]).all()  # the KT t-only threshold has no compiled form
+    bern_rule = BernoulliPairMixtureThreshold(0.05, 4)
+    bern = compiled_rows([bern_rule])[0]
+    assert bern[:5].tolist() == bern_rule.fallback.compiled_form().tolist()  # the KT t-only threshold
     assert compiled_rows([HeuristicThreshold(0.1)])[0, PAIR_FLAG] == 0.0
 
 

@@ -52,11 +52,6 @@ def _top_k_instance(kind: str, k: int, max_samples: int = 1500):
     return env, TopKProblem(6, k, family, FixedConfidence(0.05, max_samples=max_samples))
 
 
-def _falls_back(name: str, kind: str, threshold: str) -> bool:
-    """LUCB's bounds read threshold(t); the per-pair Bernoulli rule's t-only threshold (KT) has no compiled form."""
-    return name == "lucb" and kind == "bernoulli" and threshold == "delta-correct"
-
-
 def _ask_tell(strategy, env, noise):
     while not strategy.stopped:
         strategy.tell(*env.respond(strategy.ask(), noise))
@@ -80,9 +75,7 @@ def test_compiled_run_is_the_ask_tell_run(name, params, kind):
             slow = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
             noise_fast, noise_slow = np.random.default_rng(100 + seed), np.random.default_rng(100 + seed)
             offered = fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None))
-            assert offered is not _falls_back(name, kind, threshold)
-            if not offered:
-                continue
+            assert offered  # every rule, family and threshold here has a compiled run
             assert fast.stopped
             _ask_tell(slow, env, noise_slow)
             _same_state(fast, slow)
@@ -102,9 +95,7 @@ def test_compiled_top_k_run_is_the_ask_tell_run(name, params, kind):
             slow = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
             noise_fast, noise_slow = np.random.default_rng(200 + seed), np.random.default_rng(200 + seed)
             offered = fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None))
-            assert offered is not _falls_back(name, kind, threshold)
-            if not offered:
-                continue
+            assert offered  # every rule, family and threshold here has a compiled run
             assert fast.stopped
             _ask_tell(slow, env, noise_slow)
             _same_state(fast, slow)
@@ -123,8 +114,25 @@ def test_the_runner_gives_the_same_outcome_either_way():
                 b.samples, b.status, b.recommendation, b.counts.tolist())
 
 
+@pytest.mark.parametrize("name,params", RULES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(RULES)])
+def test_compiled_run_with_the_kt_threshold_is_the_ask_tell_run(name, params):
+    """``kt-mixture`` (Bernoulli arms only: the plain-log form of ``threshold_value``), best arm and top-2."""
+    for seed, cap in ((0, 1500), (3, 40)):
+        for top_k in (False, True):
+            env, problem = _top_k_instance("bernoulli", 2, cap) if top_k else _instance("bernoulli", cap)
+            if top_k and name not in {n for n, _ in TOP_K_RULES}:
+                continue
+            fast = make_strategy(name, dict(params, threshold="kt-mixture")).start(problem, rng=seed)
+            slow = make_strategy(name, dict(params, threshold="kt-mixture")).start(problem, rng=seed)
+            noise_fast, noise_slow = np.random.default_rng(300 + seed), np.random.default_rng(300 + seed)
+            assert fast.simulate_run(env.means, noise_fast)
+            _ask_tell(slow, env, noise_slow)
+            _same_state(fast, slow)
+            assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
+
+
 def test_not_offered_where_the_kernels_do_not_cover_the_problem():
-    """epsilon, lazy checks, batches, LUCB with the Bernoulli per-pair rule: False, nothing done (ask/tell runs)."""
+    """epsilon, lazy checks, batches: False, nothing done (ask/tell runs)."""
     env, _ = _instance("gaussian")
     family = Gaussian(1.0, n_sources=5)
     cases = [
@@ -133,7 +141,6 @@ def test_not_offered_where_the_kernels_do_not_cover_the_problem():
         (BestArmProblem(5, family, FixedConfidence(0.05)), "top-two", {"beta": "ids"}),
     ]
     cases += [
-        (TopKProblem(5, 2, Bernoulli(n_sources=5), FixedConfidence(0.05)), "lucb", {"threshold": "delta-correct"}),
         (TopKProblem(5, 2, family, FixedConfidence(0.05), BatchSpec(4, 2)), "uniform", {}),
     ]
     for problem, name, params in cases:

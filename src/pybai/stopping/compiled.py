@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["threshold_value", "compiled_rows", "PAIR_FLAG", "PAIR_CODE", "PAIR_LEVEL", "PAIR_MIN_STATISTIC",
+__all__ = ["threshold_value", "compiled_rows", "PLAIN_LOG", "PAIR_FLAG", "PAIR_CODE", "PAIR_LEVEL", "PAIR_MIN_STATISTIC",
            "PAIR_ALPHA", "PAIR_W_BETA", "PAIR_GVAR", "PAIR_ONE_SIDED", "PAIR_N_SCALES", "PAIR_SCALES"]
 
 #: Columns of a row of :func:`compiled_rows` after the t-only form (columns 0-4): 1.0 for a per-pair rule
@@ -32,16 +32,24 @@ PAIR_ALPHA, PAIR_W_BETA, PAIR_GVAR, PAIR_ONE_SIDED = 9, 10, 11, 12
 PAIR_N_SCALES, PAIR_SCALES = 13, 14
 
 
+#: ``shift`` of a compiled form without the outer logarithm: ``const + coef ln(t / scale)``
+PLAIN_LOG = -math.inf
+
+
 @njit(cache=True)
 def threshold_value(form, t):
     """``const + coef ln(shift + ln(t / scale))``, or the value at one when ``t / scale <= 1``.
 
     ``form`` is ``[const, coef, shift, scale, value at one]`` from
     :meth:`~pybai.stopping.base.LogLogThreshold.compiled_form`; ``t`` a sample count (float).
+    With ``shift`` = :data:`PLAIN_LOG` (-inf) the shape is ``const + coef ln(t / scale)``
+    (:meth:`~pybai.stopping.kt.BernoulliKTThreshold.compiled_form`).
     """
     u = t / form[3]
     if u <= 1.0:
         return form[4]
+    if form[2] == PLAIN_LOG:
+        return form[0] + form[1] * math.log(u)
     return form[0] + form[1] * math.log(form[2] + math.log(u))
 
 

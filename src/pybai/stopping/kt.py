@@ -123,3 +123,8 @@ class BernoulliKTThreshold(UnionBoundThreshold):
         if not np.all(arr >= 1.0):
             raise fail("t", type(self).__name__, "sample counts >= 1", t)
         return self._const + self._half_n * np.log(np.maximum(arr / self.n_terms, 1.0))
+
+    def compiled_form(self) -> np.ndarray:
+        """``[const, n / 2, PLAIN_LOG, n, const]``: :func:`~pybai.stopping.compiled.threshold_value` evaluates
+        ``const + (n / 2) ln(t / n)`` for t > n and ``const`` below, the operations of :meth:`__call__`."""
+        return np.array([self._const, self._half_n, -math.inf, float(self.n_terms), self._const])
