@@ -82,6 +82,7 @@ class LeastSquares(Model):
         self._b = np.zeros(d)
         self._inverse: np.ndarray | None = None
         self._since_refresh = 0
+        self._feature_norms = np.sqrt(np.add.reduce(self.features * self.features, axis=1))  # for _solve
 
     @classmethod
     def from_statistics(cls, features, counts, sums, **kwargs) -> "LeastSquares":
@@ -140,11 +141,11 @@ class LeastSquares(Model):
             self.counts[a] += 1.0
             self.sums[a] += rewards[0]
             x = self.features[a]
-            self.design_matrix += np.outer(x, x)
+            self.design_matrix += x[:, None] * x[None, :]  # np.outer's own product, without its wrapper
             self._b += rewards[0] * x
             if self._inverse is not None:
                 u = self._inverse @ x
-                self._inverse -= np.outer(u, u) / (1.0 + x @ u)
+                self._inverse -= (u[:, None] * u[None, :]) / (1.0 + x @ u)
                 self._since_refresh += 1
                 if self._since_refresh >= self.refresh_every:
                     self._refresh()
@@ -198,7 +199,7 @@ class LeastSquares(Model):
         self.theta = rng @ ((rng.T @ self._b) / vals[keep])
         est = self.features @ self.theta
         outside = self.features @ vecs[:, ~keep]
-        norms = np.linalg.norm(self.features, axis=1)
-        unidentified = np.linalg.norm(outside, axis=1) > 1e-9 * np.maximum(norms, 1e-300)
+        # row norms with np.linalg.norm's own arithmetic (sqrt of add.reduce of squares), without its copies
+        unidentified = np.sqrt(np.add.reduce(outside * outside, axis=1)) > 1e-9 * np.maximum(self._feature_norms, 1e-300)
         est[unidentified] = np.nan
         self.estimate[:] = est
