@@ -149,3 +149,16 @@ def test_tas_oracle_choices():
     with pytest.raises(ValueError, match="oracle"):
         TrackAndStop(oracle="approximate").start(p, rng=np.random.default_rng(0))
     assert math.isfinite(tracking_tolerance(0))
+
+
+def test_default_lazy_schedule_is_lazier_above_the_solvers_small_size():
+    """0.25 up to SMALL distinct arms (every arm in the working set), 0.5 above (docs/linear.md)."""
+    from pybai.design.minimax import SMALL
+
+    big, _ = instance(k=SMALL + 40)
+    small, _ = instance(k=SMALL)
+    assert (small.tracking_oracle_growth, big.tracking_oracle_growth) == (0.25, 0.5)
+    x = np.repeat(np.random.default_rng(1).normal(size=(SMALL // 2, 3)), 3, axis=0)  # copies count once
+    assert LinearBestArmProblem(x, 1.0, FixedConfidence(0.1)).tracking_oracle_growth == 0.25
+    assert TrackAndStop().start(big, rng=0)._default_oracle_growth() == 0.5
+    assert TrackAndStop(oracle="exact").start(big, rng=0)._default_oracle_growth() == 0.0

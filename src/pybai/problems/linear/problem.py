@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_array, check_positive_float, check_probability, fail
-from pybai.design.minimax import DesignState, ExplicitDirections, cold_start, duality_gap, solve_minimax
+from pybai.design.minimax import SMALL, DesignState, ExplicitDirections, cold_start, duality_gap, solve_minimax
 from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
@@ -446,10 +446,10 @@ class LinearBestArmProblem(Problem):
         """Track-and-Stop's state: "fast" is the approximate oracle, "certified" the compiled solve."""
         return self.oracle_hint(exact=oracle == "exact", approximate=oracle == "fast")
 
-    #: Lazy schedule Track-and-Stop uses by default here (``oracle_growth``): the oracle is an
-    #: optimisation (milliseconds), solved again when t has grown by 25% (doubling, as
-    #: ``linear-wine.toml`` sets, costs about 25% more samples on the wine data's short runs).
-    tracking_oracle_growth = 0.25
+    @property
+    def tracking_oracle_growth(self) -> float:  # type: ignore[override]
+        """Track-and-Stop's default ``oracle_growth``: 0.25, 0.5 above SMALL distinct arms (docs/linear.md)."""
+        return 0.25 if self.n_distinct <= SMALL else 0.5
 
     def h_lb(self, means) -> float:
         r"""H_LB of Eq. (6): :math:`\min_\lambda \max_{y \in Y^*} \|y\|^2_{\Lambda_\lambda^{-1}} / \Delta^2(y)`.
