@@ -14,7 +14,8 @@ Three measurements, side by side in one process (CPU time, ``time.process_time``
 2. Track-and-Stop with D-tracking on mu2 against best-arm 0.1.1 (``benchmarks/peer_env.py``, its
    own venv and process; skipped with a note when the venv cannot be made): seconds per run;
 3. a 4-point sweep over delta (0.1, 0.01, 0.001, 0.0001) of ``tas`` on the Gaussian instance with
-   ``share_trajectories = true``, against its smallest delta alone (the same replications).
+   ``share_trajectories = true``, against its smallest delta alone (the same replications; the two
+   timed alternately three times, the smallest of each kept).
 
     .venv/bin/python benchmarks/bench_compiled.py [--quick] [--runs N] [--peer-runs N] [--no-peer]
         [--only-rules GOAL [--threshold KIND]]
@@ -133,11 +134,17 @@ def delta_sweep(runs: int) -> dict:
     alone_doc = dict(base, problem=dict(base["problem"], delta=min(SWEEP)))
     warm = Sweep.from_document(dict(shared_doc, replications=1))
     execute_sweep(warm)
-    shared, cpu_shared, _ = _timed(Sweep.from_document(shared_doc))
-    alone, cpu_alone, _ = _timed(Sweep.from_document(dict(alone_doc, grid={"problem.delta": [min(SWEEP)]})))
+    # the two timings alternate, three times, and the smallest of each counts: this machine's speed can
+    # drift by a third within a minute, which a single pair of timings reads as a change of cost
+    shared_cpu, alone_cpu = [], []
+    for _ in range(3):
+        shared_cpu.append(_timed(Sweep.from_document(shared_doc))[1])
+        alone_cpu.append(_timed(Sweep.from_document(dict(alone_doc, grid={"problem.delta": [min(SWEEP)]})))[1])
     separate, cpu_separate, _ = _timed(Sweep.from_document(dict(shared_doc, share_trajectories=False)))
+    cpu_shared, cpu_alone = min(shared_cpu), min(alone_cpu)
     return {"deltas": SWEEP, "runs": runs, "shared_cpu": cpu_shared, "smallest_delta_alone_cpu": cpu_alone,
-            "ratio": cpu_shared / cpu_alone, "separate_points_cpu": cpu_separate, "load": bc.load()}
+            "ratio": cpu_shared / cpu_alone, "separate_points_cpu": cpu_separate, "shared_cpu_repeats": shared_cpu,
+            "alone_cpu_repeats": alone_cpu, "load": bc.load()}
 
 
 def _rules_table(rules: list[dict]) -> str:

@@ -83,9 +83,21 @@ def _ordered(table: np.ndarray) -> bool:
         return bool((rest == rest[0]).all() and rising)
     if flags.any():
         return False
-    ts = np.unique(np.round(np.geomspace(1.0, 1e9, 400)))
-    values = np.array([[threshold_value(f, float(t)) for t in ts] for f in table])
-    return bool(np.all(np.diff(values, axis=0) >= 0.0))
+    return bool(np.all(np.diff(_grid_values(np.ascontiguousarray(table[:, :5]), _GRID), axis=0) >= 0.0))
+
+
+#: the sample counts at which :func:`_ordered` compares t-only thresholds
+_GRID = np.unique(np.round(np.geomspace(1.0, 1e9, 400)))
+
+
+@njit(cache=True)
+def _grid_values(forms, ts):
+    """``threshold_value(forms[i], ts[j])`` for every row and grid point, in one compiled call."""
+    out = np.empty((forms.shape[0], ts.shape[0]))
+    for i in range(forms.shape[0]):
+        for j in range(ts.shape[0]):
+            out[i, j] = threshold_value(forms[i], ts[j])
+    return out
 
 
 def compiled_rows(thresholds) -> np.ndarray | None:

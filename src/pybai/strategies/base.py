@@ -99,6 +99,7 @@ class Strategy:
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
     #: "unstarted" until :meth:`start`, then "running", "stopped", "censored" or "budget-spent"
     status_: str = "unstarted"
+    _param_names_: ClassVar[tuple[str, ...]]  # cache of :meth:`_param_names`, per class
 
     def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1):
         self.threshold = threshold
@@ -107,14 +108,12 @@ class Strategy:
     # ------------------------------------------------------------------ params
     @classmethod
     def _param_names(cls) -> list[str]:
-        names: list[str] = []
-        for klass in cls.__mro__:
-            if "__init__" in vars(klass):
-                sig = inspect.signature(vars(klass)["__init__"])
-                for p in sig.parameters.values():
-                    if p.kind is p.KEYWORD_ONLY and p.name not in names:
-                        names.append(p.name)
-        return names
+        """The keyword-only parameters of the ``__init__`` methods along the MRO (once per class)."""
+        if "_param_names_" not in vars(cls):
+            cls._param_names_ = tuple(dict.fromkeys(
+                p.name for klass in cls.__mro__ if "__init__" in vars(klass)
+                for p in inspect.signature(vars(klass)["__init__"]).parameters.values() if p.kind is p.KEYWORD_ONLY))
+        return list(cls._param_names_)
 
     def get_params(self) -> dict[str, Any]:
         """Constructor parameters and their values."""
