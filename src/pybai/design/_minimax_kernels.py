@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["restricted_compiled"]
+__all__ = ["restricted_compiled", "start_point"]
 
 
 @njit(cache=True)
@@ -134,6 +134,20 @@ def _kkt_cholesky(hs, rhs, scale, n, sol, bu, bv):
 
 
 @njit(cache=True)
+def start_point(z, y, w0):
+    """``(w, A(w)^-1, f, ok)`` at the start ``w0`` of a restricted solve (``w`` a copy; ``f`` the
+    variances of the rows of ``y``, computed only when ``ok``: A(w0) invertible)."""
+    r = z.shape[1]
+    w = w0.copy()
+    minv = np.empty((r, r))
+    f = np.empty(y.shape[0])
+    ok = _inverse_design(z, w, minv)
+    if ok:
+        _variances(y, minv, f)
+    return w, minv, f, ok
+
+
+@njit(cache=True)
 def restricted_compiled(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     """Barrier method on min t s.t. ||y||^2_{A(w)^-1} <= t over the simplex of the rows of ``z``.
 
@@ -148,12 +162,9 @@ def restricted_compiled(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     """
     n, r = z.shape
     m = y.shape[0]
-    w = w0.copy()
-    minv = np.empty((r, r))
-    f = np.empty(m)
-    if not _inverse_design(z, w, minv):
+    w, minv, f, ok = start_point(z, y, w0)
+    if not ok:
         return w, np.full(m, 1.0 / m), 0.0, 0, False
-    _variances(y, minv, f)
     t = f.max() * (1.0 + 10.0 * mu_rel) + 1e-300
     tau = (n + m) / (mu_rel * t)
     steps = 0

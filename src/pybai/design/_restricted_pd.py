@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.design._minimax_kernels import _inverse_design, _inverse_design_into, _variances, restricted_compiled
+from pybai.design._minimax_kernels import _inverse_design_into, _variances, restricted_compiled, start_point
 
 __all__ = ["restricted_pd"]
 
@@ -137,12 +137,9 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
     """
     n, r = z.shape
     m = y.shape[0]
-    w = w0.copy()
-    minv = np.empty((r, r))
-    f = np.empty(m)
-    if not _inverse_design(z, w, minv):
+    w, minv, f, ok = start_point(z, y, w0)
+    if not ok:
         return w, np.full(m, 1.0 / m), 0.0, 0, False
-    _variances(y, minv, f)
     tol = gap_stop if gap_stop > 0.0 else 0.5 * rtol
     t = f.max() * (1.0 + mu_rel) + 1e-300
     s = np.empty(m)
