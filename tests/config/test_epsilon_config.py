@@ -15,10 +15,11 @@ def _doc(**problem):
 
 def test_epsilon_with_delta_is_epsilon_best_arm_identification():
     exp = parse_experiment(_doc(epsilon=0.2))
-    assert exp.problem.epsilon_best_arm and exp.problem.pair_shift == (1.0, 0.2)
+    assert exp.problem.epsilon == 0.2 and exp.problem.shift == (1.0, 0.2)
     rel = parse_experiment(_doc(epsilon=0.2, epsilon_mode="relative")).problem
-    assert rel.pair_shift == (0.8, 0.0) and rel.to_dict()["epsilon_mode"] == "relative"
-    assert not parse_experiment(_doc()).problem.epsilon_best_arm
+    assert rel.shift == (0.8, 0.0) and rel.to_dict()["epsilon_mode"] == "relative"
+    plain = parse_experiment(_doc()).problem
+    assert plain.epsilon is None and plain.shift == (1.0, 0.0)
 
 
 @pytest.mark.parametrize("problem,key", [({"epsilon": 0.2, "epsilon_mode": "ratio"}, "epsilon_mode"),

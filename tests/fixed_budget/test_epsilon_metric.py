@@ -65,7 +65,7 @@ def test_bad_epsilon_names_the_key():
     doc["strategy"] = [{"name": "uniform"}]
     # with delta, epsilon is epsilon-best-arm identification (docs/epsilon.md), not the fixed-budget metric
     assert pybai.parse_experiment(doc).problem.epsilon_mode == "additive"
-    assert BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=0.1).epsilon_best_arm
+    assert BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=0.1).shift == (1.0, 0.1)
     with pytest.raises(InvalidParameterError, match="'epsilon'"):
         BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1), epsilon=-0.1)
 

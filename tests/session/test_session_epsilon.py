@@ -76,7 +76,7 @@ def test_a_top_k_session_file_with_epsilon_certifies_a_tie(tmp_path):
            "environment": {"kind": "gaussian", "arms": 4, "sigma": 1.0}, "strategy": [{"name": "game"}]}
     means, rng = np.array([1.0, 0.5, 0.5, 0.0]), np.random.default_rng(3)
     with Session.create(tmp_path / "t.db", doc) as session:
-        assert session.problem.epsilon == 0.6 and session.problem.pair_shift == (1.0, 0.6)
+        assert session.problem.epsilon == 0.6 and session.problem.shift == (1.0, 0.6)
         while not session.stopped:
             request = session.ask()
             session.tell(request.id, request.requests, rng.normal(means[request.requests], 1.0))

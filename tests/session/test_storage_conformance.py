@@ -212,3 +212,80 @@ def test_a_read_only_schema_1_file_is_read_through_an_upgraded_copy(tmp_path, mo
     con = sqlite3.connect(path)
     assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1"
     con.close()
+
+
+# ---------------------------------------------------------------- schema 2 -> 3: the epsilon in a column of its own
+def _as_schema_2(db) -> None:
+    """Rewrite a schema-3 database as schema 2 wrote it: an epsilon given later as JSON in ``withdrawn``."""
+    import sqlalchemy as sa
+
+    url = f"sqlite:///{db}" if not str(db).startswith("postgresql") else str(db).replace("postgresql://",
+                                                                                         "postgresql+psycopg://")
+    as_json = ("json_object('epsilon', epsilon, 'epsilon_mode', epsilon_mode)" if url.startswith("sqlite")
+               else "json_build_object('epsilon', epsilon, 'epsilon_mode', epsilon_mode)::text")
+    engine = sa.create_engine(url)
+    with engine.begin() as c:
+        c.exec_driver_sql(f"UPDATE journal SET withdrawn = {as_json} WHERE kind = 'epsilon'")
+        c.exec_driver_sql("ALTER TABLE journal DROP COLUMN epsilon_mode")
+        c.exec_driver_sql("ALTER TABLE journal DROP COLUMN epsilon")
+        c.exec_driver_sql("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    engine.dispose()
+
+
+def _journal_epsilons(db):
+    import sqlalchemy as sa
+
+    url = f"sqlite:///{db}" if not str(db).startswith("postgresql") else str(db).replace("postgresql://",
+                                                                                         "postgresql+psycopg://")
+    engine = sa.create_engine(url)
+    with engine.connect() as c:
+        version = c.exec_driver_sql("SELECT value FROM meta WHERE key = 'schema_version'").scalar()
+        rows = c.exec_driver_sql("SELECT epsilon, epsilon_mode, withdrawn FROM journal WHERE kind = 'epsilon'").all()
+    engine.dispose()
+    return version, [tuple(r) for r in rows]
+
+
+def test_schema_2_is_upgraded_with_the_epsilon_in_its_own_columns(storage_db):
+    """Both backends: a schema-2 database (the epsilon as JSON in ``withdrawn``) opens as schema 3 with the
+    epsilon in ``epsilon`` and ``epsilon_mode``, and the session continues as before the upgrade."""
+    rng = np.random.default_rng(2)
+    doc = {**DOC, "strategy": [{"name": "tas", "threshold": "delta-correct"}]}
+    with Session.create(storage_db, doc) as session:
+        answer(session, rng, 30)
+        session.set_epsilon(0.15, "relative")
+        answer(session, rng, 5)
+        status = session.status()
+    _as_schema_2(storage_db)
+    with Session.open(storage_db) as again:
+        assert {**again.status(), "version": 0} == {**status, "version": 0}
+        assert again.problem.epsilon == 0.15 and again.problem.epsilon_mode == "relative"
+        answer(again, rng, 3)  # and it continues, writing schema 3
+    assert _journal_epsilons(storage_db) == (str(SCHEMA_VERSION), [(0.15, "relative", None)])
+
+
+def test_a_schema_2_file_of_the_previous_version_is_upgraded(tmp_path):
+    """A file written by pybai with schema 2 (tests/session/data/schema-2-epsilon.db: 45 answers, epsilon 0.4
+    given, 3 more answers): upgraded in place, its journal rows kept, its session unchanged."""
+    from pathlib import Path
+
+    from pybai.session.backend_sqlite import current_schema_sql
+
+    path = tmp_path / "v2.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "schema-2-epsilon.db", path)
+    con = sqlite3.connect(path)
+    before = con.execute("SELECT id, session, kind, request, answer, created FROM journal ORDER BY id").fetchall()
+    con.close()
+    with Session.open(path) as session:
+        status = session.status()
+        assert status["samples"] == 48 and status["status"] == "running"
+        assert session.problem.epsilon == 0.4 and session.problem.epsilon_mode == "additive"
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT id, session, kind, request, answer, created FROM journal ORDER BY id").fetchall() == before
+    assert con.execute("SELECT epsilon, epsilon_mode, withdrawn FROM journal WHERE kind = 'epsilon'").fetchall() == [
+        (0.4, "additive", None)]
+    fresh = sqlite3.connect(":memory:")
+    fresh.executescript(current_schema_sql())
+    assert con.execute("PRAGMA table_info(journal)").fetchall() == fresh.execute("PRAGMA table_info(journal)").fetchall()
+    con.close()
+    with Session.open(path) as again:
+        assert {**again.status(), "version": 0} == {**status, "version": 0}

@@ -7,6 +7,7 @@ import pytest
 
 from pybai import BestArmProblem, Bounded, FixedConfidence
 from pybai.models.betting import BettingModel
+from pybai.stopping.base import PairPieces
 from pybai.stopping.betting import BettingThreshold, HeuristicBettingThreshold, pair_log_wealth
 
 
@@ -26,7 +27,7 @@ def _wrong_stops(level, runs=100, steps=300, seed=0, max_values=64):
         b = np.where(rng.random(steps) < (0.52 - 0.2) / 0.6, 0.8, 0.2)  # {0.2, 0.8}, mean 0.52
         for t in range(steps):
             model.update(np.array([0, 1]), np.array([a[t], b[t]]))
-            if th.model_margin(model, None, [0], [1]) > 0.0:
+            if th.margin(PairPieces([0], [1], (1.0, 0.0), None), model) > 0.0:
                 wrong += 1
                 break
     return wrong / runs
@@ -47,10 +48,10 @@ def test_margin_reads_the_betting_tables_and_stops_on_clear_gaps():
     assert isinstance(th, BettingThreshold) and th.proven
     model = p.new_model()
     model.update(np.array([0, 1] * 50), np.array([0.9, 0.1] * 50))
-    assert p.learner_view(model).stopping_decision(model, th, 100)[1]
+    assert th.decide(p.learner_view(model), model, 100).stop
     flat = p.new_model()
     flat.update(np.array([0, 1] * 3), np.array([0.6, 0.4] * 3))
-    assert not p.learner_view(flat).stopping_decision(flat, th, 6)[1]
+    assert not th.decide(p.learner_view(flat), flat, 6).stop
     assert not HeuristicBettingThreshold(0.05, 1).proven
 
 
@@ -71,7 +72,7 @@ def _wrong_epsilon_stops(th, offset, runs=100, steps=300, seed=1):
         b = np.where(rng.random(steps) < (0.58 - 0.2) / 0.6, 0.8, 0.2)  # mean 0.58 > 0.5 + 0.05
         for t in range(steps):
             model.update(np.array([0, 1]), np.array([a[t], b[t]]))
-            if th.model_margin(model, None, [0], [1], offset=offset) > 0.0:
+            if th.margin(PairPieces([0], [1], (1.0, offset), None), model) > 0.0:
                 wrong += 1
                 break
     return wrong / runs
@@ -89,18 +90,18 @@ def test_epsilon_margin_is_monotone_and_reduces_to_the_plain_rule():
     model = BettingModel(2, 0.0, 1.0, levels=41)
     model.update(np.repeat([0, 1], 150), np.concatenate([rng.beta(5, 5, 150), rng.beta(5, 5, 150)]))
     th = BettingThreshold(0.1, 1)
-    plain = th.model_margin(model, None, [0], [1]) if model.estimate[0] > model.estimate[1] else -math.inf
-    margins = [th.model_margin(model, None, [0], [1], offset=e) for e in (0.0, 0.05, 0.1, 0.2)]
+    plain = th.margin(PairPieces([0], [1], (1.0, 0.0), None), model) if model.estimate[0] > model.estimate[1] else -math.inf
+    margins = [th.margin(PairPieces([0], [1], (1.0, e), None), model) for e in (0.0, 0.05, 0.1, 0.2)]
     assert margins[0] == plain
     assert margins == sorted(margins) and margins[-1] > 0.0  # equal laws: a tolerance of 0.2 is certified
-    with pytest.raises(Exception, match="slope"):
-        th.model_margin(model, None, [0], [1], slope=0.9)
+    with pytest.raises(Exception, match="epsilon_mode"):
+        th.margin(PairPieces([0], [1], (0.9, 0.0), None), model)
 
 
 @pytest.mark.parametrize("statistic", ["kl-inf", "sub-bernoulli"])
 def test_bounded_epsilon_is_in_the_users_units(statistic):
     p = BestArmProblem(3, Bounded(3, 0.0, 10.0, statistic), FixedConfidence(0.05), epsilon=0.5)
-    assert p.pair_shift == (1.0, pytest.approx(0.05))
+    assert p.shift == (1.0, pytest.approx(0.05))
     assert p.is_correct(1, [5.0, 4.6, 3.0]) and not p.is_correct(2, [5.0, 4.6, 3.0])
     assert p.epsilon_good([0.5, 0.46, 0.3]).tolist() == [True, True, False]  # learner units
     with pytest.raises(Exception, match="epsilon_mode"):

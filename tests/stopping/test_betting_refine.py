@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pybai.models.betting import BettingModel
+from pybai.stopping.base import PairPieces
 from pybai.stopping._betting_refine import refine_pair
 from pybai.stopping.betting import BettingThreshold, _pair_value, pair_log_wealth
 
@@ -58,9 +59,9 @@ def test_threshold_refines_only_pairs_of_usable_stores():
     th = BettingThreshold(0.05, 1)
     inf = _brute(exact)
     th.level = inf - 0.02
-    assert th.model_margin(exact, None, [0], [1]) > 0.0
-    assert th.model_margin(grid_only, None, [0], [1]) == pytest.approx(
+    assert th.margin(PairPieces([0], [1], (1.0, 0.0), None), exact) > 0.0
+    assert th.margin(PairPieces([0], [1], (1.0, 0.0), None), grid_only) == pytest.approx(
         _pair_value(grid_only.ln_up[0], grid_only.ln_down[1]) - th.level)
-    assert th.model_margin(grid_only, None, [0], [1]) < 0.0  # the grid alone cannot certify it
+    assert th.margin(PairPieces([0], [1], (1.0, 0.0), None), grid_only) < 0.0  # the grid alone cannot certify it
     assert pair_log_wealth(exact, 0, 1) == pytest.approx(inf, abs=2e-3)
     assert pair_log_wealth(grid_only, 0, 1) == _pair_value(grid_only.ln_up[0], grid_only.ln_down[1])

@@ -215,7 +215,7 @@ def _model(counts, means):
     return model
 
 
-def test_problem_threshold_and_stopping_decision():
+def test_problem_threshold_and_its_decision():
     p = _problem(3, 2, [0.4, 0.6], constrained=[1], floor=[0.1])
     th = p.threshold("delta-correct", 0.05)
     assert isinstance(th, FeasibleMixtureThreshold) and th.proven and th.count_dependent
@@ -224,14 +224,14 @@ def test_problem_threshold_and_stopping_decision():
     assert th(1234) == old(1234)  # threshold(t): the t-only KK21 threshold, m = K |M| + K, n = 2L
     counts = np.full((3, 2), 400.0)
     means = np.array([[1.0, 0.9], [0.2, 0.3], [0.4, -0.5]])
-    z, stop = p.stopping_decision(_model(counts, means), th, 2400)
+    z, stop = th.decide(p, _model(counts, means), 2400)
     assert z == pytest.approx(p.glr(counts, means))
     assert stop == (th.min_margin(counts, means, p.weights, p.floor, p.cmask, p.variances) > 0.0) and stop
     means[1] = [0.95, 0.85]  # a close challenger blocks the stop
-    assert not p.stopping_decision(_model(counts, means), th, 2400)[1]
+    assert not th.decide(p, _model(counts, means), 2400).stop
     h = p.threshold("heuristic", 0.05)
     assert isinstance(h, HeuristicThreshold)
-    assert p.stopping_decision(_model(counts, means), h, 2400) == (p.glr(counts, means), p.glr(counts, means) > h(2400))
+    assert h.decide(p, _model(counts, means), 2400) == (p.glr(counts, means), p.glr(counts, means) > h(2400))
     # no constrained subpopulation: -1 is never an answer, m = K - 1
     assert _problem(3, 2, [0.5, 0.5], constrained=[]).threshold("delta-correct", 0.1).n_alternatives == 2
     # Bernoulli cells: variance proxy 1/4, same rule

@@ -29,12 +29,12 @@ NONE = np.empty(0)
 
 def kt_margin(na, xa, nb, xb, level, prior=0.5):
     """Margin of the Beta(prior, prior) pair rule alone."""
-    return pair_margin(1, na, xa, 0.25, nb, xb, 0.25, level, prior, 1.0, NONE, 0.25, False)
+    return pair_margin(1, na, xa, 0.25, nb, xb, 0.25, level, prior, 1.0, NONE, 0.25, False, 1.0, 0.0)
 
 
 def gauss_margin(na, xa, va, nb, xb, vb, level, scales=SCALES, one_sided=True):
     """Margin of the Gaussian scale-mixture pair rule."""
-    return pair_margin(0, na, xa, va, nb, xb, vb, level, 0.5, 0.0, scales, 0.25, one_sided)
+    return pair_margin(0, na, xa, va, nb, xb, vb, level, 0.5, 0.0, scales, 0.25, one_sided, 1.0, 0.0)
 
 
 def kl_bernoulli(p, q):
@@ -116,7 +116,7 @@ def test_no_pass_without_samples_or_with_wrong_order():
         assert gauss_margin(0.0, 1.0, 1.0, 5.0, 0.0, 1.0, 1.0, one_sided=one_sided) == -math.inf
         assert gauss_margin(9.0, 0.0, 1.0, 5.0, 0.0, 1.0, 1.0, one_sided=one_sided) == -math.inf
     assert kt_margin(9.0, 0.2, 5.0, 0.4, 1.0) == -math.inf
-    assert pair_margin(1, 9.0, 0.2, 0.25, 5.0, 0.4, 0.25, 1.0, 0.5, 0.5, SCALES, 0.25, True) == -math.inf
+    assert pair_margin(1, 9.0, 0.2, 0.25, 5.0, 0.4, 0.25, 1.0, 0.5, 0.5, SCALES, 0.25, True, 1.0, 0.0) == -math.inf
 
 
 # ---------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def _crossing_rate(code, mu_a, mu_b, sd_a, sd_b, p_a, level, alpha, w_beta, scal
                         break
                 continue
             if pair_margin(code, na, sa / na, sd_a**2, nb, sb / nb, sd_b**2, level, alpha, w_beta, scales, 0.25,
-                           one_sided) > 0.0:
+                           one_sided, 1.0, 0.0) > 0.0:
                 hits += 1
                 break
     return hits
@@ -296,16 +296,16 @@ def test_best_arm_problem_decides_pair_by_pair():
     th = p.threshold("delta-correct", 0.1)
     assert isinstance(th, GaussianPairMixtureThreshold) and th.n_alternatives == 2
     counts, means = np.array([400.0, 400.0, 50.0]), np.array([0.6, 0.0, -2.0])
-    z, stop = p.stopping_decision(_model(counts, means), th, 850)
+    z, stop = th.decide(p, _model(counts, means), 850)
     assert z == pytest.approx(p.glr(counts, means))
     want = min(th.min_margin(counts, means, np.ones(3), [0], [1]), th.min_margin(counts, means, np.ones(3), [0], [2]))
     assert stop == (want > 0.0)
     # a far-away third arm does not matter; a close second arm blocks the stop
-    _, stop_close = p.stopping_decision(_model(counts, np.array([0.6, 0.55, -2.0])), th, 850)
+    _, stop_close = th.decide(p, _model(counts, np.array([0.6, 0.55, -2.0])), 850)
     assert stop and not stop_close
     # the heuristic threshold still compares the GLR with beta(t)
     h = p.threshold("heuristic", 0.1)
-    assert p.stopping_decision(_model(counts, means), h, 850) == (z, z > h(850))
+    assert h.decide(p, _model(counts, means), 850) == (z, z > h(850))
     bern = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("delta-correct", 0.1)
     assert isinstance(bern, BernoulliPairMixtureThreshold) and bern.n_alternatives == 3
 
@@ -316,8 +316,8 @@ def test_top_k_problem_uses_k_times_n_minus_k_pairs():
     assert isinstance(th, GaussianPairMixtureThreshold) and th.n_alternatives == 6
     counts = np.full(5, 300.0)
     means = np.array([1.0, 0.9, -0.5, -0.6, -0.7])
-    _, stop = p.stopping_decision(_model(counts, means), th, 1500)
+    _, stop = th.decide(p, _model(counts, means), 1500)
     assert stop
     means[2] = 0.85  # the third arm now sits next to the top two: not certified
-    _, stop = p.stopping_decision(_model(counts, means), th, 1500)
+    _, stop = th.decide(p, _model(counts, means), 1500)
     assert not stop

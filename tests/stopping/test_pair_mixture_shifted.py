@@ -10,7 +10,7 @@ from scipy.special import log_ndtr
 
 from pybai.models._kl import pair_cost
 from pybai.models._shifted import shifted_pair_cost
-from pybai.stopping._pair_mixture_kernels import beta_regret, pair_margin, pair_margin_shifted
+from pybai.stopping._pair_mixture_kernels import beta_regret, pair_margin
 
 ONE = np.array([4.0])
 
@@ -35,25 +35,23 @@ def test_gaussian_shifted_margin_equals_brute_force(slope, offset):
         cons = [{"type": "ineq", "fun": lambda z: slope * z[1] - offset - z[0]}]
         best = min(minimize(f, s0, constraints=cons, method="SLSQP", options={"ftol": 1e-14}).fun
                    for s0 in ((xb * slope - offset, xb), (xa, (xa + offset) / slope), (0.0, 0.0)))
-        got = pair_margin_shifted(0, na, xa, va, nb, xb, vb, 0.0, 0.5, 0.0, ONE, 0.25, True, slope, offset)
+        got = pair_margin(0, na, xa, va, nb, xb, vb, 0.0, 0.5, 0.0, ONE, 0.25, True, slope, offset)
         assert got == pytest.approx(best, abs=1e-6)
 
 
 def test_bernoulli_beta_term_uses_the_shifted_cost():
     na, xa, nb, xb = 40.0, 0.6, 30.0, 0.55
-    got = pair_margin_shifted(1, na, xa, 0.25, nb, xb, 0.25, 1.0, 0.5, 1.0, np.empty(0), 0.25, True, 1.0, 0.1)
+    got = pair_margin(1, na, xa, 0.25, nb, xb, 0.25, 1.0, 0.5, 1.0, np.empty(0), 0.25, True, 1.0, 0.1)
     want = shifted_pair_cost(1, na, xa, 0.25, nb, xb, 0.25, 1.0, 0.1) - beta_regret(na * xa, na, 0.5) \
         - beta_regret(nb * xb, nb, 0.5) - 1.0
     assert got == pytest.approx(want, rel=1e-12)
     assert shifted_pair_cost(1, na, xa, 0.25, nb, xb, 0.25, 1.0, 0.1) > pair_cost(1, na, xa, 0.25, nb, xb, 0.25)
 
 
-def test_unshifted_piece_is_the_plain_margin():
+def test_a_tie_passes_a_shifted_piece_never_the_plain_one():
     scales = np.exp(2.0 * np.arange(8))
-    for code, var in ((0, 1.3), (1, 0.25)):
-        args = (code, 30.0, 0.62, var, 45.0, 0.41, var, 2.0, 0.5, 0.5 if code else 0.0, scales, 0.25, True)
-        assert pair_margin_shifted(*args, 1.0, 0.0) == pair_margin(*args)
     # a tie passes a shifted piece once the counts are large enough, never the plain one
-    assert pair_margin_shifted(0, 4000.0, 1.0, 1.0, 4000.0, 1.0, 1.0, math.log(20), 0.5, 0.0, scales, 0.25, True,
-                               1.0, 0.2) > 0.0
-    assert pair_margin(0, 4000.0, 1.0, 1.0, 4000.0, 1.0, 1.0, math.log(20), 0.5, 0.0, scales, 0.25, True) == -math.inf
+    assert pair_margin(0, 4000.0, 1.0, 1.0, 4000.0, 1.0, 1.0, math.log(20), 0.5, 0.0, scales, 0.25, True,
+                       1.0, 0.2) > 0.0
+    assert pair_margin(0, 4000.0, 1.0, 1.0, 4000.0, 1.0, 1.0, math.log(20), 0.5, 0.0, scales, 0.25, True,
+                       1.0, 0.0) == -math.inf

@@ -7,6 +7,7 @@ import pytest
 
 from pybai import BestArmProblem, FixedConfidence, GaussianUnknownVariance
 from pybai.models.unknown_variance import MeansAndVariances
+from pybai.stopping.base import PairPieces
 from pybai.stopping.thresholds import make_threshold
 from pybai.stopping.unknown_variance import (
     PRECISIONS, UnknownVarianceThreshold, _lower, _pair_margin, _upper, bipartite_level, log_bayes_factor,
@@ -123,7 +124,7 @@ def test_false_stops_on_a_tie_stay_below_delta():
             model.update(np.array([0, 1]), x[t])
             if t >= 1:
                 best = int(np.argmax(model.estimate))
-                if rule.model_margin(model, None, [best], [1 - best]) > 0:
+                if rule.margin(PairPieces([best], [1 - best], (1.0, 0.0), None), model) > 0:
                     stops += 1
                     break
     assert stops / runs <= delta

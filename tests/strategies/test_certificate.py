@@ -7,20 +7,21 @@ import numpy as np
 import pytest
 
 from pybai import BestArmProblem, Bernoulli, FixedBudget, FixedConfidence, Gaussian, make_strategy
-from pybai.stopping.thresholds import DEFAULT_KIND, KINDS, is_default_kind
+from pybai.stopping.thresholds import KINDS, UNSET_KIND
 from pybai.strategies.certificate import certified, is_proven, threshold_kind
 
 GAUSS = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1))
 BERN = BestArmProblem(3, Bernoulli(n_sources=3), FixedConfidence(0.1))
 
 
-def test_the_default_kind_is_the_heuristic_marked_as_unchosen():
+def test_an_unset_threshold_runs_the_heuristic_and_stays_unset():
     s = make_strategy("tas")
-    assert s.threshold == "heuristic" and is_default_kind(s.threshold)
-    assert is_default_kind(s.clone().threshold) and is_default_kind(pickle.loads(pickle.dumps(s)).threshold)
-    assert is_default_kind(copy.deepcopy(s).threshold)
-    assert not is_default_kind(make_strategy("tas", threshold="heuristic").threshold)
-    assert repr(DEFAULT_KIND) == "'heuristic'" and hash(DEFAULT_KIND) == hash("heuristic")
+    assert s.threshold is None and s.threshold_kind == UNSET_KIND == "heuristic"
+    assert s.clone().threshold is None and pickle.loads(pickle.dumps(s)).threshold is None
+    assert copy.deepcopy(s).threshold is None and "threshold=None" in repr(s)
+    chosen = make_strategy("tas", threshold="heuristic")
+    assert chosen.threshold == chosen.threshold_kind == "heuristic"
+    assert s.start(GAUSS).threshold_ == chosen.start(GAUSS).threshold_  # the same test either way
 
 
 @pytest.mark.parametrize("problem", [GAUSS, BERN], ids=["gaussian", "bernoulli"])

@@ -131,12 +131,45 @@ def test_compiled_run_with_the_kt_threshold_is_the_ask_tell_run(name, params):
             assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
 
 
+def _epsilon_instance(kind: str, goal: str, mode: str, max_samples: int = 1500):
+    """A tie at the top (best arm) or at the boundary (top-2): only an answer tolerance stops it."""
+    if kind == "gaussian":
+        means = np.array([1.0, 1.0, 0.7, 0.4, 0.9])
+        env, family = GaussianEnvironment(means, [0.5, 0.6, 0.5, 0.4, 0.5]), Gaussian([0.5, 0.6, 0.5, 0.4, 0.5],
+                                                                                       n_sources=5)
+    else:
+        means = np.array([0.6, 0.6, 0.45, 0.3, 0.55])
+        env, family = BernoulliEnvironment(means), Bernoulli(n_sources=5)
+    regime = FixedConfidence(0.05, max_samples=max_samples)
+    if goal == "top-k":
+        return env, TopKProblem(5, 2, family, regime, epsilon=0.15, epsilon_mode=mode)
+    return env, BestArmProblem(5, family, regime, epsilon=0.15, epsilon_mode=mode)
+
+
+@pytest.mark.parametrize("name,params", RULES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(RULES)])
+@pytest.mark.parametrize("kind,mode", [("gaussian", "additive"), ("gaussian", "relative"), ("bernoulli", "additive")])
+def test_compiled_epsilon_run_is_the_ask_tell_run(name, params, kind, mode):
+    """With an answer tolerance (shifted pieces: Sticky Track-and-Stop, the epsilon GLR and best response,
+    the shifted costs and separation): the compiled run is the ask/tell run, best arm and top-2."""
+    goals = ("best-arm", "top-k") if (name, params) in TOP_K_RULES else ("best-arm",)
+    for goal in goals:
+        for threshold in THRESHOLDS:
+            for seed, cap in ((0, 1500), (2, 60)):
+                env, problem = _epsilon_instance(kind, goal, mode, cap)
+                fast = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
+                slow = make_strategy(name, dict(params, threshold=threshold)).start(problem, rng=seed)
+                noise_fast, noise_slow = np.random.default_rng(300 + seed), np.random.default_rng(300 + seed)
+                assert fast.simulate_run(env.means, noise_fast, sigma=getattr(env, "sigma", None))
+                _ask_tell(slow, env, noise_slow)
+                _same_state(fast, slow)
+                assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
+
+
 def test_not_offered_where_the_kernels_do_not_cover_the_problem():
-    """epsilon, lazy checks, batches: False, nothing done (ask/tell runs)."""
+    """lazy checks, IDS, batches: False, nothing done (ask/tell runs)."""
     env, _ = _instance("gaussian")
     family = Gaussian(1.0, n_sources=5)
     cases = [
-        (BestArmProblem(5, family, FixedConfidence(0.05), epsilon=0.1), "tas", {}),
         (BestArmProblem(5, family, FixedConfidence(0.05)), "game", {"check_growth": 0.5}),
         (BestArmProblem(5, family, FixedConfidence(0.05)), "top-two", {"beta": "ids"}),
     ]

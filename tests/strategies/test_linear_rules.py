@@ -38,7 +38,7 @@ def test_problem_thresholds_and_the_stopping_decision_on_the_design():
     model.update(np.array([0, 1, 2, 0]), np.array([1.0, 0.0, 0.5, 2.0]))
     level = th.at(4, model)
     assert level == th.on_design(model.design_matrix) and math.isfinite(level)
-    z, stop = p.stopping_decision(model, th, 4)  # the base rule compares with threshold.at(t, model)
+    z, stop = th.decide(p, model, 4)  # the statistic against threshold.at(t, model)
     assert z == p.statistic(model) and stop == (z > level)
     assert not hasattr(p, "threshold_at")
     with pytest.raises(InvalidParameterError, match="threshold"):

@@ -46,6 +46,17 @@ def kl(code, x, y, var):
 
 
 @njit(cache=True)
+def dkl_dm(code, x, m, var):
+    """The derivative of d(x, m) in its second argument ``m`` (Bernoulli: ``m`` clipped into (0, 1))."""
+    if code == GAUSSIAN:
+        return (m - x) / var
+    if code == GAUSSIAN_UV:
+        return (m - x) / (var + (m - x) * (m - x))
+    m = min(max(m, _EPS), 1.0 - _EPS)
+    return (m - x) / (m * (1.0 - m))
+
+
+@njit(cache=True)
 def pooled_mean(code, n1, x1, v1, n2, x2, v2):
     """argmin over m of n1 d(x1, m) + n2 d(x2, m) (the weighted mean of the family)."""
     if code == GAUSSIAN:

@@ -32,18 +32,11 @@ import math
 
 from numba import njit
 
-from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl, pair_cost, pooled_mean
+from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, dkl_dm, kl, pair_cost, pooled_mean
 from pybai.models._transport import transport_pair
 
 _BISECT = 100
 _EDGE = 1e-15
-
-
-@njit(cache=True)
-def _dkl2(x, m):
-    """Derivative in m of the Bernoulli d(x, m), m clipped into (0, 1)."""
-    m = min(max(m, _EDGE), 1.0 - _EDGE)
-    return (m - x) / (m * (1.0 - m))
 
 
 @njit(cache=True)
@@ -83,7 +76,7 @@ def shifted_pair(code, n1, x1, v1, n2, x2, v2, c, e):
     y = 0.5 * (lo + hi)
     for _ in range(_BISECT):
         la = c * y - e
-        g = c * n1 * _dkl2(x1, la) + n2 * _dkl2(x2, y)
+        g = c * n1 * dkl_dm(BERNOULLI, x1, la, 1.0) + n2 * dkl_dm(BERNOULLI, x2, y, 1.0)
         if g > 0.0:
             hi = y
         else:

@@ -6,7 +6,8 @@ A :class:`Problem` never holds the hidden truth.  It gives the math of its goal:
 * ``answer(means)``: the correct answer for source means ``means``;
 * ``glr(counts, means)`` / ``statistic(model)``: the GLR statistic of the empirical answer;
 * ``oracle(means)``: the characteristic time T*(mu) and the optimal weights w*(mu);
-* ``threshold(kind, delta)``: its stopping threshold (each family gives its proven one);
+* ``threshold(kind, delta)``: its stopping threshold (each family gives its proven one), and
+  ``pieces(model)``: the pieces of the alternative a count-dependent threshold tests;
 * ``request_space()``: what a learner can ask for, and the initial phase;
 * ``complexity(truth)``: the report of ``pybai complexity``.
 
@@ -119,8 +120,13 @@ class Problem(ABC):
     #: oracle at every step (closed forms, microseconds); a problem whose oracle is an
     #: optimisation sets g > 0 (solved again once t has grown by the factor 1 + g).
     tracking_oracle_growth: float = 0.0
-    #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)``; None: not reported
+    #: tolerance of the fixed-budget error metric ``Pr(simple regret > epsilon)`` (the ``epsilon`` of a
+    #: fixed-budget problem); None: not reported
+    error_tolerance: float | None = None
+    #: the answer tolerance of fixed confidence (an answer within it is correct: the pieces of the
+    #: alternative are shifted, :attr:`shift`) and how it reads ("additive" or "relative"); None without
     epsilon: float | None = None
+    epsilon_mode: str | None = None
     #: the names of the arms, or None (:mod:`pybai.naming`)
     labels: tuple[str, ...] | None = None
 
@@ -225,36 +231,24 @@ class Problem(ABC):
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
-    def stopping_decision(self, model: Model, threshold: Threshold, t: int) -> tuple[float, bool]:
-        """The GLR statistic and whether the fixed-confidence stopping rule stops now.
+    def pieces(self, model: Model) -> Any:
+        """The pieces of the alternative to the empirical answer at ``model``'s estimate, or None.
 
-        Default: ``statistic(model) > threshold.at(t, model)`` (``threshold(t)``, or for a threshold
-        that reads the data, e.g. the linear self-normalised one, its value on the model).  Problems
-        whose alternative splits into pieces of two arms (best arm, top-k) override it to decide
-        piece by piece with a count-dependent threshold (:mod:`pybai.stopping.pair_mixture`); a new
-        family that gets its own count-dependent rule overrides this hook (and :meth:`threshold`).
+        What a count-dependent stopping test (:class:`~pybai.stopping.base.PieceThreshold`) tests one
+        by one with their own counts: :class:`~pybai.stopping.base.PairPieces` for problems whose
+        pieces are made of two arms (best arm, top-k), the family's own for others (best feasible
+        arm).  None (the default): the problem is decided on a threshold of ``t`` only.
         """
-        z = self.statistic(model)
-        return z, z > threshold.at(t, model)
+        return None
 
-    def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
-        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts.
+    def statistic_against(self, model: Model, level: float, t: int) -> float:
+        """The GLR statistic compared with ``level`` after ``t`` samples (default: :meth:`statistic`).
 
-        The pieces are {lambda_j >= lambda_i} shifted by :attr:`pair_shift` (epsilon-best-arm
-        identification: {lambda_i <= c lambda_j - e}).
+        A problem may return instead an upper bound of the statistic that is below ``level`` when a
+        cheap one shows the stopping rule cannot stop (the linear family screens by one arm); the
+        decision is the same.
         """
-        z = self.statistic(model)
-        if not getattr(threshold, "count_dependent", False):
-            return z, z > threshold.at(t, model)
-        counted: Any = threshold  # a count-dependent threshold: it has min_statistic and min_margin
-        if not z > counted.min_statistic:  # the smallest pair GLR is z: some pair fails
-            return z, False
-        c, e = self.pair_shift
-        if c == 1.0 and e == 0.0:
-            margin = counted.model_margin(model, self.family.variances, top, bottom)
-        else:
-            margin = counted.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
-        return z, margin > 0.0
+        return self.statistic(model)
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"`` is the per-pair mixture rule for Gaussian and Bernoulli arms."""
@@ -264,17 +258,18 @@ class Problem(ABC):
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
-    #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e} (epsilon-best-arm
-    #: identification); ``(1, 0)``: the plain pieces {lambda_j >= lambda_i}
-    pair_shift: tuple[float, float] = (1.0, 0.0)
+    #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e}; ``(1, 0)`` the plain pieces
+    #: {lambda_j >= lambda_i}, another shift the pieces of an answer tolerance epsilon
+    #: (:meth:`~pybai.models.families.Family.epsilon_shift`)
+    shift: tuple[float, float] = (1.0, 0.0)
 
     def transport_costs(self, counts, means, leader: int) -> np.ndarray:
         """Per arm j, the cost W(leader, j) of the piece "j beats leader" (``inf`` at the leader).
 
         inf over {lambda_leader <= c lambda_j - e} of N_leader d(mu_leader, .) + N_j d(mu_j, .), with
-        ``(c, e)`` = :attr:`pair_shift`: the transportation costs of top-two challengers.
+        ``(c, e)`` = :attr:`shift`: the transportation costs of top-two challengers.
         """
-        c, e = self.pair_shift
+        c, e = self.shift
         out = np.empty(len(means))
         transport_costs(self.family.code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
                         self.family.variances, int(leader), c, e, out)
@@ -282,18 +277,18 @@ class Problem(ABC):
 
     def transport_split(self, counts, means, i: int, j: int) -> tuple[float, float]:
         """The two terms N_i d(mu_i, lambda_i), N_j d(mu_j, lambda_j) of W(i, j) at its minimiser."""
-        c, e = self.pair_shift
+        c, e = self.shift
         return transport_split(self.family.code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
                                self.family.variances, int(i), int(j), c, e)
 
     def separation(self, lower: float, upper: float) -> float:
         """How far a lower confidence bound of the answer is above an outsider's upper bound.
 
-        Positive when the answer is certified against that outsider: ``lower - upper`` (LUCB's
-        rule), ``lower + e - c upper`` with the :attr:`pair_shift` of epsilon-best-arm identification.
+        Positive when the answer is certified against that outsider: ``lower + e - c upper`` with the
+        :attr:`shift` (c, e) (``lower - upper``, LUCB's rule, with the plain pieces).
         """
-        c, e = self.pair_shift
-        return lower - upper if (c == 1.0 and e == 0.0) else lower + e - c * upper
+        c, e = self.shift
+        return lower + e - c * upper
 
     def tracking_weights(self, counts, means, t: int, hint: Any = None) -> np.ndarray:
         """The weights a tracking rule (Track-and-Stop) follows at time ``t``.
@@ -476,17 +471,17 @@ class Problem(ABC):
         return None
 
     def error_probability_epsilon(self, simple_regrets) -> float | None:
-        """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.
+        """Fraction of runs whose simple regret exceeds :attr:`error_tolerance`; None when it is not set.
 
         The probability of error at tolerance epsilon of a fixed-budget recommendation
         (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of
         the best counts as correct.  Runs without a regret (NaN) are left out.
         """
-        if self.epsilon is None:
+        if self.error_tolerance is None:
             return None
         regrets = np.asarray(simple_regrets, dtype=float)
         regrets = regrets[~np.isnan(regrets)]
-        return float(np.mean(regrets > self.epsilon)) if regrets.size else None
+        return float(np.mean(regrets > self.error_tolerance)) if regrets.size else None
 
     def to_dict(self) -> dict:
         """JSON-serialisable description of the problem."""

@@ -35,7 +35,7 @@ class RunKernels:
     k : int
         Size of the answer.
     shift : tuple of float
-        ``(c, e)``: :attr:`Problem.pair_shift` of the transportation costs.
+        ``(c, e)``: :attr:`Problem.shift` of the pieces (the GLR, best response, transportation costs and stopping rule).
     """
 
     kind: int

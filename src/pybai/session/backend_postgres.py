@@ -20,6 +20,7 @@ from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import schema
 from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
 from pybai.session.integrity import damaged
+from pybai.session.migrations import columns_at, migrate
 
 __all__ = ["PostgresBackend"]
 
@@ -89,13 +90,7 @@ class PostgresBackend(Backend):
         if "meta" not in tables:
             raise InvalidParameterError(
                 f"{self.label}: holds no pybai session (create one with: pybai session new FILE --db URL).")
-        for table in schema.metadata.sorted_tables:
-            if table.name not in tables:
-                raise damaged(self.label, f"the table {table.name} is missing")
-            found = tuple(c["name"] for c in inspector.get_columns(table.name))
-            if found != tuple(table.columns.keys()):
-                raise damaged(self.label, f"the table {table.name} has the columns {', '.join(found)}; "
-                                          f"expected {', '.join(table.columns.keys())}")
+        self._check_columns(inspector, tables, {"meta": tuple(schema.meta.columns.keys())})
         value = connection.execute(sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
                                    ).scalar()
         if not (isinstance(value, str) and value.isascii() and value.isdigit()):
@@ -106,7 +101,20 @@ class PostgresBackend(Backend):
 
             raise self.fail(f"written with session schema {version}, newer than this pybai ({__version__}) "
                             f"reads (schema {schema.SCHEMA_VERSION}); upgrade pybai to open it.")
+        if version < 2:
+            raise damaged(self.label, f"meta schema_version is {version}; PostgreSQL databases start at 2")
+        current = {table.name: tuple(table.columns.keys()) for table in schema.metadata.sorted_tables}
+        self._check_columns(inspector, tables, columns_at(version, current))
         return version
+
+    def _check_columns(self, inspector, tables: set[str], expected: dict[str, tuple[str, ...]]) -> None:
+        for name, columns in expected.items():
+            if name not in tables:
+                raise damaged(self.label, f"the table {name} is missing")
+            found = tuple(c["name"] for c in inspector.get_columns(name))
+            if found != columns:
+                raise damaged(self.label, f"the table {name} has the columns {', '.join(found)}; "
+                                          f"expected {', '.join(columns)}")
 
     def has_tables(self, connection: sa.Connection) -> bool:
         return "meta" in sa.inspect(connection).get_table_names()
@@ -115,4 +123,20 @@ class PostgresBackend(Backend):
         schema.metadata.create_all(connection)
 
     def upgrade(self, connection: sa.Connection, version: int) -> None:
-        raise self.fail(f"session schema {version} has no upgrade on PostgreSQL (databases start at 2).")
+        """Migrate the database from ``version`` to the current schema in one transaction (one upgrader at a time)."""
+        try:
+            connection.exec_driver_sql("BEGIN")
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _CREATE_LOCK})
+            found = connection.execute(sa.select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+                                       ).scalar()
+            if found == str(version):  # not upgraded by another process meanwhile
+                migrate("postgresql", version, schema.SCHEMA_VERSION, connection.exec_driver_sql)
+            connection.exec_driver_sql("COMMIT")
+        except BaseException as exc:
+            try:
+                connection.exec_driver_sql("ROLLBACK")
+            except sa.exc.DBAPIError:
+                pass
+            if isinstance(exc, sa.exc.DBAPIError):
+                raise self.translate(exc, f"upgrade it from session schema {version}") from None
+            raise

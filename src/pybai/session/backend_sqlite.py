@@ -25,8 +25,8 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 from pybai.exceptions import InvalidParameterError, SessionStateError
 from pybai.session import schema
 from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
-from pybai.session.integrity import SQLITE_MAGIC, check_database, damaged, translate
-from pybai.session.migrations import migrate
+from pybai.session.integrity import SQLITE_MAGIC, check_database, damaged, expected_columns, translate
+from pybai.session.migrations import columns_at, migrate
 
 __all__ = ["SQLiteBackend", "APPLICATION_ID", "SCHEMA_V1"]
 
@@ -57,6 +57,15 @@ def current_schema_sql() -> str:
         parts.append(str(CreateTable(table).compile(dialect=dialect)).strip())
         parts += [str(CreateIndex(index).compile(dialect=dialect)).strip() for index in table.indexes]
     return ";\n".join(parts) + ";\n"
+
+
+@cache
+def _columns_by_version() -> dict[int, dict[str, tuple[str, ...]]]:
+    """The columns of every schema this code reads: 1 (frozen), 2 (the current ones without those added since), current."""
+    current = expected_columns(current_schema_sql())
+    out = {1: expected_columns(SCHEMA_V1), schema.SCHEMA_VERSION: current}
+    out.update({v: columns_at(v, current) for v in range(2, schema.SCHEMA_VERSION)})
+    return out
 
 
 def _starts_like_sqlite(path: Path) -> bool:
@@ -175,8 +184,7 @@ class SQLiteBackend(Backend):
                 raise self.fail("not a pybai session database.")
             if app != APPLICATION_ID:
                 raise damaged(path, f"the application id is {app}, expected {APPLICATION_ID}")
-            return check_database(raw, path, {1: SCHEMA_V1, schema.SCHEMA_VERSION: current_schema_sql()},
-                                  newer=self._newer)
+            return check_database(raw, path, _columns_by_version(), newer=self._newer)
         except sqlite3.Error as exc:
             raise translate(path, exc, "read it") from None
         except UnicodeDecodeError:

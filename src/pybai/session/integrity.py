@@ -26,7 +26,8 @@ from functools import cache
 
 from pybai.exceptions import SessionStateError
 
-__all__ = ["SQLITE_MAGIC", "damaged", "read_only", "translate", "check_database", "request_sources", "answer_rows"]
+__all__ = ["SQLITE_MAGIC", "damaged", "read_only", "translate", "check_database", "expected_columns", "request_sources",
+           "answer_rows"]
 
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -59,7 +60,8 @@ def translate(path, exc: sqlite3.Error, doing: str) -> SessionStateError:
 
 
 @cache
-def _expected_columns(schema: str) -> dict[str, tuple[str, ...]]:
+def expected_columns(schema: str) -> dict[str, tuple[str, ...]]:
+    """The columns of every table the SQL ``schema`` creates, in order."""
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(schema)
@@ -73,12 +75,12 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_database(db: sqlite3.Connection, path, schemas: dict[int, str], newer) -> int:
+def check_database(db: sqlite3.Connection, path, schemas: dict[int, dict[str, tuple[str, ...]]], newer) -> int:
     """Refuse (one :class:`SessionStateError` line) a session database that is not whole; its schema version.
 
-    ``schemas`` maps each schema version this code reads to the SQL that creates its tables
-    (their expected columns are read from it); ``newer(version)`` is the error of a version
-    above them all.  Call after the application id identified a session database.
+    ``schemas`` maps each schema version this code reads to the columns of its tables
+    (:func:`expected_columns` of the SQL that creates them); ``newer(version)`` is the error of a
+    version above them all.  Call after the application id identified a session database.
     """
     problems = [r[0] for r in db.execute("PRAGMA quick_check(1)")]
     if problems != ["ok"]:
@@ -96,7 +98,7 @@ def check_database(db: sqlite3.Connection, path, schemas: dict[int, str], newer)
         raise newer(version)
     if version not in schemas:
         raise SessionStateError(f"{path}: not a pybai session database (no schema version).")
-    for table, columns in _expected_columns(schemas[version]).items():
+    for table, columns in schemas[version].items():
         found = tuple(r[1] for r in db.execute(f"PRAGMA table_info({table})"))
         if not found:
             raise damaged(path, f"the table {table} is missing")

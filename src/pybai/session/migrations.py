@@ -13,6 +13,11 @@ step      what it does
           ``definition`` row keeps its id 1 and becomes session 1), the ``snapshots``
           table is added, and the ``journal`` is written in the order schema 1 implies (one
           request outstanding at a time: each request, then its answers in id order).  Every row is copied unchanged: ids, times, rewards (bit for bit).
+2 -> 3    SQLite and PostgreSQL: the journal gets the columns ``epsilon`` and ``epsilon_mode``
+          (at the end), and each ``epsilon`` row moves its JSON ``{"epsilon", "epsilon_mode"}``
+          out of ``withdrawn`` into them (SQLite: a row whose JSON is not valid gets NULLs, which
+          the store refuses when it reads it, as before; PostgreSQL: the upgrade is refused and
+          rolled back).
 ========  =================================================================================
 """
 
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["STEPS", "migrate"]
+__all__ = ["STEPS", "migrate", "ADDED_COLUMNS", "columns_at"]
 
 _V2_SQLITE = """
 CREATE TABLE definition (
@@ -75,10 +80,57 @@ def _sqlite_1_to_2(execute: Callable[[str], object]) -> None:
         execute(statement)
 
 
+#: ``{version: {table: columns}}``: the columns each schema added at the end of a table
+ADDED_COLUMNS = {3: {"journal": ("epsilon", "epsilon_mode")}}
+
+_V2_TO_V3_SQLITE = """
+ALTER TABLE journal ADD COLUMN epsilon DOUBLE;
+ALTER TABLE journal ADD COLUMN epsilon_mode TEXT;
+UPDATE journal SET
+    epsilon = CASE WHEN json_valid(withdrawn) THEN CAST(json_extract(withdrawn, '$.epsilon') AS REAL) END,
+    epsilon_mode = CASE WHEN json_valid(withdrawn) THEN json_extract(withdrawn, '$.epsilon_mode') END,
+    withdrawn = NULL
+    WHERE kind = 'epsilon';
+UPDATE meta SET value = '3' WHERE key = 'schema_version'
+"""
+
+_V2_TO_V3_POSTGRESQL = """
+ALTER TABLE journal ADD COLUMN epsilon DOUBLE PRECISION;
+ALTER TABLE journal ADD COLUMN epsilon_mode TEXT;
+UPDATE journal SET
+    epsilon = CAST(withdrawn::json ->> 'epsilon' AS DOUBLE PRECISION),
+    epsilon_mode = withdrawn::json ->> 'epsilon_mode',
+    withdrawn = NULL
+    WHERE kind = 'epsilon';
+UPDATE meta SET value = '3' WHERE key = 'schema_version'
+"""
+
+
+def _statements(sql: str) -> Callable[[Callable[[str], object]], None]:
+    def step(execute: Callable[[str], object]) -> None:
+        for statement in filter(str.strip, sql.split(";")):
+            execute(statement)
+
+    return step
+
+
 #: ``{(dialect, from_version): step}``; a step takes a function executing one SQL statement.
 STEPS: dict[tuple[str, int], Callable[[Callable[[str], object]], None]] = {
     ("sqlite", 1): _sqlite_1_to_2,
+    ("sqlite", 2): _statements(_V2_TO_V3_SQLITE),
+    ("postgresql", 2): _statements(_V2_TO_V3_POSTGRESQL),
 }
+
+
+def columns_at(version: int, current: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """The columns of each table at schema ``version`` (>= 2), from the ``current`` ones: without the
+    columns later schemas added (:data:`ADDED_COLUMNS`)."""
+    out = dict(current)
+    for later, tables in ADDED_COLUMNS.items():
+        if later > version:
+            for table, added in tables.items():
+                out[table] = tuple(c for c in out[table] if c not in added)
+    return out
 
 
 def migrate(dialect: str, version: int, target: int, execute: Callable[[str], object]) -> list[int]:

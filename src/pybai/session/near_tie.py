@@ -8,7 +8,7 @@ On arms that are nearly tied, a fixed-confidence rule without epsilon needs abou
   scale every count by ``c``: each piece of the GLR statistic (the transportation cost of the
   leading pair, :meth:`~pybai.problems.base.Problem.closest_pair`) grows linearly in ``c``,
   while the threshold grows like ``ln ln``.  The estimate is the smallest number of further
-  samples at which the problem's own stopping rule (:meth:`~pybai.problems.base.Problem.stopping_decision`,
+  samples at which the problem's own stopping rule (:meth:`~pybai.stopping.base.Threshold.decide`,
   with the session's threshold, count-dependent ones included) would stop on those scaled
   statistics; "never" when the statistic is 0 (an exact empirical tie).  It is what the
   current empirical gap implies if it were the true gap, so it moves with the estimates.
@@ -77,7 +77,7 @@ def _scaled_stop(problem: Problem, strategy, total: int) -> bool:
     factor = total / strategy.t_
     scaled = model.scaled_into(problem.new_model(), factor)
     view = problem.learner_view(scaled)  # e.g. the scaled model's estimated variances
-    return bool(view.stopping_decision(scaled, strategy.threshold_, total)[1])
+    return bool(strategy.threshold_.decide(view, scaled, total).stop)
 
 
 def samples_to_separate(problem: Problem, strategy, statistic: float, limit: float) -> int | None:

@@ -99,8 +99,8 @@ class Replay:
         stored = store.latest_state()
         if stored is not None:
             n_answers, counts = store.log_up_to(stored.answer)
-            tolerance = store.tolerance_up_to(stored.event)
-            at = problem if tolerance is None else cast(Any, problem).with_epsilon(*tolerance)
+            epsilon = store.epsilon_up_to(stored.event)
+            at = problem if epsilon is None else cast(Any, problem).with_epsilon(*epsilon)
             replay = cls.restored(at, template, seed, stored, n_answers, counts)
             if replay is not None:
                 replay.withdrawn = store.withdrawn_up_to(stored.event)
@@ -170,12 +170,12 @@ class Replay:
                     raise ReplayDiverged(f"journal row {event.id} names answer {event.answer}, which the log lacks.")
                 self._tell(answer, on_answer)
             elif event.kind == "epsilon":
-                self.set_tolerance(*cast(tuple, event.tolerance))
+                self.set_epsilon(*cast(tuple, event.epsilon))
             else:
                 self._withdraw(event)
             self.last_event = event.id
 
-    def set_tolerance(self, epsilon: float, epsilon_mode: str) -> None:
+    def set_epsilon(self, epsilon: float, epsilon_mode: str) -> None:
         """Continue on the session's problem with ``epsilon`` (:func:`pybai.strategies.retarget.retarget`)."""
         problem = cast(Any, self.problem).with_epsilon(epsilon, epsilon_mode)
         retarget(self.strategy, problem)

@@ -14,11 +14,11 @@ Schema :data:`SCHEMA_VERSION` (no pickled objects, only text, integers and reals
     One row per accepted ``tell``: the request answered and how many samples it brought.
 ``observations(id, answer, request, source, reward, time)``
     One row per sample (``reward`` is an 8-byte IEEE double: exact).
-``journal(id, session, kind, request, answer, withdrawn, created)``
+``journal(id, session, kind, request, answer, withdrawn, created, epsilon, epsilon_mode)``
     The order of a session's events: one row per request, answer (``answer``: its id), cancel
-    or expiry (``withdrawn``: the JSON list of the unanswered samples withdrawn), and epsilon
-    given later (``withdrawn``: the JSON object ``{"epsilon", "epsilon_mode"}``; ``request``: the
-    last request asked then).  Replaying
+    or expiry (``withdrawn``: the JSON list of the unanswered samples withdrawn), and answer
+    tolerance given later (kind ``epsilon``: ``epsilon`` and ``epsilon_mode``, the arguments of
+    :meth:`~pybai.session.Session.set_epsilon`; ``request``: the last request asked then).  Replaying
     the journal rebuilds the strategy whatever the clock says (answers in any order,
     ``max_pending > 1``).
 ``snapshots(session, answer, request, event, samples, state, created)``
@@ -27,8 +27,9 @@ Schema :data:`SCHEMA_VERSION` (no pickled objects, only text, integers and reals
     reopening starts from the newest one instead of replaying everything.
 
 Schema 1 (pybai 0.1 to 0.3) held one session per SQLite file (``definition.id = 1``, no
-``session`` column, no journal, no snapshots); :mod:`pybai.session.migrations` upgrades it (the
-journal is written from the order schema 1 implies: each request, then its answers).
+``session`` column, no journal, no snapshots); schema 2 kept an epsilon given later as JSON in the
+journal's ``withdrawn`` column.  :mod:`pybai.session.migrations` upgrades both (the journal of
+schema 1 is written from the order it implies: each request, then its answers).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import sqlalchemy as sa
 __all__ = ["SCHEMA_VERSION", "metadata", "meta", "definition", "requests", "answers", "observations", "journal", "snapshots"]
 
 #: Version of the schema this version writes; a database with a larger one is refused.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = sa.MetaData()
 
@@ -97,6 +98,8 @@ journal = sa.Table(
     sa.Column("answer", sa.Integer, sa.ForeignKey("answers.id")),
     sa.Column("withdrawn", sa.Text),
     sa.Column("created", sa.Text, nullable=False),
+    sa.Column("epsilon", sa.Double),  # schema 3: columns added at the end, as ALTER TABLE adds them
+    sa.Column("epsilon_mode", sa.Text),
     sa.ForeignKeyConstraint(["session", "request"], ["requests.session", "requests.id"]),
     sa.CheckConstraint("kind IN ('request', 'answer', 'cancel', 'expire', 'epsilon')", name="journal_kind"),
 )

@@ -37,7 +37,6 @@ from pybai.session.messages import Receipt, Request, _answer_arrays, _request_id
 from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.store import Store, utc_now
-from pybai.stopping.thresholds import is_default_kind
 from pybai.strategies.certificate import is_proven
 
 __all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
@@ -138,7 +137,7 @@ class Session:
             raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
                               "(no dates or non-finite numbers).") from None
         spec = parse_session_file(document, default_name=default)
-        unchosen = is_default_kind((strategy if file is None else spec.strategy).threshold)
+        unchosen = (strategy if file is None else spec.strategy).threshold is None
         if unchosen and isinstance(spec.problem.regime, FixedConfidence):
             # sessions certify: an unchosen threshold is the proven one, written into the stored file
             # so that replay never depends on a default (databases without the key keep theirs)
@@ -409,7 +408,7 @@ class Session:
             cast(Any, replay.problem).with_epsilon(epsilon, epsilon_mode)  # checks the values before anything is written
             event = self._store.add_epsilon(replay.last_request, epsilon, epsilon_mode, utc_now())
             try:
-                replay.set_tolerance(float(epsilon), epsilon_mode)
+                replay.set_epsilon(float(epsilon), epsilon_mode)
             except BaseException:
                 self._replay = None
                 raise

@@ -96,7 +96,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "statistic": statistic,
         "threshold": threshold,
         "threshold_kind": threshold_kind(strategy),
-        "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
+        "threshold_count_dependent": strategy.threshold_ is not None and strategy.threshold_.count_dependent,
         "proven": proven,
         "certified": res.status == "stopped" and proven,
         "estimated_samples_to_stop": None if estimate is None else estimate[1],

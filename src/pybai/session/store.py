@@ -59,7 +59,8 @@ class LoggedAnswer:
 @dataclass(frozen=True)
 class LoggedEvent:
     """A row of the journal: ``kind`` "request", "answer" (``answer``: its id), "cancel" or
-    "expire" (``withdrawn``: the unanswered samples withdrawn)."""
+    "expire" (``withdrawn``: the unanswered samples withdrawn), "epsilon" (``epsilon``: the answer
+    tolerance given, ``(epsilon, epsilon_mode)``)."""
 
     id: int
     kind: str
@@ -67,7 +68,7 @@ class LoggedEvent:
     answer: int | None
     withdrawn: np.ndarray | None
     created: str
-    tolerance: tuple[float, str] | None = None  # an "epsilon" row: (epsilon, epsilon_mode)
+    epsilon: tuple[float, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -388,33 +389,32 @@ class Store:
     def journal_after(self, last_event: int) -> list[LoggedEvent]:
         """Journal rows of the session with id > ``last_event``, in order (each checked: a damaged one is refused)."""
         out = []
-        for eid, kind, request, answer, withdrawn, created in self._rows(
-                "SELECT id, kind, request, answer, withdrawn, created FROM journal WHERE session = :s AND id > :e "
-                "ORDER BY id", {"e": last_event}):
+        for eid, kind, request, answer, withdrawn, created, epsilon, mode in self._rows(
+                "SELECT id, kind, request, answer, withdrawn, created, epsilon, epsilon_mode FROM journal "
+                "WHERE session = :s AND id > :e ORDER BY id", {"e": last_event}):
             if (kind not in ("request", "answer", "cancel", "expire", "epsilon") or not isinstance(request, int)
                     or (kind == "answer") != isinstance(answer, int) or not isinstance(created, str)):
                 raise damaged(self.path, f"journal row {eid} is not a request, answer, cancel, expiry or epsilon")
-            part, tolerance = None, None
+            part, given = None, None
             if kind in ("cancel", "expire"):
                 part = np.asarray(request_sources(self.path, request, withdrawn), dtype=np.intp)
             elif kind == "epsilon":
-                tolerance = _tolerance(self.path, eid, withdrawn)
-            out.append(LoggedEvent(eid, kind, request, answer, part, created, tolerance))
+                given = _epsilon(self.path, eid, epsilon, mode)
+            out.append(LoggedEvent(eid, kind, request, answer, part, created, given))
         return out
 
     def add_epsilon(self, request_id: int, epsilon: float, epsilon_mode: str, created: str) -> int:
         """Append "epsilon given" to the journal (inside :meth:`writing`); returns its id."""
         values = {"session": self.session_id, "kind": "epsilon", "request": int(request_id), "answer": None,
-                  "withdrawn": json.dumps({"epsilon": float(epsilon), "epsilon_mode": str(epsilon_mode)}),
-                  "created": created}
+                  "withdrawn": None, "created": created, "epsilon": float(epsilon), "epsilon_mode": str(epsilon_mode)}
         return self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
                                                   values).scalar_one()), "record the epsilon")
 
-    def tolerance_up_to(self, last_event: int) -> tuple[float, str] | None:
+    def epsilon_up_to(self, last_event: int) -> tuple[float, str] | None:
         """The last epsilon given by a journal row with id <= ``last_event`` (a stored state's), or None."""
-        row = self._one("SELECT id, withdrawn FROM journal WHERE session = :s AND id <= :e AND kind = 'epsilon' "
-                        "ORDER BY id DESC LIMIT 1", {"e": last_event})
-        return None if row is None else _tolerance(self.path, row[0], row[1])
+        row = self._one("SELECT id, epsilon, epsilon_mode FROM journal WHERE session = :s AND id <= :e "
+                        "AND kind = 'epsilon' ORDER BY id DESC LIMIT 1", {"e": last_event})
+        return None if row is None else _epsilon(self.path, row[0], row[1], row[2])
 
     def withdrawn_up_to(self, last_event: int) -> dict[int, str]:
         """{request: "cancel" or "expire"} of the journal rows with id <= ``last_event`` (a stored state's)."""
@@ -438,16 +438,12 @@ class Store:
         return self._one("PRAGMA integrity_check")[0]
 
 
-def _tolerance(path, eid, text) -> tuple[float, str]:
+def _epsilon(path, eid, epsilon, mode) -> tuple[float, str]:
     """The (epsilon, epsilon_mode) of an "epsilon" journal row (a damaged one is refused)."""
-    try:
-        value = json.loads(text)
-        epsilon, mode = float(value["epsilon"]), value["epsilon_mode"]
-        if not (epsilon > 0.0 and isinstance(mode, str)):
-            raise ValueError
-    except (TypeError, ValueError, KeyError):
-        raise damaged(path, f"journal row {eid} is an epsilon without a positive epsilon and its mode") from None
-    return epsilon, mode
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not epsilon > 0.0 or \
+            not isinstance(mode, str):
+        raise damaged(path, f"journal row {eid} is an epsilon without a positive epsilon and its mode")
+    return float(epsilon), mode
 
 
 def _choose(backend: Backend, sessions: list[tuple[int, str]], name: str | None) -> int:

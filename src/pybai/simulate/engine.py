@@ -29,7 +29,6 @@ from pybai.simulate.preflight import preflight
 from pybai.simulate.store import ResultStore, StoredResults
 from pybai.simulate.summary import summarize
 from pybai.simulate.tasks import Sweep, Task, TaskResult, make_tasks, shared_tasks
-from pybai.stopping.thresholds import is_default_kind
 from pybai.strategies.certificate import is_proven, threshold_kind
 
 __all__ = ["run_sweep", "execute_sweep", "SweepRun", "sweep_document", "stored_document", "RunInterrupted"]
@@ -95,7 +94,7 @@ def threshold_info(strategy, problem) -> dict | None:
     if kind is None:
         return None
     return {"kind": kind, "proven": is_proven(strategy, problem),
-            "default": is_default_kind(strategy.threshold) and not strategy.proven_rule}
+            "default": strategy.threshold is None and not strategy.proven_rule}
 
 
 def sweep_document(

@@ -8,8 +8,8 @@
 * :func:`pair_margin` / :func:`min_pair_margin`: the margin of a pair (piece) under a mixture of
   a Beta-prior (Bernoulli) martingale and normal-mixture martingales over a grid of scales, and the
   smallest margin over the pairs (i in top, j in bottom); a GLR strategy stops when it is > 0.
-  The ``_shifted`` forms take the piece {lambda_a <= c lambda_b - e} of epsilon-best-arm
-  identification; (c, e) = (1, 0) is the plain piece, computed identically.
+  Both take the shift (c, e) of the piece {lambda_a <= c lambda_b - e} (epsilon-best-arm
+  identification); (c, e) = (1, 0) is the plain piece {lambda_b >= lambda_a}.
 """
 
 from __future__ import annotations
@@ -139,8 +139,8 @@ def half_normal_pair_min(na, xa, va, nb, xb, vb, c):
 
 
 @njit(cache=True)
-def pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided, c, e):
-    """Margin of the piece {lambda_b >= lambda_a} (a looks better than b); stop needs > 0.
+def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided, c, e):
+    """Margin of the piece {lambda_a <= c lambda_b - e} (a looks better than b); stop needs > 0.
 
     Lower bound on the infimum over the piece of ln M, M the mixture of martingales
     ``w_beta * (Beta(alpha, alpha) mixtures of a and b) + (1 - w_beta) / J * sum_j (normal mixtures of
@@ -182,15 +182,15 @@ def pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scal
     log_w = math.log((1.0 - w_beta) / n_scales)
     bonus = 2.0 * _LN2 if one_sided else 0.0
     for j in range(n_scales):
-        c = scales[j]
-        g = 0.5 * (math.log1p(na / c) + math.log1p(nb / c))
+        scale = scales[j]
+        g = 0.5 * (math.log1p(na / scale) + math.log1p(nb / scale))
         if log_w + zg + bonus - g < acc - 50.0:  # upper bound on this term: negligible
             continue
         if one_sided:
-            v = half_normal_pair_min(na, xa, va, nb, xb, vb, c) + bonus - g
+            v = half_normal_pair_min(na, xa, va, nb, xb, vb, scale) + bonus - g
         else:
             d = xa - xb
-            v = d * d / (2.0 * (va * (na + c) / (na * na) + vb * (nb + c) / (nb * nb))) - g
+            v = d * d / (2.0 * (va * (na + scale) / (na * na) + vb * (nb + scale) / (nb * nb))) - g
         t = log_w + v
         if acc == -math.inf:
             acc = t
@@ -202,21 +202,11 @@ def pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scal
 
 
 @njit(cache=True)
-def pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided):
-    """Margin of the piece {lambda_b >= lambda_a} (a looks better than b); stop needs > 0.
-
-    :func:`pair_margin_shifted` with (c, e) = (1, 0); see there.
-    """
-    return pair_margin_shifted(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, one_sided,
-                               1.0, 0.0)
-
-
-@njit(cache=True)
-def min_pair_margin_shifted(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided, c, e):
+def min_pair_margin(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided, c, e):
     """Smallest margin over the pairs (i in top, j in bot); returns at the first margin <= 0.
 
     Pairs are visited in increasing order of their GLR so that the usual failing pair comes first.
-    Pieces {lambda_i <= c lambda_j - e} (:func:`pair_margin_shifted`).
+    Pieces {lambda_i <= c lambda_j - e} (:func:`pair_margin`).
     """
     n_pairs = top.shape[0] * bot.shape[0]
     zs = np.empty(n_pairs)
@@ -228,17 +218,10 @@ def min_pair_margin_shifted(code, counts, means, var, top, bot, level, alpha, w_
     for p in np.argsort(zs):
         i = top[p // bot.shape[0]]
         j = bot[p % bot.shape[0]]
-        m = pair_margin_shifted(code, counts[i], means[i], var[i], counts[j], means[j], var[j],
+        m = pair_margin(code, counts[i], means[i], var[i], counts[j], means[j], var[j],
                                 level, alpha, w_beta, scales, gvar, one_sided, c, e)
         if m < worst:
             worst = m
         if worst <= 0.0:
             break
     return worst
-
-
-@njit(cache=True)
-def min_pair_margin(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar, one_sided):
-    """Smallest margin over the pairs (i in top, j in bot): :func:`min_pair_margin_shifted` at (1, 0)."""
-    return min_pair_margin_shifted(code, counts, means, var, top, bot, level, alpha, w_beta, scales, gvar,
-                                   one_sided, 1.0, 0.0)

@@ -1,22 +1,65 @@
-r"""Base class of the stopping thresholds, the union-bound parameters and the log-log shape of the t-only ones.
+r"""Base classes of the stopping tests: the decision, the union-bound parameters, the log-log shape.
 
 A GLR stopping rule stops at the first time its statistic exceeds the threshold.  Every
-threshold answers :meth:`Threshold.at` (its value after ``t`` samples on the data of a model:
-the one method the stopping rules call) and, when it depends on ``t`` only, ``threshold(t)``.
-Where each family's thresholds live: :mod:`pybai.stopping.thresholds`.
+threshold answers :meth:`Threshold.at` (its value after ``t`` samples on the data of a model)
+and, when it depends on ``t`` only, ``threshold(t)``; every one decides with
+:meth:`Threshold.decide` (the problem's statistic against that value).  A *count-dependent*
+test (:class:`PieceThreshold`) instead tests each piece of the alternative to the empirical
+answer with its own counts: the problem says what its pieces are (:meth:`Problem.pieces
+<pybai.problems.base.Problem.pieces>`, e.g. :class:`PairPieces`), the test computes the smallest
+margin over them.  Where each family's thresholds live: :mod:`pybai.stopping.thresholds`; the
+rule of a run, at one delta or several: :mod:`pybai.stopping.rule`.
 """
 
 from __future__ import annotations
 
 import abc
 import math
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from pybai._validation import check_positive_int, check_probability, fail
 
-__all__ = ["Threshold", "UnionBoundThreshold", "LogLogThreshold", "check_delta_share"]
+__all__ = ["Threshold", "PieceThreshold", "Decision", "PairPieces", "UnionBoundThreshold", "LogLogThreshold",
+           "check_delta_share"]
+
+
+class Decision(NamedTuple):
+    """What a stopping test decided after ``t`` samples.
+
+    Attributes
+    ----------
+    statistic : float
+        The problem's GLR statistic (what a run reports).
+    stop : bool
+        Whether the rule stops now.
+    """
+
+    statistic: float
+    stop: bool
+
+
+class PairPieces(NamedTuple):
+    """The pieces of the alternative to the empirical answer made of two arms.
+
+    One piece {lambda : lambda_i <= c lambda_j - e} per pair (i in ``top``, j in ``bottom``), with
+    ``shift`` = (c, e): (1, 0) the plain pieces {lambda_j >= lambda_i}, another shift the pieces of an
+    answer tolerance epsilon (:meth:`~pybai.models.families.Family.epsilon_shift`).  Best-arm
+    identification: the empirical best arm against every other; top-k: the top set against the rest.
+
+    Attributes
+    ----------
+    top, bottom : ndarray of int64
+    shift : tuple of float
+    variances : ndarray
+        The family's known variances (read by the Gaussian mixtures).
+    """
+
+    top: np.ndarray
+    bottom: np.ndarray
+    shift: tuple[float, float]
+    variances: np.ndarray
 
 
 class Threshold(abc.ABC):
@@ -40,6 +83,8 @@ class Threshold(abc.ABC):
 
     name: str = "threshold"
     proven: bool = False
+    #: whether the test reads each piece's own counts (:class:`PieceThreshold`), not only ``t``
+    count_dependent: ClassVar[bool] = False
 
     def __init__(self, delta: float):
         self.delta = check_probability(delta, "delta", type(self).__name__)
@@ -77,12 +122,30 @@ class Threshold(abc.ABC):
             check_delta_share(delta_share, type(self).__name__)
         return self(t)
 
+    def decide(self, problem: Any, model: Any, t: int) -> Decision:
+        """The GLR stopping rule after ``t`` samples: ``problem``'s statistic > :meth:`at` ``(t, model)``.
+
+        The statistic is :meth:`~pybai.problems.base.Problem.statistic_against` (the statistic, or a
+        cheap upper bound when it shows the rule cannot stop at this level).
+        """
+        level = self.at(t, model)
+        z = problem.statistic_against(model, level, t)
+        return Decision(z, z > level)
+
     def compiled_form(self) -> np.ndarray | None:
         """The threshold as numbers a compiled loop evaluates exactly as :meth:`__call__`, or None.
 
         None (the default): the threshold is evaluated in Python only.  The log-log shape returns
         ``[const, coef, shift, scale, value at t <= scale]``
         (:func:`pybai.stopping.compiled.threshold_value` evaluates it).
+        """
+        return None
+
+    def compiled_pieces(self) -> Any:
+        """What a compiled loop passes to the margin kernel of a count-dependent test, or None (the default).
+
+        The per-pair mixture rules return a :class:`~pybai.stopping.compiled.PairForm`; a test with
+        none is decided in Python only (:func:`pybai.stopping.compiled.compile_rule`).
         """
         return None
 
@@ -100,6 +163,44 @@ class Threshold(abc.ABC):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, tuple(self._params().items())))
+
+
+class PieceThreshold(Threshold):
+    """A count-dependent test: every piece of the alternative tested with its own counts.
+
+    Subclasses set :attr:`level` and :attr:`min_statistic` and compute :meth:`margin`; called with
+    ``t`` only (``threshold(t)``), they answer a t-only threshold (for callers that know only t, e.g.
+    LUCB's confidence level, and for problems that do not split their alternative into pieces).
+
+    Attributes
+    ----------
+    level : float
+        ln(m / delta) of the union bound over the ``m`` pieces.
+    min_statistic : float
+        No piece passes while the GLR statistic is at most this value (a proven filter).
+    """
+
+    count_dependent = True
+    level: float
+    min_statistic: float
+
+    def decide(self, problem: Any, model: Any, t: int) -> Decision:
+        """Stop when every piece of :meth:`Problem.pieces <pybai.problems.base.Problem.pieces>` passes its test.
+
+        The GLR statistic is computed first (the filter :attr:`min_statistic`); a problem without
+        pieces (or whose estimate does not define them yet) is decided on the t-only threshold.
+        """
+        z = problem.statistic(model)
+        if not z > self.min_statistic:  # the smallest piece's GLR is z: some piece fails
+            return Decision(z, False)
+        pieces = problem.pieces(model)
+        if pieces is None:
+            return Decision(z, z > self.at(t, model))
+        return Decision(z, self.margin(pieces, model) > 0.0)
+
+    @abc.abstractmethod
+    def margin(self, pieces: Any, model: Any) -> float:
+        """The smallest margin over ``pieces`` on ``model``'s statistics; the rule stops when it is > 0."""
 
 
 def check_delta_share(delta_share: Any, owner: str) -> float:

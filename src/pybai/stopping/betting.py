@@ -50,7 +50,7 @@ the bet grid (ln J per arm, J = 25) and of the level grid (one cell, 1/400 of th
 for a pair of arms with exact stores, up to the branch and bound's 400 midpoints per check).
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln(m (1 + ln t) / delta):
-an exploration level for sampling, not a stopping guarantee; only :meth:`BettingThreshold.model_margin`
+an exploration level for sampling, not a stopping guarantee; only :meth:`BettingThreshold.margin`
 decides stopping.
 """
 
@@ -64,7 +64,7 @@ from numba import njit
 
 from pybai._validation import check_positive_int, fail
 from pybai.stopping._betting_refine import DEFAULT_BUDGET, refine_pair
-from pybai.stopping.base import Threshold
+from pybai.stopping.base import PairPieces, PieceThreshold, Threshold
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
 
@@ -123,7 +123,7 @@ def pair_log_wealth(model, a: int, b: int, tol: float = 1e-3) -> float:
                              model.value_counts[b], model.n_values[b], model.bets))
 
 
-class BettingThreshold(Threshold):
+class BettingThreshold(PieceThreshold):
     """Proven count-dependent stopping rule of bounded rewards with the KL_inf statistic (module docstring).
 
     Parameters
@@ -135,18 +135,15 @@ class BettingThreshold(Threshold):
 
     Attributes
     ----------
-    count_dependent : bool
-        True: problems decide with :meth:`model_margin`.
     level : float
         ln(m / delta).
     min_statistic : float
         -inf: the sampling rules' statistic (second-order KL_inf) is no bound on the betting
-        statistic, so every check goes to :meth:`model_margin`.
+        statistic, so every check goes to :meth:`margin`.
     """
 
     name = "betting-mixture"
     proven = True
-    count_dependent = True
     min_statistic = -math.inf
 
     def __init__(self, delta: float, n_alternatives: int):
@@ -162,25 +159,27 @@ class BettingThreshold(Threshold):
         t = np.maximum(np.asarray(t, dtype=float), 1.0)
         return np.log((1.0 + np.log(t)) * self.n_alternatives / self.delta)
 
-    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+    def margin(self, pieces: PairPieces, model) -> float:
         """Smallest certified margin over the pairs (a in ``top``, b in ``bottom``); stop when > 0.
 
-        ``offset`` e > 0 (additive epsilon, rescaled units): the pieces {lambda_a <= lambda_b - e},
-        tested on ln M^+_a(l) + ln M^-_b(l + e) (module docstring); ``slope`` must be 1.
+        A shift (1, e) with e > 0 (additive epsilon, rescaled units): the pieces
+        {lambda_a <= lambda_b - e}, tested on ln M^+_a(l) + ln M^-_b(l + e) (module docstring); the
+        slope must be 1 (an additive epsilon only).
         """
         ln_up = getattr(model, "ln_up", None)
         if ln_up is None:
             raise fail("model", type(self).__name__, "a BettingModel (reward_model 'bounded', statistic 'kl-inf')",
                        type(model).__name__)
+        slope, offset = pieces.shift
         if slope != 1.0 or not 0.0 <= offset < 1.0:
-            raise fail("slope", type(self).__name__, "1 and an offset in [0, 1) (additive epsilon only)",
-                       (slope, offset))
+            raise fail("epsilon_mode", type(self).__name__, "an additive epsilon below the range of the rewards",
+                       pieces.shift)
         steps = ln_up.shape[1] - 1
         shift = max(int(math.floor(offset * steps - 1e-9)), 0) if offset > 0.0 else 0
         return float(_min_margin(model.counts, model.estimate, ln_up, model.ln_down,
-                                 np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64), self.level,
-                                 float(offset), shift, model.exact, model.grid, model.values, model.value_counts,
-                                 model.n_values, model.bets))
+                                 np.asarray(pieces.top, dtype=np.int64), np.asarray(pieces.bottom, dtype=np.int64),
+                                 self.level, float(offset), shift, model.exact, model.grid, model.values,
+                                 model.value_counts, model.n_values, model.bets))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
@@ -196,10 +195,10 @@ class HeuristicBettingThreshold(BettingThreshold):
     name = "betting-heuristic"
     proven = False
 
-    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+    def margin(self, pieces: PairPieces, model) -> float:
         t = max(float(model.counts.sum()), 1.0)
         self.level = math.log((1.0 + math.log(t)) / self.delta)
-        return super().model_margin(model, variances, top, bottom, slope, offset)
+        return super().margin(pieces, model)
 
 
 def _kind(kind: str, family: str) -> str:

@@ -1,39 +1,73 @@
-"""Thresholds evaluated inside compiled loops, exactly as their Python ``__call__``.
+"""Stopping rules inside compiled loops, exactly as their Python ``decide``: the one place that names their numbers.
 
-A threshold that offers :meth:`~pybai.stopping.base.Threshold.compiled_form` (the log-log shape of
-the heuristic and Kaufmann & Koolen thresholds) is evaluated by :func:`threshold_value` with the
-same operations in the same order; numba's ``math.log`` is the C library's, as Python's is, so the
-values are bit-identical (tests/stopping/test_compiled.py checks it).
+A compiled loop reads a stopping rule at one delta or several (:class:`~pybai.stopping.rule.StoppingRule`)
+as one :class:`CompiledRule`, a named tuple of arrays with one row per delta, built by
+:func:`compile_rule` from what each threshold offers:
 
-A compiled loop reads each threshold as one row of numbers (:func:`compiled_rows`): columns 0-4 the
-t-only form (``threshold(t)``, NaN when it has none), then, for the count-dependent per-pair rules
-of :mod:`pybai.stopping.pair_mixture`, the numbers their margin kernel reads
-(:meth:`~pybai.stopping.pair_mixture.PairMixtureThreshold.compiled_pair_form`), which the goal's
-:func:`pybai.problems.compiled.run_pair_margin` passes to the very kernel the Python rule calls.
+* every threshold of ``t`` alone its :meth:`~pybai.stopping.base.Threshold.compiled_form` (the log-log
+  shape of the heuristic and Kaufmann & Koolen thresholds, the plain-log shape of the KT one),
+  evaluated by :func:`threshold_value` with the same operations in the same order; numba's
+  ``math.log`` is the C library's, as Python's is, so the values are bit-identical
+  (tests/stopping/test_compiled.py checks it);
+* a per-pair mixture rule (:mod:`pybai.stopping.pair_mixture`) its
+  :meth:`~pybai.stopping.base.Threshold.compiled_pieces` (a :class:`PairForm`: the numbers its margin
+  kernel reads), which :func:`pair_rule_margin` passes to the very kernel the Python rule calls, and
+  the t-only form of its fallback (what LUCB's confidence bounds read).
+
+A rule whose thresholds offer neither (the betting, unknown-variance and feasible rules, the
+linear ones) has no compiled form: its runs take the ask/tell loop.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-__all__ = ["threshold_value", "compiled_rows", "PLAIN_LOG", "PAIR_FLAG", "PAIR_CODE", "PAIR_LEVEL", "PAIR_MIN_STATISTIC",
-           "PAIR_ALPHA", "PAIR_W_BETA", "PAIR_GVAR", "PAIR_ONE_SIDED", "PAIR_N_SCALES", "PAIR_SCALES"]
+from pybai.stopping._pair_mixture_kernels import min_pair_margin
 
-#: Columns of a row of :func:`compiled_rows` after the t-only form (columns 0-4): 1.0 for a per-pair rule
-PAIR_FLAG = 5
-#: the rule's kernel code (0 Gaussian, 1 Bernoulli), its level ln(m / delta) and its ``min_statistic``
-PAIR_CODE, PAIR_LEVEL, PAIR_MIN_STATISTIC = 6, 7, 8
-#: the Beta prior's alpha and weight, the sub-Gaussian variance, one-sided priors (1.0) or not (0.0)
-PAIR_ALPHA, PAIR_W_BETA, PAIR_GVAR, PAIR_ONE_SIDED = 9, 10, 11, 12
-#: the number J of prior scales, then the scales themselves
-PAIR_N_SCALES, PAIR_SCALES = 13, 14
+__all__ = ["threshold_value", "compile_rule", "CompiledRule", "PairForm", "pair_rule_margin", "PLAIN_LOG", "T_ONLY",
+           "PAIR_MIXTURE"]
 
+#: :attr:`CompiledRule.kind` of a rule of ``t`` only: the statistic against :func:`threshold_value`
+T_ONLY = 0
+#: :attr:`CompiledRule.kind` of the per-pair mixture rules: the statistic above ``min_statistic``, then
+#: every pair's margin positive (:func:`pair_rule_margin`)
+PAIR_MIXTURE = 1
 
 #: ``shift`` of a compiled form without the outer logarithm: ``const + coef ln(t / scale)``
 PLAIN_LOG = -math.inf
+
+
+class PairForm(NamedTuple):
+    """The numbers a per-pair mixture rule's margin kernel reads (:func:`~pybai.stopping._pair_mixture_kernels.min_pair_margin`)."""
+
+    code: int  # the kernel code (0 Gaussian, 1 Bernoulli)
+    level: float  # ln(m / delta)
+    min_statistic: float  # no pair passes while the GLR statistic is at most this
+    alpha: float  # the Beta prior's alpha
+    w_beta: float  # the Beta mixture's weight
+    gvar: float  # the sub-Gaussian variance of rewards in [0, 1]
+    one_sided: bool  # half-normal priors
+    scales: np.ndarray  # the prior scales of the normal mixtures
+
+
+class CompiledRule(NamedTuple):
+    """A stopping rule at n deltas as a compiled loop reads it: one row per delta, ordered so that each
+    row stops no later than the next on every path (the order one trajectory crosses them in)."""
+
+    kind: int  # T_ONLY or PAIR_MIXTURE
+    times: np.ndarray  # (n, 5): each delta's t-only form (NaN: none), see threshold_value
+    level: np.ndarray  # (n,): each delta's PairForm.level (PAIR_MIXTURE)
+    min_statistic: np.ndarray  # (n,): each delta's PairForm.min_statistic (PAIR_MIXTURE)
+    code: int  # the rest: the PairForm shared by every delta (PAIR_MIXTURE; placeholders otherwise)
+    alpha: float
+    w_beta: float
+    gvar: float
+    one_sided: bool
+    scales: np.ndarray
 
 
 @njit(cache=True)
@@ -53,40 +87,55 @@ def threshold_value(form, t):
     return form[0] + form[1] * math.log(form[2] + math.log(u))
 
 
-def _row(threshold) -> np.ndarray | None:
-    """One threshold's row (module docstring), or None when a compiled loop cannot evaluate it."""
-    pair = getattr(threshold, "compiled_pair_form", None)
-    if getattr(threshold, "count_dependent", False):
-        if pair is None:
-            return None
-        time_form = threshold.fallback.compiled_form()
-        head = np.full(5, np.nan) if time_form is None else np.asarray(time_form, dtype=float)
-        return np.concatenate((head, [1.0], np.asarray(pair(), dtype=float)))
+@njit(cache=True)
+def pair_rule_margin(rule, i, counts, means, var, top, bot, c, e):
+    """The smallest margin of row ``i`` of a :data:`PAIR_MIXTURE` rule over the pairs (top x bot), pieces
+    shifted by (c, e): what :meth:`~pybai.stopping.pair_mixture.PairMixtureThreshold.min_margin` computes."""
+    return min_pair_margin(rule.code, counts, means, var, top, bot, rule.level[i], rule.alpha, rule.w_beta,
+                           rule.scales, rule.gvar, rule.one_sided, c, e)
+
+
+def _time_form(threshold) -> np.ndarray:
+    """The t-only form of ``threshold`` (of its fallback for a count-dependent one); NaN when it has none."""
     form = threshold.compiled_form()
-    return None if form is None else np.concatenate((np.asarray(form, dtype=float), [0.0]))
+    return np.full(5, np.nan) if form is None else np.asarray(form, dtype=float)
 
 
-def _ordered(table: np.ndarray) -> bool:
-    """Whether each row's rule stops no later than the next row's on every path.
+def compile_rule(thresholds) -> CompiledRule | None:
+    """``thresholds`` (one per delta) as a :class:`CompiledRule`, or None when a compiled loop cannot play them.
 
-    t-only rows: each at most the next at every t (checked on a geometric grid of t).  Per-pair rows:
-    all of one rule differing only in their level and ``min_statistic``, both nondecreasing (a pair's
-    margin is one number minus the level, so a row crossed implies every earlier row crossed).  No
-    mixtures.
+    None when one of them has no compiled form, when they mix a per-pair rule with another kind, or
+    when they are not ordered so that each one stops no later than the next on every path.
     """
-    if table.shape[0] < 2:
+    pieces = [th.compiled_pieces() for th in thresholds]
+    times = np.array([_time_form(th) for th in thresholds]).reshape(len(thresholds), 5)
+    if all(p is None for p in pieces):
+        if np.isnan(times).any() or not _rising(times):
+            return None
+        empty = np.zeros(len(thresholds))
+        return CompiledRule(T_ONLY, times, empty, empty, 0, 0.0, 0.0, 0.0, False, np.zeros(0))
+    if any(p is None for p in pieces) or any(not th.count_dependent for th in thresholds):
+        return None
+    first = pieces[0]
+    same = all((p.code, p.alpha, p.w_beta, p.gvar, p.one_sided) == (first.code, first.alpha, first.w_beta, first.gvar,
+                                                                    first.one_sided)
+               and np.array_equal(p.scales, first.scales) for p in pieces)
+    level = np.array([p.level for p in pieces])
+    floor = np.array([p.min_statistic for p in pieces])
+    if not (same and np.all(np.diff(level) >= 0.0) and np.all(np.diff(floor) >= 0.0)):
+        return None  # a pair's margin is one number minus the level: a row crossed implies every earlier one
+    return CompiledRule(PAIR_MIXTURE, times, level, floor, int(first.code), float(first.alpha), float(first.w_beta),
+                        float(first.gvar), bool(first.one_sided), np.asarray(first.scales, dtype=float))
+
+
+def _rising(times: np.ndarray) -> bool:
+    """Whether each t-only row is at most the next at every t (checked on a geometric grid of t)."""
+    if times.shape[0] < 2:
         return True
-    flags = table[:, PAIR_FLAG] > 0.0
-    if flags.all():
-        rest = np.delete(table, [0, 1, 2, 3, 4, PAIR_LEVEL, PAIR_MIN_STATISTIC], axis=1)
-        rising = np.all(np.diff(table[:, [PAIR_LEVEL, PAIR_MIN_STATISTIC]], axis=0) >= 0.0)
-        return bool((rest == rest[0]).all() and rising)
-    if flags.any():
-        return False
-    return bool(np.all(np.diff(_grid_values(np.ascontiguousarray(table[:, :5]), _GRID), axis=0) >= 0.0))
+    return bool(np.all(np.diff(_grid_values(np.ascontiguousarray(times), _GRID), axis=0) >= 0.0))
 
 
-#: the sample counts at which :func:`_ordered` compares t-only thresholds
+#: the sample counts at which :func:`_rising` compares t-only thresholds
 _GRID = np.unique(np.round(np.geomspace(1.0, 1e9, 400)))
 
 
@@ -98,20 +147,3 @@ def _grid_values(forms, ts):
         for j in range(ts.shape[0]):
             out[i, j] = threshold_value(forms[i], ts[j])
     return out
-
-
-def compiled_rows(thresholds) -> np.ndarray | None:
-    """The thresholds as the rows a compiled loop reads (module docstring), padded to one width.
-
-    None when one of them has no compiled form, or when they are not ordered so that each one stops
-    no later than the next on every path (the order one shared trajectory crosses them in).
-    """
-    maybe = [_row(th) for th in thresholds]
-    rows = [row for row in maybe if row is not None]
-    if len(rows) < len(maybe):
-        return None
-    width = max(row.shape[0] for row in rows)
-    table = np.zeros((len(rows), width))
-    for i, row in enumerate(rows):
-        table[i, : row.shape[0]] = row
-    return table if _ordered(table) else None

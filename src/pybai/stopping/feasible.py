@@ -89,16 +89,32 @@ Math. Statist. 41(5), 1970; E. Kaufmann and W. M. Koolen, Mixture martingales re
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_int, fail
 from pybai.models._feasible_pieces import answer_kernel, challenger_piece
-from pybai.stopping.base import Threshold
+from pybai.stopping.base import PieceThreshold, Threshold
 
-__all__ = ["FeasibleMixtureThreshold", "feasible_piece_values", "FEASIBLE_SCALES"]
+__all__ = ["FeasibleMixtureThreshold", "FeasiblePieces", "feasible_piece_values", "FEASIBLE_SCALES"]
+
+
+class FeasiblePieces(NamedTuple):
+    """What the pieces of Alt(a_hat) of the best-feasible-arm problem are made of (module docstring).
+
+    ``counts`` and ``means`` are (K, L) matrices of the cells, ``weights`` the importance weights q,
+    ``floors`` the floors f_l, ``cmask`` the constrained subpopulations (all (L,)), ``variances`` the
+    cells' variances (K, L).
+    """
+
+    counts: np.ndarray
+    means: np.ndarray
+    weights: np.ndarray
+    floors: np.ndarray
+    cmask: np.ndarray
+    variances: np.ndarray
 
 #: Prior scales c_j = e^(2j), j = 0..7 (prior variance sigma^2 / c_j), equal weights: from one
 #: sample to e^14 ~ 1.2e6 samples per cell.
@@ -200,7 +216,7 @@ def feasible_min_margin(counts, mu, q, floors, cmask, s2, scales, one_sided, lev
     return best - level
 
 
-class FeasibleMixtureThreshold(Threshold):
+class FeasibleMixtureThreshold(PieceThreshold):
     """The ``delta-correct`` rule of :class:`~pybai.problems.feasible.problem.FeasibleArmProblem`.
 
     Stop when every piece of the alternative to the empirical answer passes its normal-mixture
@@ -223,8 +239,6 @@ class FeasibleMixtureThreshold(Threshold):
 
     Attributes
     ----------
-    count_dependent : bool
-        True: the problem decides with :meth:`min_margin`.
     level : float
         ``ln(m / delta)``.
     min_statistic : float
@@ -233,7 +247,6 @@ class FeasibleMixtureThreshold(Threshold):
 
     name = "feasible-mixture"
     proven = True
-    count_dependent = True
 
     def __init__(self, delta: float, n_alternatives: int, fallback: Threshold, one_sided: bool = True,
                  scales=None):
@@ -255,6 +268,11 @@ class FeasibleMixtureThreshold(Threshold):
 
     def values(self, t: Any) -> np.ndarray:
         return self.fallback.values(t)
+
+    def margin(self, pieces: FeasiblePieces, model) -> float:
+        """:meth:`min_margin` on the problem's cells."""
+        return self.min_margin(pieces.counts, pieces.means, pieces.weights, pieces.floors, pieces.cmask,
+                               pieces.variances)
 
     def min_margin(self, counts, means, weights, floors, cmask, variances) -> float:
         """Smallest V_P - ln(m/delta) over the pieces of Alt(a_hat); stop when > 0.

@@ -76,8 +76,8 @@ Which mixtures.
 
 Every object also answers ``threshold(t)``, a proven threshold that depends on ``t`` only (the
 family's one of :mod:`pybai.stopping.kk21` or :mod:`pybai.stopping.kt`, at the same ``delta``), for
-callers that know only ``t`` (e.g. LUCB's confidence level).  A problem that knows its pieces
-(:meth:`pybai.problems.base.Problem.stopping_decision`) uses :meth:`PairMixtureThreshold.min_margin`
+callers that know only ``t`` (e.g. LUCB's confidence level).  On a problem that gives its pieces
+(:meth:`pybai.problems.base.Problem.pieces`) the rule decides with :meth:`PairMixtureThreshold.min_margin`
 instead; the two are alternative rules, never combined by a minimum.
 
 References
@@ -100,8 +100,9 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_positive_float, check_positive_int, fail
-from pybai.stopping._pair_mixture_kernels import min_pair_margin, min_pair_margin_shifted
-from pybai.stopping.base import Threshold
+from pybai.stopping._pair_mixture_kernels import min_pair_margin
+from pybai.stopping.base import PairPieces, PieceThreshold, Threshold
+from pybai.stopping.compiled import PairForm
 from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 
@@ -113,7 +114,7 @@ __all__ = ["PairMixtureThreshold", "GaussianPairMixtureThreshold", "BernoulliPai
 DEFAULT_SCALES = tuple(math.exp(2.0 * j) for j in range(8))
 
 
-class PairMixtureThreshold(Threshold):
+class PairMixtureThreshold(PieceThreshold):
     """Base of the count-dependent per-piece rules: union bound over ``n_alternatives`` pairs.
 
     Each pair's test is a mixture, with weights fixed in advance, of a Beta-prior martingale
@@ -122,8 +123,6 @@ class PairMixtureThreshold(Threshold):
 
     Attributes
     ----------
-    count_dependent : bool
-        True: a problem that knows its pairs calls :meth:`min_margin` to decide.
     level : float
         ``ln(n_alternatives / delta)``.
     min_statistic : float
@@ -132,7 +131,6 @@ class PairMixtureThreshold(Threshold):
         The t-only proven threshold answered by ``threshold(t)``.
     """
 
-    count_dependent = True
     proven = True
     _code = 0
     _one_sided = False
@@ -165,39 +163,34 @@ class PairMixtureThreshold(Threshold):
     def values(self, t: Any) -> np.ndarray:
         return self.fallback.values(t)
 
-    def min_margin(self, counts, means, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+    def margin(self, pieces: PairPieces, model) -> float:
+        """:meth:`min_margin` over the problem's pieces, on the model's counts and estimate."""
+        return self.min_margin(model.counts, model.estimate, pieces.variances, pieces.top, pieces.bottom, pieces.shift)
+
+    def min_margin(self, counts, means, variances, top, bottom, shift=(1.0, 0.0)) -> float:
         """Smallest margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
         The margin of pair (i, j) is a certified lower bound on the infimum over the piece
-        {lambda_j >= lambda_i} of ln M_ij, minus ``level``; ``-inf`` when i does not look better
-        than j or one arm has no sample.  Returns early at the first margin <= 0 (pairs are visited
-        from the smallest GLR up).  ``slope`` c and ``offset`` e give the shifted pieces
-        {lambda_i <= c lambda_j - e} of epsilon-best-arm identification (docs/thresholds.md).
+        {lambda_i <= c lambda_j - e} of ln M_ij, minus ``level``, with ``shift`` = (c, e) ((1, 0): the
+        plain piece {lambda_j >= lambda_i}; another shift: an answer tolerance, docs/thresholds.md);
+        ``-inf`` when i does not look better than j or one arm has no sample.  Returns early at the first
+        margin <= 0 (pairs are visited from the smallest GLR up).
         """
-        if slope != 1.0 or offset != 0.0:
-            return float(min_pair_margin_shifted(
-                self._code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
-                np.asarray(variances, dtype=float), np.asarray(top, dtype=np.int64), np.asarray(bottom, dtype=np.int64),
-                self.level, self._alpha, self._w_beta, self._scales, self._gvar, self._one_sided,
-                float(slope), float(offset)))
+        c, e = shift
         return float(min_pair_margin(self._code, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
                                      np.asarray(variances, dtype=float), np.asarray(top, dtype=np.int64),
                                      np.asarray(bottom, dtype=np.int64), self.level, self._alpha, self._w_beta,
-                                     self._scales, self._gvar, self._one_sided))
+                                     self._scales, self._gvar, self._one_sided, float(c), float(e)))
 
-    def compiled_pair_form(self) -> np.ndarray:
+    def compiled_form(self) -> np.ndarray | None:
+        """The t-only form of ``threshold(t)`` (its fallback's; what LUCB's confidence bounds read)."""
+        return self.fallback.compiled_form()
+
+    def compiled_pieces(self) -> PairForm:
         """The numbers :meth:`min_margin` passes to its kernel, for compiled loops
-        (:func:`pybai.stopping.compiled.compiled_rows`): ``[kernel code, level, min_statistic, alpha,
-        beta weight, sub-Gaussian variance, one-sided (1.0 or 0.0), J, scale_1, ..., scale_J]``."""
-        head = [float(self._code), self.level, self.min_statistic, float(self._alpha), float(self._w_beta),
-                float(self._gvar), 1.0 if self._one_sided else 0.0, float(self._scales.size)]
-        return np.concatenate((np.array(head), self._scales))
-
-    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
-        """:meth:`min_margin` on a model's counts and estimate (the hook problems call)."""
-        if slope == 1.0 and offset == 0.0:
-            return self.min_margin(model.counts, model.estimate, variances, top, bottom)
-        return self.min_margin(model.counts, model.estimate, variances, top, bottom, slope=slope, offset=offset)
+        (:func:`pybai.stopping.compiled.compile_rule`)."""
+        return PairForm(self._code, self.level, self.min_statistic, float(self._alpha), float(self._w_beta),
+                        float(self._gvar), bool(self._one_sided), self._scales)
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

@@ -53,8 +53,7 @@ from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
-__all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_family_thresholds", "DefaultKind",
-           "DEFAULT_KIND", "is_default_kind"]
+__all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_family_thresholds", "UNSET_KIND"]
 
 #: Accepted values of the ``kind`` argument of :func:`make_threshold`: ``"delta-correct"`` is the
 #: best proven threshold of the family; ``"kk21"``, ``"kt-mixture"`` and ``"pair-mixture"`` name
@@ -90,32 +89,10 @@ FAMILY_RULES: dict = {"gaussian_unknown_variance": _unknown_variance_rules,
 def register_family_thresholds(name: str, rules) -> None:
     """Make ``make_threshold(kind, ..., family=name)`` call ``rules(kind, delta, n_alternatives, n_terms)``."""
     FAMILY_RULES[name.strip().lower().replace("-", "_").replace(" ", "_")] = rules
-class DefaultKind(str):
-    """A threshold kind left at its default, told apart from the same kind chosen explicitly.
-
-    It equals, hashes, prints and serialises as the plain string, so a strategy built with its
-    default behaves exactly as one given ``threshold="heuristic"``; only :func:`is_default_kind`
-    tells them apart.  Sessions use it to replace an unchosen threshold by ``"delta-correct"``
-    (``pybai run`` keeps the papers' heuristic default).
-    """
-
-    __slots__ = ()
-
-    def __reduce__(self):
-        return (DefaultKind, (str(self),))
-
-
-#: The ``threshold`` default of every strategy: the seed papers' heuristic, not chosen by the user.
-DEFAULT_KIND = DefaultKind("heuristic")
-
-
-def is_default_kind(kind: Any) -> bool:
-    """Whether ``kind`` is a strategy's unchosen default (:data:`DEFAULT_KIND`), not an explicit choice.
-
-    >>> is_default_kind(DEFAULT_KIND), is_default_kind("heuristic"), DEFAULT_KIND == "heuristic"
-    (True, False, True)
-    """
-    return type(kind) is DefaultKind
+#: The kind of threshold a strategy whose ``threshold`` is unset (None) runs with in simulations: the seed
+#: papers' heuristic (``pybai run``).  Sessions, which certify, replace an unset threshold by
+#: ``"delta-correct"`` (:data:`pybai.session.session.SESSION_THRESHOLD`).
+UNSET_KIND = "heuristic"
 
 
 def _family_name(family: Any) -> str:

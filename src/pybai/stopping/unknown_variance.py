@@ -80,7 +80,7 @@ g >= ln x on the whole interval (stop); undecided after its budget of intervals,
 When xbar_a <= xbar_b the infimum is at most ln B+_a(xbar_a) + ln B-_b(xbar_b) < 0: no stop.
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln x + 2 ln 8 + ln t, about
-the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
+the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.margin`
 decides stopping.
 """
 
@@ -96,7 +96,7 @@ from pybai._validation import check_positive_int
 from pybai.exceptions import InvalidParameterError
 from pybai.models._invariant import PRECISIONS, log_bayes_factor, log_bayes_factor_one_sided
 from pybai.models._transport import transport_pair
-from pybai.stopping.base import Threshold
+from pybai.stopping.base import PairPieces, PieceThreshold
 
 __all__ = ["UnknownVarianceThreshold", "PRECISIONS", "log_bayes_factor", "product_level", "bipartite_level"]
 
@@ -216,7 +216,7 @@ def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset):
     return worst
 
 
-class UnknownVarianceThreshold(Threshold):
+class UnknownVarianceThreshold(PieceThreshold):
     """Proven count-dependent stopping rule for Gaussian arms with unknown variances (module docstring).
 
     Parameters
@@ -228,8 +228,6 @@ class UnknownVarianceThreshold(Threshold):
 
     Attributes
     ----------
-    count_dependent : bool
-        True: problems decide with :meth:`model_margin`.
     level : float
         ln x = ln m + y with (1 + y) e^(-y) = delta (:func:`bipartite_level`).
     min_statistic : float
@@ -239,7 +237,6 @@ class UnknownVarianceThreshold(Threshold):
 
     name = "invariant-t-mixture"
     proven = True
-    count_dependent = True
 
     def __init__(self, delta: float, n_alternatives: int):
         super().__init__(delta)
@@ -260,20 +257,22 @@ class UnknownVarianceThreshold(Threshold):
         t = np.maximum(np.asarray(t, dtype=float), 1.0)
         return self.level + 2.0 * math.log(len(PRECISIONS)) + np.log(t)
 
-    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+    def margin(self, pieces: PairPieces, model) -> float:
         """Smallest certified margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
         ``model`` is a :class:`~pybai.models.unknown_variance.MeansAndVariances` (counts, means and
-        sums of squared deviations); ``variances`` is not used (the rule needs no variance).  The
-        pieces are {lambda_j >= lambda_i + offset} (additive epsilon: the Bayes factor of arm j at
-        lambda is that of its samples shifted by -offset at lambda - offset); ``slope`` must be 1
-        (a relative epsilon is not available for unknown variances).
+        sums of squared deviations; the rule needs no variance).  A shift (1, e): the pieces
+        {lambda_j >= lambda_i + e} (additive epsilon: the Bayes factor of arm j at lambda is that of
+        its samples shifted by -e at lambda - e); the slope must be 1 (a relative epsilon is not
+        available for unknown variances).
         """
+        slope, offset = pieces.shift
         if slope != 1.0:
             raise InvalidParameterError("a relative epsilon is not available under reward_model "
                                         "'gaussian-unknown-variance' (use epsilon_mode = \"additive\").")
-        return float(_min_margin(model.counts, model.estimate, model.sq_devs, np.asarray(top, dtype=np.int64),
-                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions, float(offset)))
+        return float(_min_margin(model.counts, model.estimate, model.sq_devs, np.asarray(pieces.top, dtype=np.int64),
+                                 np.asarray(pieces.bottom, dtype=np.int64), self.level, self._precisions,
+                                 float(offset)))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

@@ -34,7 +34,6 @@ import numpy as np
 from pybai._validation import check_choice
 from pybai.batch.ranking import ranking_means, top_positions
 from pybai.batch.round_robin import round_robin
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import StateArray, Strategy
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ class BatchTopKRule(Strategy):
     ----------
     ties : {"random", "index"}, default "random"
         Tie order of the empirical ranks and of RoundRobin.
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
         Unused (the rules have their own decision rules); accepted for the common interface.
     n_init : int, default 1
         Unused (RoundRobin pulls every arm once first).
@@ -81,7 +80,7 @@ class BatchTopKRule(Strategy):
     _state_attrs: ClassVar[tuple[str, ...]] = ("priority_", "answer_")
     problem_: TopKProblem  # for the type checker: goals are top-k only
 
-    def __init__(self, *, ties: str = "random", threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, ties: str = "random", threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.ties = ties
 

@@ -20,9 +20,9 @@ counts, sums, recommendation, status and the generators' states):
 * the model update is :class:`~pybai.models.base.EmpiricalMeans`'s (count, sum, sum / count);
 * the sampling and stopping rules call the very numba kernels the Python methods call (the
   oracle, the GLR statistic, the tracking steps, the transportation costs, top-k's answer mask and
-  best response), and the threshold is evaluated with the same operations
+  best response), and the stopping rule is evaluated with the same operations
   (:func:`pybai.stopping.compiled.threshold_value`; the count-dependent per-pair rules through their
-  own margin kernel, :func:`pybai.problems.compiled.run_pair_margin`);
+  own margin kernel, :func:`pybai.stopping.compiled.pair_rule_margin`);
 * a rule that draws (``top-two`` with ``selection="random"``) draws from its own generator, passed
   into the loop, in the same order.
 
@@ -43,8 +43,9 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
-from pybai.problems.compiled import run_glr, run_pair_margin
-from pybai.stopping.compiled import PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
+from pybai.problems.compiled import run_glr, run_pieces
+from pybai.stopping.compiled import PAIR_MIXTURE, CompiledRule, pair_rule_margin, threshold_value
+from pybai.stopping.rule import StoppingRule
 
 __all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
 
@@ -68,22 +69,26 @@ def record(counts, sums, est, a, r):
 
 
 @njit(cache=True)
-def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts, snap_sums):
-    """The stopping rule at ``t`` samples for the thresholds ``forms[done:]`` (rows ordered from the lowest).
+def check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z, snap_counts, snap_sums):
+    """The stopping rule at ``t`` samples for the rows ``done:`` of ``rule`` (a :class:`~pybai.stopping.compiled.CompiledRule`).
 
-    Each threshold crossed, in order, records its stopping time, the statistic and the model's
-    statistics: the GLR statistic above ``threshold(t)``, or for a count-dependent per-pair rule
-    (:meth:`Problem.stopping_decision`) the statistic above the rule's ``min_statistic`` and every
-    pair's margin positive (:func:`pybai.problems.compiled.run_pair_margin`).  Returns
-    ``(statistic, done)``; the run is over when ``done == len(forms)``.
+    Each row crossed, in order, records its stopping time, the statistic and the model's
+    statistics: the GLR statistic above ``threshold(t)``, or for the per-pair rules
+    (:class:`~pybai.stopping.base.PieceThreshold`) the statistic above the row's ``min_statistic``
+    and every pair's margin positive (:func:`pybai.stopping.compiled.pair_rule_margin` on the pieces
+    of :func:`pybai.problems.compiled.run_pieces`).  Returns ``(statistic, done)``; the run is over
+    when every row is done.
     """
-    z = run_glr(kind, code, counts, est, var, k)
-    while done < forms.shape[0]:
-        form = forms[done]
-        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's own test
-            if not (z > form[PAIR_MIN_STATISTIC] and run_pair_margin(kind, form, counts, est, var, k) > 0.0):
+    z = run_glr(kind, code, counts, est, var, k, c, e)
+    n_rows = rule.times.shape[0]
+    while done < n_rows:
+        if rule.kind == PAIR_MIXTURE:  # the GLR filter, then every pair's own test
+            if not z > rule.min_statistic[done]:
                 break
-        elif not z > threshold_value(form, float(t)):
+            top, bot = run_pieces(kind, est, k)
+            if not pair_rule_margin(rule, done, counts, est, var, top, bot, c, e) > 0.0:
+                break
+        elif not z > threshold_value(rule.times[done], float(t)):
             break
         stop_t[done] = t
         stop_z[done] = z
@@ -119,8 +124,8 @@ class RunSetup:
         True means and noise standard deviations (zeros for Bernoulli arms).
     bernoulli : bool
     kernels : RunKernels
-    forms : ndarray (n_thresholds, width)
-        The thresholds' rows (:func:`pybai.stopping.compiled.compiled_rows`), from the lowest.
+    rule : CompiledRule
+        The stopping rule, one row per delta from the lowest threshold (:meth:`StoppingRule.compiled`).
     max_samples : int
     """
 
@@ -129,16 +134,16 @@ class RunSetup:
     sd: np.ndarray
     bernoulli: bool
     kernels: Any
-    forms: np.ndarray
+    rule: CompiledRule
     max_samples: int
 
 
-def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
+def setup_run(strategy, means, sigma, rule: StoppingRule | None = None) -> RunSetup | None:
     """The setup of a compiled run of a freshly started sequential ``strategy``, or None when it has none.
 
-    None when the run has started, the problem offers no kernels, a threshold no compiled form,
+    None when the run has started, the problem offers no kernels, the stopping rule no compiled form,
     the requests are not the sources, or the initial phase is not one sample of every source at a
-    time.  ``thresholds`` (default: the strategy's own) must be ordered from the lowest.
+    time.  ``rule`` (default: the strategy's own) holds its deltas from the largest (the lowest threshold).
     """
     if strategy.status_ != "running" or strategy.t_ or strategy._pending is not None or strategy.threshold_ is None:
         return None
@@ -146,10 +151,10 @@ def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
     kernels = problem.run_kernels()
     if kernels is None or strategy._max_samples is None:
         return None
-    table = compiled_rows(thresholds or [strategy.threshold_])
-    if table is None:
+    compiled = (rule or strategy.stopping_rule_).compiled()
+    if compiled is None:
         return None
-    if not strategy._delta_free_sampling() and np.isnan(table[:, :5]).any():
+    if not strategy._delta_free_sampling() and np.isnan(compiled.times).any():
         return None  # a rule whose sampling reads threshold(t) (LUCB's bounds) needs its t-only form
     space = strategy.requests_
     n = problem.n_sources
@@ -163,7 +168,7 @@ def setup_run(strategy, means, sigma, thresholds=None) -> RunSetup | None:
         return None
     truth = np.asarray(means, dtype=float)
     sd = np.zeros(n) if sigma is None else np.asarray(sigma, dtype=float)
-    return RunSetup(plan, truth, sd, sigma is None, kernels, table, int(strategy._max_samples))
+    return RunSetup(plan, truth, sd, sigma is None, kernels, compiled, int(strategy._max_samples))
 
 
 def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tells: int, z: float, checked: bool,
@@ -241,7 +246,7 @@ class CompiledRun:
         """
         if not self._delta_free_sampling() or not self._compiled_ok():
             return False
-        setup = setup_run(self, means, sigma, [c.threshold_ for c in copies])
+        setup = setup_run(self, means, sigma, StoppingRule([c.threshold_ for c in copies]))
         if setup is None or any(setup_run(c, means, sigma) is None for c in copies):
             return False
         records = Records(len(copies), len(setup.truth))

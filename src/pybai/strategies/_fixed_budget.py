@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pybai._validation import check_array
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ class GapEpsilon:
 
     problem_: Problem  # set by the Strategy this mixin is combined with
 
-    def __init__(self, *, epsilon: float | None = None, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, epsilon: float | None = None, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)  # type: ignore[call-arg]  # the next base in the MRO is a Strategy
         self.epsilon = epsilon
 
@@ -49,10 +48,10 @@ class GapEpsilon:
             check_array(self.epsilon, "epsilon", type(self).__name__, shape=(), low=0.0)
 
     def _epsilon(self) -> float:
-        """The epsilon in use: the strategy's, else the problem's, else 0."""
+        """The epsilon in use: the strategy's, else the problem's error tolerance, else 0."""
         if self.epsilon is not None:
             return float(self.epsilon)
-        return float(self.problem_.epsilon or 0.0)
+        return float(self.problem_.error_tolerance or 0.0)
 
 
 class PosteriorRule(Strategy):
@@ -79,7 +78,7 @@ class ImprovementRule(PosteriorRule):
 
     _index: Callable[..., np.ndarray] | None = None  # set by subclasses (a function of the posterior mean, std and xi)
 
-    def __init__(self, *, xi: float = 0.0, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, xi: float = 0.0, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.xi = xi
 

@@ -105,7 +105,7 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
 
 
 @njit(cache=True)
-def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
+def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
              cum_loss, mix_gap, cumulative, optimistic, stop_t, stop_z, snap_counts, snap_sums):
     """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
 
@@ -127,7 +127,7 @@ def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
             a = plan[t]
         else:
             adahedge_weights(cum_loss, mix_gap, w)
-            run_alt_gradient(kind, code, w, est, var, g, k)
+            run_alt_gradient(kind, code, w, est, var, g, k, c, e)
             if optimistic:
                 log_t = math.log(max(t, 2))
                 for i in range(n):
@@ -140,9 +140,9 @@ def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
-                                   snap_sums)
-            if done == forms.shape[0]:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
+                                   snap_counts, snap_sums)
+            if done == rule.times.shape[0]:
                 return t, t, z, True, mix_gap
         if t >= max_samples:
             return t, t, z, t >= n_plan, mix_gap

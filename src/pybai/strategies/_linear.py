@@ -32,7 +32,7 @@ import numpy as np
 
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding, rounded_increment
-from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
+from pybai.stopping.thresholds import KINDS
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.tracking import geometric_chunk
 
@@ -57,7 +57,7 @@ class LinearRule(Strategy):
     ----------
     check_growth : float, default 0.01
         Geometric spacing of the stopping checks (0: after every sample).
-    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"} or None, default None (unset: see Strategy)
     n_init : int, default 1
         Rounds of the initial spanning set (d linearly independent arms).
     """
@@ -80,7 +80,7 @@ class LinearRule(Strategy):
     problem_: LinearBestArmProblem
     model_: LeastSquares
 
-    def __init__(self, *, check_growth: float = 0.01, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, check_growth: float = 0.01, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.check_growth = check_growth
 
@@ -113,7 +113,7 @@ class StaticDesignRule(LinearRule):
     #: targets of the greedy rule: "arms" (G) or "pairs" (XY)
     _greedy_targets: ClassVar[str] = "arms"
 
-    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str = DEFAULT_KIND,
+    def __init__(self, *, allocation: str = "rounding", check_growth: float = 0.01, threshold: str | None = None,
                  n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.allocation = allocation

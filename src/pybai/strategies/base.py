@@ -33,7 +33,8 @@ from pybai._validation import check_choice, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
-from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
+from pybai.stopping.rule import StoppingRule
+from pybai.stopping.thresholds import KINDS, UNSET_KIND
 from pybai.strategies.batching import check_batch, split_plan
 from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
 from pybai.strategies.requests import Outstanding, believed, match_answer, next_missing, parse_answer
@@ -54,12 +55,12 @@ class Strategy:
 
     Parameters
     ----------
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None
         Stopping threshold of fixed-confidence strategies, built by the problem
         (:meth:`~pybai.problems.base.Problem.threshold`): the seed papers' ln((1 + ln t)/delta),
-        or a threshold proven delta-correct (:mod:`pybai.stopping.thresholds`).  The default is
-        :data:`~pybai.stopping.thresholds.DEFAULT_KIND` (the heuristic, marked as not chosen:
-        sessions use ``"delta-correct"`` instead); only a proven one certifies an answer.
+        or a threshold proven delta-correct (:mod:`pybai.stopping.thresholds`).  None leaves it
+        unset: a simulation runs the heuristic (:data:`~pybai.stopping.thresholds.UNSET_KIND`), a
+        session ``"delta-correct"``; only a proven one certifies an answer.
     n_init : int, default 1
         The initial phase: every request ``n_init`` times (or the problem's own start, e.g.
         a spanning set of a linear problem) before the sampling rule takes over.
@@ -101,7 +102,7 @@ class Strategy:
     status_: str = "unstarted"
     _param_names_: ClassVar[tuple[str, ...]]  # cache of :meth:`_param_names`, per class
 
-    def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, threshold: str | None = None, n_init: int = 1):
         self.threshold = threshold
         self.n_init = n_init
 
@@ -123,10 +124,16 @@ class Strategy:
         """A new, unstarted strategy with the same parameters (as scikit-learn's ``clone``)."""
         return type(self)(**copy.deepcopy(self.get_params()))
 
+    @property
+    def threshold_kind(self) -> str:
+        """The kind of threshold the strategy runs with: ``threshold``, or :data:`~pybai.stopping.thresholds.UNSET_KIND` when unset."""
+        return UNSET_KIND if self.threshold is None else self.threshold
+
     def _check_params(self, problem: Problem | None) -> None:
         """Validate parameters (subclasses extend, calling ``super()``)."""
         owner = type(self).__name__
-        check_choice(self.threshold, self.threshold_kinds, "threshold", owner)
+        if self.threshold is not None:
+            check_choice(self.threshold, self.threshold_kinds, "threshold", owner)
         check_positive_int(self.n_init, "n_init", owner)
         if problem is None:
             return
@@ -197,10 +204,12 @@ class Strategy:
         self._max_samples: int | None = regime.max_samples if isinstance(regime, FixedConfidence) else None
         self._max_batches: int | None = None
         self.threshold_: Threshold | None
+        self.stopping_rule_: StoppingRule | None
         if isinstance(regime, FixedConfidence):
-            self.threshold_ = problem.threshold(self.threshold, regime.delta)
+            self.stopping_rule_ = StoppingRule.of(problem, self.threshold_kind, [regime.delta])
+            self.threshold_ = self.stopping_rule_.threshold
         else:
-            self.threshold_ = None
+            self.threshold_ = self.stopping_rule_ = None
             if problem.budget_unit == "samples":
                 self._max_samples = regime.budget
             else:
@@ -439,13 +448,14 @@ class Strategy:
         """Hook: update the rule's own state after the model is updated."""
 
     def _should_stop(self) -> bool:
-        """Stopping rule: the problem's GLR statistic > threshold(t) in fixed confidence.
+        """Stopping rule: the decision of :attr:`threshold_` (:meth:`~pybai.stopping.base.Threshold.decide`:
+        the problem's GLR statistic above the threshold, or every piece passing its own test).
 
         Never in fixed budget (the base stops when the budget is spent).
         """
         if self.threshold_ is None:
             return False
-        self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
+        self.statistic_, stop = self.threshold_.decide(self.problem_, self.model_, self.t_)
         return stop
 
     def _recommend(self) -> Any:

@@ -10,7 +10,6 @@ from pybai._validation import check_positive_float
 from pybai.batch.bounds import lil_omega
 from pybai.batch.fast_racing import simulate_batch_racing
 from pybai.batch.racing import racing_step, survivor_deviations
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._batch_top_k import BatchTopKRule
 from pybai.strategies._fixed_budget import noise_std
 from pybai.strategies.registry import register
@@ -47,7 +46,7 @@ class BatchRacingStrategy(BatchTopKRule):
         Sub-Gaussian scale of the rewards in Eq. (2): default 1/2 for Bernoulli rewards and the
         largest noise standard deviation for Gaussian ones.
     ties : {"random", "index"}, default "random"
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
         Unused (see above).
     n_init : int, default 1
         Unused (RoundRobin pulls every arm once first).
@@ -76,7 +75,7 @@ class BatchRacingStrategy(BatchTopKRule):
     regimes = ("fixed-confidence",)
     _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "rejected_", "censored_answer_")
 
-    def __init__(self, *, sigma: float | None = None, ties: str = "random", threshold: str = DEFAULT_KIND,
+    def __init__(self, *, sigma: float | None = None, ties: str = "random", threshold: str | None = None,
                  n_init: int = 1):
         super().__init__(ties=ties, threshold=threshold, n_init=n_init)
         self.sigma = sigma

@@ -6,7 +6,6 @@ import numpy as np
 
 from pybai.batch.ranking import sorted_order
 from pybai.batch.sar import DONE_ALL_REMAINING, DONE_FINAL_STAGE, DONE_K_ACCEPTED, SARSchedule
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._batch_top_k import BatchTopKRule, batch_shape
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -55,7 +54,7 @@ class BatchSARStrategy(BatchTopKRule):
     may_stop_early = True
     _state_attrs = BatchTopKRule._state_attrs + ("survivors_", "accepted_", "removed_")
 
-    def __init__(self, *, schedule: str = "practical", ties: str = "random", threshold: str = DEFAULT_KIND,
+    def __init__(self, *, schedule: str = "practical", ties: str = "random", threshold: str | None = None,
                  n_init: int = 1):
         super().__init__(ties=ties, threshold=threshold, n_init=n_init)
         self.schedule = schedule

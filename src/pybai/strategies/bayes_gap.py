@@ -8,7 +8,6 @@ import numpy as np
 
 from pybai._validation import fail
 from pybai.fixed_budget.gaps import bayes_gap_step, update_recommendation
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._fixed_budget import GapEpsilon, PosteriorRule
 from pybai.strategies.registry import register
 
@@ -41,7 +40,7 @@ class BayesGap(GapEpsilon, PosteriorRule):
     name = "bayes-gap"
     _state_attrs = ("best_bound_", "best_arm_")
 
-    def __init__(self, *, beta="eq9", epsilon: float | None = None, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, beta="eq9", epsilon: float | None = None, threshold: str | None = None, n_init: int = 1):
         super().__init__(epsilon=epsilon, threshold=threshold, n_init=n_init)
         self.beta = beta
 

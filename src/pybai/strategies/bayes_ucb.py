@@ -6,7 +6,6 @@ import numpy as np
 
 from pybai._validation import check_array
 from pybai.fixed_budget.indices import bayes_ucb_index
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._fixed_budget import PosteriorRule
 from pybai.strategies.registry import register
 
@@ -24,7 +23,7 @@ class BayesUCB(PosteriorRule):
 
     name = "bayes-ucb"
 
-    def __init__(self, *, c: float = 0.0, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, c: float = 0.0, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.c = c
 

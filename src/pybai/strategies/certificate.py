@@ -43,7 +43,7 @@ def threshold_kind(strategy: Any, problem: Any = None) -> str | None:
         return None
     if strategy.proven_rule:
         return "delta-correct"
-    return str(strategy.threshold).strip().lower().replace("_", "-")
+    return str(strategy.threshold_kind).strip().lower().replace("_", "-")
 
 
 def is_proven(strategy: Any, problem: Any = None) -> bool:
@@ -61,7 +61,7 @@ def is_proven(strategy: Any, problem: Any = None) -> bool:
     built = getattr(strategy, "threshold_", None) if problem is None else None
     if built is None:
         known = cast(Any, problem_)  # not None: threshold_kind gave a kind
-        built = known.threshold(strategy.threshold, known.regime.delta)
+        built = known.threshold(strategy.threshold_kind, known.regime.delta)
     return bool(built.proven)
 
 

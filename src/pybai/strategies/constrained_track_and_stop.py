@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pybai._validation import check_positive_float
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.registry import register
 from pybai.strategies.track_and_stop import TrackAndStop
 from pybai.strategies.base import StateArray
@@ -66,7 +65,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     step_size : float, default 1.0
         Step of the subgradient variant (unused by the exact oracle).
     tracking : {"C", "D"}, default "C"
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 5
         Initial samples of every request (the paper: 5 draws of every cell).
     subpopulation : {"tracked", "random"}, default "tracked"
@@ -91,7 +90,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     _oracles = ORACLES
 
     def __init__(self, *, oracle: str = "fast", step_size: float = 1.0, tracking: str = "C",
-                 threshold: str = DEFAULT_KIND, n_init: int = 5, subpopulation: str = "tracked",
+                 threshold: str | None = None, n_init: int = 5, subpopulation: str = "tracked",
                  check_growth: float = 0.0, oracle_growth: float | None = None, exploration: str = "auto"):
         super().__init__(tracking=tracking, threshold=threshold, n_init=n_init,
                          subpopulation=subpopulation, check_growth=check_growth, oracle_growth=oracle_growth,

@@ -8,7 +8,6 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import StateArray, Strategy
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import CompiledRun
 from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_run, game_stretch
 from pybai.strategies.registry import register
@@ -47,7 +46,7 @@ class GameSampling(CompiledRun, Strategy):
         ``"none"`` (linear problems, with ``optimism="ucb"``), unprojected tracking and no
         forcing -- LinGame as published, where optimism does the exploring.  ``"auto"``:
         ``"design"`` on linear problems, ``"arms"`` otherwise.
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
     check_growth : float, default 0
         0: one AdaHedge round per sample, the stopping rule checked after every sample.  g > 0:
@@ -85,7 +84,7 @@ class GameSampling(CompiledRun, Strategy):
     goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "tracker_.cumulative_", "tracker_.forced_next_")
 
-    def __init__(self, *, optimism: str = "none", threshold: str = DEFAULT_KIND, n_init: int = 1,
+    def __init__(self, *, optimism: str = "none", threshold: str | None = None, n_init: int = 1,
                  check_growth: float = 0.0, exploration: str = "auto"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.optimism = optimism
@@ -123,7 +122,8 @@ class GameSampling(CompiledRun, Strategy):
         ker, model = setup.kernels, self.model_
         t, tells, z, checked, self.mix_gap_ = game_run(
             setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts, model.sums,
+            model.estimate,
             self._cum_loss_, float(self.mix_gap_), self.tracker_._cumulative_, self.optimism == "ucb",
             *records.arrays)
         return t, tells, z, checked

@@ -6,7 +6,6 @@ import numpy as np
 
 from pybai._validation import check_positive_float, check_probability
 from pybai.fixed_budget.indices import gp_ucb_beta, gp_ucb_index
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._fixed_budget import PosteriorRule
 from pybai.strategies.registry import register
 
@@ -26,7 +25,7 @@ class GPUCB(PosteriorRule):
 
     name = "gp-ucb"
 
-    def __init__(self, *, delta: float = 0.1, beta_scale: float = 1.0, threshold: str = DEFAULT_KIND,
+    def __init__(self, *, delta: float = 0.1, beta_scale: float = 1.0, threshold: str | None = None,
                  n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.delta = delta

@@ -7,7 +7,6 @@ from numba import njit
 
 from pybai._validation import check_choice
 from pybai.models._kl import kernel_bounds
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.problems.compiled import run_mask
 from pybai.stopping.compiled import threshold_value
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
@@ -41,16 +40,16 @@ def _lucb_pair(bounds, in_answer):
 
 
 @njit(cache=True)
-def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est,
-              glr_stop, c, e, stop_t, stop_z, snap_counts, snap_sums):
+def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
+              glr_stop, stop_t, stop_z, snap_counts, snap_sums):
     """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
     Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
-    threshold (``forms[0]``): the confidence bounds read its t-only form, so the sampling depends on
+    delta (``rule``'s first row): the confidence bounds read its t-only form, so the sampling depends on
     delta.  Best arm or top-k (``kind``, answer size ``k``: the answer mask of ``run_mask``).  The bounds
     are :func:`pybai.models._kl.kernel_bounds` (on Bernoulli arms: the replayed bisection).
     """
-    form = forms[0]
+    form = rule.times[0]
     n_plan = plan.shape[0]
     t = 0
     tells = 0
@@ -78,14 +77,14 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, 0, stop_t, stop_z, snap_counts,
-                                       snap_sums)
+                z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, 0, stop_t, stop_z,
+                                       snap_counts, snap_sums)
                 stop = done > 0
             else:
                 mask = run_mask(kind, est, k)
                 _, _, lcb_h, ucb_l = _lucb_pair(
                     kernel_bounds(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask), mask)
-                z = lcb_h - ucb_l if (c == 1.0 and e == 0.0) else lcb_h + e - c * ucb_l
+                z = lcb_h + e - c * ucb_l  # Problem.separation
                 stop = z > 0.0
                 if stop:
                     stop_t[0] = t
@@ -127,7 +126,7 @@ class LUCB(CompiledRun, Strategy):
         the m-th largest mean (m = k), once the weakest lower bound of the set is above the
         strongest upper bound outside it minus epsilon.  ``"glr"`` with epsilon is the
         epsilon-GLR of the problem (for top-k the pairwise rule, docs/epsilon.md).
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
 
     References
@@ -141,7 +140,7 @@ class LUCB(CompiledRun, Strategy):
     requires = frozenset({"independent-arms", "answer-mask"})
     goals = ("best-arm", "top-k")
 
-    def __init__(self, *, stopping: str = "glr", threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, stopping: str = "glr", threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.stopping = stopping
 
@@ -156,8 +155,8 @@ class LUCB(CompiledRun, Strategy):
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
         return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                         setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
-                         self.stopping == "glr", float(ker.shift[0]), float(ker.shift[1]), *records.arrays)
+                         float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
+                         model.sums, model.estimate, self.stopping == "glr", *records.arrays)
 
     def _pair(self):
         fam = self.problem_.family

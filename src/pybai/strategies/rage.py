@@ -12,7 +12,6 @@ from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.problems.base import FixedConfidence
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -91,7 +90,7 @@ class RAGE(LinearRule):
         Largest request in samples (0: each round is one request).
     check_growth : float, default 0.01
         Unused (kept for the common interface of the linear rules).
-    threshold : str, default "heuristic"
+    threshold : str or None, default None (unset: see Strategy)
         Unused (see above).
     n_init : int, default 1
         Rounds of the spanning set before round 1.
@@ -109,7 +108,7 @@ class RAGE(LinearRule):
                     "survivor_", "rho_", "round_sizes_")
 
     def __init__(self, *, epsilon: float = 0.1, request_size: int = 0, check_growth: float = 0.01,
-                 threshold: str = DEFAULT_KIND, n_init: int = 1):
+                 threshold: str | None = None, n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.epsilon = epsilon
         self.request_size = request_size

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pybai.exceptions import InvalidParameterError
+from pybai.stopping.rule import StoppingRule
 
 __all__ = ["retarget"]
 
@@ -28,6 +29,7 @@ def retarget(strategy, problem) -> None:
                                     f"another tolerance. Got {type(problem).__name__}.")
     strategy.problem_ = problem.learner_view(strategy.model_)
     regime = problem.regime
-    strategy.threshold_ = problem.threshold(strategy.threshold, regime.delta)
+    strategy.stopping_rule_ = StoppingRule.of(problem, strategy.threshold_kind, [regime.delta])
+    strategy.threshold_ = strategy.stopping_rule_.threshold
     if strategy.status_ == "running" and strategy._ready and strategy._should_stop():
         strategy.status_ = "stopped"

@@ -9,7 +9,6 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.models._shifted import transport_costs
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import StateArray, Strategy
@@ -36,7 +35,7 @@ def _penalized_argmin(costs, counts, leader, penalty):
 
 
 @njit(cache=True)
-def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, c, e,
+def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
                  rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
     """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
     ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``).
@@ -66,9 +65,9 @@ def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, m
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
-                                   snap_sums)
-            if done == forms.shape[0]:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
+                                   snap_counts, snap_sums)
+            if done == rule.times.shape[0]:
                 return t, t, z, True
         if t >= max_samples:
             return t, t, z, t >= n_plan
@@ -110,7 +109,7 @@ class TopTwo(CompiledRun, Strategy):
         for Gaussian arms of equal variance), tracked per leader through its cumulative sum.
     challenger : {"tci", "tc"}, default "tci"
     selection : {"tracking", "random"}, default "tracking"
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
 
     References
@@ -137,7 +136,7 @@ class TopTwo(CompiledRun, Strategy):
         beta: float = 0.5,
         challenger: str = "tci",
         selection: str = "tracking",
-        threshold: str = DEFAULT_KIND,
+        threshold: str | None = None,
         n_init: int = 1,
     ):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -168,8 +167,8 @@ class TopTwo(CompiledRun, Strategy):
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
         return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
-                            float(ker.shift[0]), float(ker.shift[1]), self._leader_rounds_, self._leader_pulls_,
+                            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
+                            model.sums, model.estimate, self._leader_rounds_, self._leader_pulls_,
                             float(self.beta), self.challenger == "tci", self.selection == "tracking", self.rng_,
                             *records.arrays)
 

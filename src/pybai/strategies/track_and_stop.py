@@ -8,8 +8,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
-from pybai.problems.compiled import run_oracle
-from pybai.stopping.thresholds import DEFAULT_KIND
+from pybai.problems.compiled import run_tracking_weights
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -20,11 +19,12 @@ __all__ = ["TrackAndStop"]
 
 
 @njit(cache=True)
-def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, hint,
+def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est, hint,
              cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
     """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
-    The oracle is the ask/tell path's warm-started kernel (``run_oracle``, the same ``hint``).
+    The weights are the ask/tell path's (``run_tracking_weights``: the warm-started oracle, the same ``hint``;
+    Sticky Track-and-Stop's with an answer tolerance).
 
     The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
     """
@@ -36,14 +36,14 @@ def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_s
         if t < n_plan:
             a = plan[t]
         else:
-            w = run_oracle(kind, code, est, var, hint)[1]
+            w = run_tracking_weights(kind, code, counts, est, var, float(t), c, e, hint)
             a = c_tracking_step(cumulative, counts, w, float(t)) if c_rule else d_tracking_step(counts, w, float(t))
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
-                                   snap_sums)
-            if done == forms.shape[0]:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
+                                   snap_counts, snap_sums)
+            if done == rule.times.shape[0]:
                 return t, t, z, True
         if t >= max_samples:
             return t, t, z, t >= n_plan
@@ -83,7 +83,7 @@ class TrackAndStop(CompiledRun, Strategy):
     Parameters
     ----------
     tracking : {"C", "D"}, default "C"
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
     subpopulation : {"random", "tracked"}, default "random"
         Best-feasible-arm in the ``"pair"`` sampling model only: ``"random"`` (the paper's)
@@ -137,7 +137,7 @@ class TrackAndStop(CompiledRun, Strategy):
     _state_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
                     "tracker_.forced_next_")
 
-    def __init__(self, *, tracking: str = "C", threshold: str = DEFAULT_KIND, n_init: int = 1,
+    def __init__(self, *, tracking: str = "C", threshold: str | None = None, n_init: int = 1,
                  subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float | None = None,
                  exploration: str = "auto", oracle: str = "fast"):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -192,7 +192,8 @@ class TrackAndStop(CompiledRun, Strategy):
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
         return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                        setup.forms, setup.max_samples, model.counts, model.sums, model.estimate,
+                        float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
+                        model.sums, model.estimate,
                         self._hint, self.tracker_._cumulative_, self.tracking == "C", *records.arrays)
 
     def _select(self):

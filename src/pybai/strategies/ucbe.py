@@ -7,7 +7,6 @@ import numpy as np
 from pybai._validation import check_positive_float
 from pybai.fixed_budget.gaps import adaptive_gaps
 from pybai.fixed_budget.indices import UCBE_C, independent_hardness, ucbe_exploration, ucbe_index
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._fixed_budget import empirical_means, noise_scale, noise_std
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -35,7 +34,7 @@ class UCBE(Strategy):
     requires = frozenset({"independent-arms", "known-noise"})  # confidence widths need the noise scale
     regimes = ("fixed-budget",)
 
-    def __init__(self, *, c: float = UCBE_C, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, c: float = UCBE_C, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
         self.c = c
 

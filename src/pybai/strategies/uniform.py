@@ -7,7 +7,6 @@ from numba import njit
 
 from pybai._validation import check_choice
 from pybai.batch.round_robin import round_robin
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -19,8 +18,8 @@ SUBPOPULATION_MODES = ("random", "tracked")
 
 
 @njit(cache=True)
-def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, max_samples, counts, sums, est, stop_t, stop_z,
-                 snap_counts, snap_sums):
+def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est, stop_t,
+                 stop_z, snap_counts, snap_sums):
     """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
     Any goal with compiled kernels (``kind``: best arm, top-k with answer size ``k``); the stopping rule is
@@ -35,9 +34,9 @@ def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, forms, m
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
-                                   snap_sums)
-            if done == forms.shape[0]:
+            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
+                                   snap_counts, snap_sums)
+            if done == rule.times.shape[0]:
                 return t, t, z, True
         if t >= max_samples:
             return t, t, z, t >= n_plan
@@ -63,7 +62,7 @@ class Uniform(CompiledRun, Strategy):
 
     Parameters
     ----------
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
     subpopulation : {"random", "tracked"}, default "random"
     """
@@ -74,7 +73,7 @@ class Uniform(CompiledRun, Strategy):
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True
 
-    def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1, subpopulation: str = "random"):
+    def __init__(self, *, threshold: str | None = None, n_init: int = 1, subpopulation: str = "random"):
         super().__init__(threshold=threshold, n_init=n_init)
         self.subpopulation = subpopulation
 
@@ -89,7 +88,8 @@ class Uniform(CompiledRun, Strategy):
     def _run_loop(self, setup, rng, records):
         ker, model = setup.kernels, self.model_
         return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                            setup.forms, setup.max_samples, model.counts, model.sums, model.estimate, *records.arrays)
+                            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
+                            model.sums, model.estimate, *records.arrays)
 
     def _select(self):
         batch = self.problem_.batch

@@ -10,7 +10,6 @@ from pybai._validation import check_choice, check_probability
 from pybai.design.transductive import pair_directions, xy_design
 from pybai.models.linear import LeastSquares
 from pybai.problems.base import FixedConfidence
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule, rounded_requests
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -80,7 +79,7 @@ class XYAdaptive(LinearRule):
         Shrinking factor of the phase lengths (Eq. 18).
     phase_rule : {"eq18", "fig3"}, default "eq18"
         When a phase ends: Eq. (18) of the text, or Fig. 3's loop read literally (above).
-    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"} or None, default None (unset: see Strategy)
     n_init : int, default 1
         Rounds of the spanning set at the start of phase 1 (later phases pull it once).
     check_growth : float, default 0.01
@@ -97,7 +96,7 @@ class XYAdaptive(LinearRule):
     _state_attrs = ("phase_", "active_", "target_", "phase_counts_", "phase_sums_", "phase_open_", "survivor_",
                     "next_target_")
 
-    def __init__(self, *, alpha: float = 0.1, check_growth: float = 0.01, threshold: str = DEFAULT_KIND,
+    def __init__(self, *, alpha: float = 0.1, check_growth: float = 0.01, threshold: str | None = None,
                  n_init: int = 1, phase_rule: str = "eq18"):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.alpha = alpha

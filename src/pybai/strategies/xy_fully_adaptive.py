@@ -7,7 +7,6 @@ import numpy as np
 from pybai._validation import check_positive_float, fail
 from pybai.design.rounding import efficient_rounding
 from pybai.design.transductive import pair_directions, xy_design
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._linear import LinearRule, prop2_width, regularized_fit
 from pybai.strategies.registry import register
 from pybai.strategies.base import StateArray
@@ -47,7 +46,7 @@ class XYFullyAdaptive(LinearRule):
     regularization : float, default 1.0
         eta of the regularised least squares.
     check_growth : float, default 0.01
-    threshold : str, default "heuristic"
+    threshold : str or None, default None (unset: see Strategy)
         Unused (see above).
     n_init : int, default 1
     """
@@ -60,7 +59,7 @@ class XYFullyAdaptive(LinearRule):
     _state_attrs = ("active_", "weights_", "survivor_")
 
     def __init__(self, *, theta_norm: float = 1.0, regularization: float = 1.0, check_growth: float = 0.01,
-                 threshold: str = DEFAULT_KIND, n_init: int = 1):
+                 threshold: str | None = None, n_init: int = 1):
         super().__init__(check_growth=check_growth, threshold=threshold, n_init=n_init)
         self.theta_norm = theta_norm
         self.regularization = regularization

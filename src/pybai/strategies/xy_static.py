@@ -22,7 +22,7 @@ class XYStatic(StaticDesignRule):
     ----------
     allocation : {"rounding", "greedy"}, default "rounding"
     check_growth : float, default 0.01
-    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct", "kk21", "soare-prop1"} or None, default None (unset: see Strategy)
     n_init : int, default 1
     """
 

@@ -61,7 +61,7 @@ def test_epsilon_glr_equals_brute_force(family, mode, eps):
         counts = rng.integers(5, 60, k).astype(float)
         sigma = rng.uniform(0.5, 1.5, k) if family == "gaussian" else None
         p = _problem(family, k, eps, mode, sigma)
-        c, e = p.pair_shift
+        c, e = p.shift
         v = p.family.variances
         best = int(np.argmax(means))
         want = min(_brute_piece(family, counts[best], means[best], v[best], counts[b], means[b], v[b], c, e)
@@ -133,7 +133,7 @@ def test_t_star_epsilon_equals_brute_force_max_min(family, mode, eps):
         means = rng.uniform(0.2, 0.8, 3) if family == "bernoulli" else rng.uniform(0.3, 1.5, 3)
         means[1] = means[0] + rng.uniform(-0.6, 0.6) * eps  # a second epsilon-good answer, often
         p = _problem(family, 3, eps, mode)
-        c, e = p.pair_shift
+        c, e = p.shift
         t_star, w = p.oracle(means)
         want = _brute_t_star(family, means, p.family.variances, c, e)
         # the search only finds feasible weights: T*_eps is at most its value, and close to it
@@ -191,4 +191,5 @@ def test_bad_epsilon_names_the_parameter():
         BestArmProblem(3, g, FixedBudget(50), epsilon=0.1, epsilon_mode="relative")
     # the fixed-budget meaning is unchanged: a tolerance, exact correctness, no shift
     fb = BestArmProblem(3, g, FixedBudget(50), epsilon=0.0)
-    assert fb.epsilon == 0.0 and not fb.epsilon_best_arm and fb.error_probability_epsilon([0.0, 0.1]) == 0.5
+    assert fb.error_tolerance == 0.0 and fb.epsilon is None and fb.shift == (1.0, 0.0)
+    assert fb.error_probability_epsilon([0.0, 0.1]) == 0.5

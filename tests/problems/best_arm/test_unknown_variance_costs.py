@@ -18,7 +18,7 @@ def plugin_pair_cost(n1, x1, s1, n2, x2, s2):
 
 
 def glr_best_arm_uv(code, counts, means, variances):
-    return _kernels.glr_best_arm(code, counts, means, variances)
+    return _kernels.glr_best_arm(code, counts, means, variances, 1.0, 0.0)
 
 
 def objective(u, n1, x1, s1, n2, x2, s2):
@@ -91,7 +91,7 @@ def test_plugin_cost_is_the_known_variance_gaussian_cost_with_the_variances_plug
         means = rng.normal(size=k)
         variances = 10 ** rng.uniform(-2, 2, size=k)
         z, best = glr_best_arm_uv(PLUGIN, counts, means, variances)
-        z_known, best_known = _kernels.glr_best_arm(_kl.GAUSSIAN, counts, means, variances)
+        z_known, best_known = _kernels.glr_best_arm(_kl.GAUSSIAN, counts, means, variances, 1.0, 0.0)
         assert best == best_known and z == pytest.approx(z_known, rel=1e-14)
 
 

@@ -115,7 +115,7 @@ def test_screened_stopping_rule_decides_as_the_full_statistic(seed):
         level = z * float(rng.choice([0.5, 0.999, 1.001, 2.0]))  # thresholds on both sides, some close
         thr = HeuristicThreshold(0.1)
         thr.at = lambda t, m, level=level: level  # a fixed level at this step
-        got, stop = p.stopping_decision(model, thr, step + 1)
+        got, stop = thr.decide(p, model, step + 1)
         assert stop == (z > level)
         if stop:
             assert got == z  # the exact statistic when the rule stops
@@ -123,10 +123,11 @@ def test_screened_stopping_rule_decides_as_the_full_statistic(seed):
             assert got >= z * (1 - 1e-12)  # otherwise an upper bound of it (or the statistic)
             screened += got != z
     assert screened > 0
-    # the default rule of Problem (no screen) gives the same decisions
+    # the statistic of Problem (no screen) gives the same decisions
     for t in (10, 10**6):
-        base_z, base_stop = Problem.stopping_decision(p, model, HeuristicThreshold(0.1), t)
-        assert p.stopping_decision(model, HeuristicThreshold(0.1), t)[1] == base_stop
+        level = HeuristicThreshold(0.1)(t)
+        base_stop = Problem.statistic_against(p, model, level, t) > level
+        assert HeuristicThreshold(0.1).decide(p, model, t).stop == base_stop
 
 
 def test_censored_run_records_the_exact_statistic():

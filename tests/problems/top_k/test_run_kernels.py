@@ -44,18 +44,21 @@ def test_statistic_mask_and_best_response_are_the_problem_methods():
             else:
                 family = Bernoulli(n_sources=n)
                 means = rng.integers(0, 6, size=n) / 5.0
-            problem = TopKProblem(n, k, family, FixedConfidence(0.1))
+            epsilon = 0.2 if rng.random() < 0.3 else None  # the shifted pieces of an answer tolerance, now and then
+            problem = TopKProblem(n, k, family, FixedConfidence(0.1), epsilon=epsilon)
             ker = problem.run_kernels()
-            assert ker.kind == TOP_K and ker.k == k
+            assert ker.kind == TOP_K and ker.k == k and ker.shift == problem.shift
+            c, e = ker.shift
             counts = rng.integers(1, 50, size=n).astype(float)
-            assert run_glr(ker.kind, ker.code, counts, means, ker.variances, k) == problem.glr(counts, means)
+            assert run_glr(ker.kind, ker.code, counts, means, ker.variances, k, c, e) == problem.glr(counts, means)
             unknown = means.copy()
             unknown[0] = np.nan  # an arm not sampled yet: no evidence
-            assert run_glr(ker.kind, ker.code, counts, unknown, ker.variances, k) == problem.glr(counts, unknown) == 0.0
+            assert run_glr(ker.kind, ker.code, counts, unknown, ker.variances, k, c, e) == problem.glr(counts,
+                                                                                                     unknown) == 0.0
             assert run_mask(ker.kind, means, k).tolist() == problem.answer_mask(means).tolist()
             w = rng.dirichlet(np.ones(n))
             out = np.full(n, 7.0)
-            value = run_alt_gradient(ker.kind, ker.code, w, means, ker.variances, out, k)
+            value = run_alt_gradient(ker.kind, ker.code, w, means, ker.variances, out, k, c, e)
             expected, grad = problem.alt_gradient(means, w)
             assert value == expected and out.tolist() == grad.tolist()
 

@@ -38,7 +38,7 @@ def test_glr_is_the_smallest_shifted_pair_cost_and_positive_on_a_tie():
 def _brute_t(problem, means):
     """1 / max over the simplex of min over (i top, j bottom) of the shifted pair cost (SLSQP, several starts)."""
     n, code, var = means.size, problem.family.code, problem.family.variances
-    c, e = problem.pair_shift
+    c, e = problem.shift
     pairs = _pairs(means, problem.k)
 
     def value(w):
@@ -103,11 +103,11 @@ def test_keys_to_dict_with_epsilon_and_complexity():
     plain = TopKProblem(4, 2, Gaussian(1.0, n_sources=4), FixedConfidence(0.05))
     assert "epsilon" not in plain.to_dict() and plain.epsilon_mode is None
     again = plain.with_epsilon(0.2)
-    assert again.pair_shift == p.pair_shift and plain.pair_shift == (1.0, 0.0)
+    assert again.shift == p.shift and plain.shift == (1.0, 0.0)
     out = p.complexity([1.0, 0.7, 0.7, 0.1])
     assert out["exact_characteristic_time"] is None and out["epsilon_good_arms"] == [0, 1, 2]
     assert out["oracle_answer"] == [0, 1] and out["characteristic_time"] > 0
-    assert p.run_kernels() is None
+    assert p.run_kernels().shift == p.shift  # epsilon runs are compiled too, on the shifted pieces
 
 
 @pytest.mark.parametrize("kwargs,key", [
@@ -133,7 +133,7 @@ def test_experiment_file_accepts_epsilon_for_top_k(tmp_path):
     path = tmp_path / "e.toml"
     path.write_text(text.format(extra=""))
     exp = load_experiment(path)
-    assert exp.problem.epsilon == 0.2 and exp.problem.pair_shift == (1.0, 0.2)
+    assert exp.problem.epsilon == 0.2 and exp.problem.shift == (1.0, 0.2)
     path.write_text(text.format(extra="").replace("delta = 0.1", "budget = 100"))
     with pytest.raises(ConfigError, match="epsilon"):
         load_experiment(path)

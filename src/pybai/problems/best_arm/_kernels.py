@@ -19,12 +19,14 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl, pair_cost, pooled_mean
+from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, dkl_dm, kl, pooled_mean
+from pybai.models._shifted import shifted_pair, shifted_pair_cost
 
 _MAX_NEWTON = 100
 _MAX_OUTER = 100
 _MAX_JOINT = 8
 _JOINT_TOL = 1e-12
+_TINY = 1e-300  # the weight of an arm never sampled: a cost stays defined
 
 
 @njit(cache=True)
@@ -42,24 +44,27 @@ def best_index(means):
 
 
 @njit(cache=True)
-def glr_best_arm(code, counts, means, var):
-    """GLR statistic for "the empirical best arm is the best" and that arm.
+def glr_best_arm(code, counts, means, var, c, e):
+    """GLR statistic for "the empirical best arm is outside every piece" and that arm.
 
-    Returns ``(Z, a_hat)`` with Z = min_{b != a_hat} inf_{lambda: lambda_b >= lambda_a_hat}
-    sum_a N_a d(mu_hat_a, lambda_a); Z = 0 when the empirical best is tied.
+    Returns ``(Z, a_hat)`` with Z = min_{b != a_hat} inf over the piece {lambda_a_hat <= c lambda_b - e}
+    of sum_a N_a d(mu_hat_a, lambda_a) (:func:`~pybai.models._shifted.shifted_pair_cost`).  (c, e) =
+    (1, 0) are the plain pieces {lambda_b >= lambda_a_hat}, where a tie at the top is no evidence
+    (Z = 0); a shift (epsilon) makes Z positive on ties too.  NaN while a variance is not estimated
+    (unknown-variance family): no evidence.
     """
     best, unique = best_index(means)
-    if not unique:
+    if not unique and c == 1.0 and e == 0.0:
         return 0.0, best
     z = math.inf
     for b in range(means.shape[0]):
         if b == best:
             continue
-        c = pair_cost(code, counts[best], means[best], var[best], counts[b], means[b], var[b])
-        if c != c:  # a variance not estimated yet (unknown-variance family): no evidence
+        cost = shifted_pair_cost(code, counts[best], means[best], var[best], counts[b], means[b], var[b], c, e)
+        if cost != cost:
             return math.nan, best
-        if c < z:
-            z = c
+        if cost < z:
+            z = cost
     return z, best
 
 
@@ -102,17 +107,6 @@ def _x_of_y(code, y, m1, v1, ma, va, x0):
 
 
 @njit(cache=True)
-def _dkl_dm(code, p, m, var):
-    """Derivative of d(p, m) with respect to its second argument."""
-    if code == GAUSSIAN:
-        return (m - p) / var
-    if code == GAUSSIAN_UV:
-        return (m - p) / (var + (m - p) * (m - p))
-    m = min(max(m, 1e-15), 1.0 - 1e-15)
-    return (m - p) / (m * (1.0 - m))
-
-
-@njit(cache=True)
 def _dm_dx(code, x, m1, v1, ma, va, m):
     """Derivative of the pooled mean m = m_a(x) (given: the caller has it) with respect to x."""
     if code == GAUSSIAN:
@@ -151,7 +145,7 @@ def _ratio_sum(code, y, means, var, best, xs):
         if den <= 0.0:
             return math.inf, math.inf
         total += num / den
-        dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+        dr_dm = (dkl_dm(code, m1, m, v1) * den - num * dkl_dm(code, ma, m, va)) / (den * den)
         slope += dr_dm * _dm_dx(code, x, m1, v1, ma, va, m) / den
     return total - 1.0, slope
 
@@ -256,7 +250,7 @@ def _arm_terms(code, x, m1, v1, ma, va):
     den = kl(code, ma, m, va)
     if den <= 0.0:
         return num, den, 0.0
-    dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+    dr_dm = (dkl_dm(code, m1, m, v1) * den - num * dkl_dm(code, ma, m, va)) / (den * den)
     return num, den, dr_dm * _dm_dx(code, x, m1, v1, ma, va, m)
 
 
@@ -334,30 +328,35 @@ def _joint_newton(code, means, var, best, y_max, y0, xs):
 
 
 @njit(cache=True)
-def alt_gradient_best_arm(code, w, means, var, out):
+def alt_gradient_best_arm(code, w, means, var, c, e, out):
     """Best response of nature at allocation ``w`` and its divergences.
 
-    Returns inf_{lambda in Alt(mu)} sum_a w_a d(mu_a, lambda_a) (0 when the best mean is tied)
-    and fills ``out`` with d(mu_a, lambda*_a) for the minimising alternative lambda*
-    (the closest pair b* merged at the pooled mean): a supergradient of the concave map
-    w -> value, with value == sum(w * out).
+    Returns the value min_{b != a_hat} inf over the piece {lambda_a_hat <= c lambda_b - e} of
+    sum_a w_a d(mu_a, lambda_a) (0 on a tie at the top with the plain pieces (c, e) = (1, 0)) and
+    fills ``out`` with d(mu_a, lambda*_a) for the minimising alternative lambda* (the closest piece's
+    minimiser; zeros elsewhere): a supergradient of the concave map w -> value, with
+    value == sum(w * out).
     """
     k = means.shape[0]
     for a in range(k):
         out[a] = 0.0
     best, unique = best_index(means)
-    if not unique:
+    if not unique and c == 1.0 and e == 0.0:
         return 0.0
     val = math.inf
     chal = -1
     for b in range(k):
         if b == best:
             continue
-        c = pair_cost(code, max(w[best], 1e-300), means[best], var[best], max(w[b], 1e-300), means[b], var[b])
-        if c < val:
-            val = c
+        cost = shifted_pair_cost(code, max(w[best], _TINY), means[best], var[best], max(w[b], _TINY), means[b],
+                                 var[b], c, e)
+        if cost < val:
+            val = cost
             chal = b
-    m = pooled_mean(code, max(w[best], 1e-300), means[best], var[best], max(w[chal], 1e-300), means[chal], var[chal])
-    out[best] = kl(code, means[best], m, var[best])
-    out[chal] = kl(code, means[chal], m, var[chal])
+    if chal < 0:
+        return 0.0
+    _, la, lb = shifted_pair(code, max(w[best], _TINY), means[best], var[best], max(w[chal], _TINY), means[chal],
+                             var[chal], c, e)
+    out[best] = kl(code, means[best], la, var[best])
+    out[chal] = kl(code, means[chal], lb, var[chal])
     return val

@@ -9,15 +9,11 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
-from pybai.problems.best_arm import _epsilon
-from pybai.problems.best_arm._kernels import (
-    alt_gradient_best_arm,
-    glr_best_arm,
-    oracle_best_arm,
-    oracle_best_arm_warm,
-)
+from pybai.problems.best_arm import _answers
+from pybai.problems.best_arm._kernels import alt_gradient_best_arm, glr_best_arm, oracle_best_arm
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
+from pybai.stopping.base import PairPieces
 
 __all__ = ["BestArmProblem"]
 
@@ -34,14 +30,16 @@ class BestArmProblem(Problem):
     regime : FixedConfidence or FixedBudget
     batch : BatchSpec, optional
     epsilon : float, optional
-        *Fixed budget*: (>= 0) the tolerance of the reported probability of error
-        ``Pr(mu* - mu_recommended > epsilon)`` (:meth:`error_probability_epsilon`), and the
-        default epsilon of the gap rules (``bayes-gap``, ``ugap``).  It does not change what
-        counts as the answer (``correct_rate`` is exact identification).
-        *Fixed confidence*: (> 0) epsilon-best-arm identification: a run may stop on any
-        *epsilon-good* arm (``mu_a >= mu* - epsilon``, or ``mu_a >= (1 - epsilon) mu*`` in the
-        relative mode), so ties and near-ties at the top stop; ``is_correct`` counts epsilon-good
-        answers and ``answer_metrics`` adds the exact identification (docs/epsilon.md).
+        *Fixed budget*: (>= 0) the :attr:`~pybai.problems.base.Problem.error_tolerance` of the
+        reported probability of error ``Pr(mu* - mu_recommended > epsilon)``
+        (:meth:`error_probability_epsilon`), and the default epsilon of the gap rules (``bayes-gap``,
+        ``ugap``).  It does not change what counts as the answer (``correct_rate`` is exact
+        identification).
+        *Fixed confidence*: (> 0) the answer tolerance of epsilon-best-arm identification: a run may
+        stop on any *epsilon-good* arm (``mu_a >= mu* - epsilon``, or ``mu_a >= (1 - epsilon) mu*`` in
+        the relative mode), so ties and near-ties at the top stop; the pieces of the alternative are
+        shifted (:attr:`shift`), ``is_correct`` counts epsilon-good answers and ``answer_metrics`` adds
+        the exact identification (docs/epsilon.md).
     epsilon_mode : {"additive", "relative"}, default "additive"
         Fixed confidence with ``epsilon``: "relative" reads epsilon as a fraction of the best mean
         (epsilon in (0, 1); meant for positive rewards), with the pieces
@@ -74,8 +72,9 @@ class BestArmProblem(Problem):
         family, regime = self.family, self.regime
         owner = type(self).__name__
         check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
-        #: "additive" or "relative" in epsilon-best-arm identification, else None
-        self.epsilon_mode = None
+        #: the answer tolerance (fixed confidence) and how it reads: "additive" or "relative"; None without
+        self.epsilon, self.epsilon_mode = None, None
+        self.shift = (1.0, 0.0)
         if epsilon is None:
             if epsilon_mode != "additive":
                 raise fail("epsilon_mode", owner, '"additive" unless epsilon is given', epsilon_mode)
@@ -84,14 +83,14 @@ class BestArmProblem(Problem):
             if epsilon_mode != "additive":
                 raise fail("epsilon_mode", owner, '"additive" with a fixed budget (the tolerance of the '
                            "fixed-budget probability of error)", epsilon_mode)
-            self.epsilon = check_positive_float(epsilon, "epsilon", owner, allow_zero=True)
+            self.error_tolerance = check_positive_float(epsilon, "epsilon", owner, allow_zero=True)
             return
-        self.epsilon = check_positive_float(epsilon, "epsilon", owner)
-        self.pair_shift = family.epsilon_shift(self.epsilon, epsilon_mode, owner)
-        self.epsilon_mode = epsilon_mode
+        epsilon = check_positive_float(epsilon, "epsilon", owner)
+        self.shift = family.epsilon_shift(epsilon, epsilon_mode, owner)
+        self.epsilon, self.epsilon_mode = epsilon, epsilon_mode
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "BestArmProblem":
-        """The same problem with ``epsilon`` (epsilon-best-arm identification in fixed confidence).
+        """The same problem with the answer tolerance ``epsilon`` (epsilon-best-arm identification, fixed confidence).
 
         What a running session is given by :meth:`pybai.session.Session.set_epsilon`; the
         arguments are checked as by the constructor (one clear error naming the parameter).
@@ -100,23 +99,18 @@ class BestArmProblem(Problem):
             raise fail("epsilon", type(self).__name__, "a float > 0 (fixed confidence; with a fixed budget it is set "
                        "at creation)", epsilon)
         new = copy.copy(self)
-        new.pair_shift = (1.0, 0.0)
         new._set_epsilon(epsilon, epsilon_mode)
         return new
 
-    @property
-    def epsilon_best_arm(self) -> bool:
-        """Whether this is epsilon-best-arm identification (fixed confidence with an epsilon)."""
-        return self.pair_shift != (1.0, 0.0)
-
     def epsilon_good(self, means) -> np.ndarray:
-        """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set).
+        """Boolean mask of the arms outside every piece: mu_a >= c max mu - e (the best arms at (1, 0)).
 
-        ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
-        user's for every family but bounded rewards, which the learner rescales to [0, 1]).
+        With an answer tolerance, the epsilon-good arms.  ``means`` in the learner's units
+        (:meth:`~pybai.models.families.Family.learner_means`; the user's for every family but bounded
+        rewards, which the learner rescales to [0, 1]).
         """
         means = self.check_means(means)
-        c, e = self.pair_shift
+        c, e = self.shift
         return means >= c * means.max() - e
 
     @property
@@ -134,53 +128,46 @@ class BestArmProblem(Problem):
         return mask
 
     def glr(self, counts, means) -> float:
-        if self.epsilon_best_arm:
-            return _epsilon.glr_eps(self.family.code, counts, means, self.family.variances, *self.pair_shift)[0]
-        z, _ = glr_best_arm(self.family.code, counts, means, self.family.variances)
-        return z
+        """The GLR statistic of the empirical best arm against the pieces of :attr:`shift`
+        (:func:`~pybai.problems.best_arm._kernels.glr_best_arm`)."""
+        c, e = self.shift
+        return glr_best_arm(self.family.code, counts, means, self.family.variances, c, e)[0]
+
+    def pieces(self, model) -> PairPieces:
+        """The empirical best arm a_hat (first of tied maxima) against every other arm, shifted by :attr:`shift`."""
+        best = int(np.argmax(model.estimate))
+        others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
+        return PairPieces(np.array([best]), others, self.shift, self.family.variances)
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: the per-pair mixture rule (:mod:`pybai.stopping.pair_mixture`), m = K - 1.
 
         The pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
         on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the
-        K - 1 pairs (a, a*), a != a*.  With epsilon the pieces are {lambda_a_hat <= c lambda_b - e}
-        (:attr:`pair_shift`) and the same K - 1 pairs serve (a* the first best arm;
-        docs/thresholds.md, "epsilon-best-arm identification").
+        K - 1 pairs (a, a*), a != a*.  With an answer tolerance the pieces are
+        {lambda_a_hat <= c lambda_b - e} (:attr:`shift`) and the same K - 1 pairs serve (a* the first
+        best arm; docs/thresholds.md, "epsilon-best-arm identification").
         """
         return self._pair_threshold(kind, delta)
 
-    def stopping_decision(self, model, threshold, t):
-        """Stop when every pair (a_hat, b) passes its count-dependent test (else GLR > threshold(t)).
-
-        a_hat is the empirical best arm (first of tied maxima), also with epsilon."""
-        if not getattr(threshold, "count_dependent", False):
-            return super().stopping_decision(model, threshold, t)
-        best = int(np.argmax(model.estimate))
-        others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
-        return self._pair_stopping(model, threshold, t, np.array([best]), others)
-
     def oracle(self, means, hint: np.ndarray | None = None):
-        """T*(mu) and w*(mu) (Garivier & Kaufmann 2016, Theorem 5), exact to ~1e-12.
+        """T*(mu) and w*(mu) for the pieces of :attr:`shift`, exact to ~1e-12.
 
-        ``hint``: optional float array of length K + 1, updated in place, that warm-starts
-        the solver from a previous call on nearby means (what Track-and-Stop does).
-        With epsilon: T*_eps(mu) and w*_eps(mu), the best over the epsilon-good answers
-        (:meth:`oracle_epsilon`; the hint is not used).
+        Plain pieces: Garivier & Kaufmann (2016, Theorem 5); ``hint`` (optional float array of length
+        K + 1, updated in place) warm-starts the solver from a previous call on nearby means (what
+        Track-and-Stop does).  With an answer tolerance: T*_eps(mu) and w*_eps(mu), the best over the
+        epsilon-good answers (:meth:`oracle_epsilon`; the hint is not used).
         """
         means = self.check_means(means)
-        if self.epsilon_best_arm:
-            t_star, w, _ = self.oracle_epsilon(means)
-            return t_star, w
-        if hint is None:
-            return oracle_best_arm(self.family.code, means, self.family.variances)
-        return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)
+        c, e = self.shift
+        return _answers.oracle_shifted(self.family.code, means, self.family.variances, c, e,
+                                       self.oracle_hint() if hint is None else hint)
 
     def run_kernels(self) -> RunKernels | None:
-        """The compiled pieces of whole runs (sequential, exact identification, raw rewards), else None."""
-        if self.batch is not None or self.epsilon_best_arm or not self.family.raw_rewards:
+        """The compiled pieces of whole runs (sequential pulls, raw rewards: Gaussian, Bernoulli), else None."""
+        if self.batch is not None or not self.family.raw_rewards:
             return None
-        return RunKernels(BEST_ARM, self.family.code, self.family.variances, 1, self.pair_shift)
+        return RunKernels(BEST_ARM, self.family.code, self.family.variances, 1, self.shift)
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """Nature's best response at allocation ``w``: its value and divergences per source.
@@ -189,117 +176,104 @@ class BestArmProblem(Problem):
         and g_a = d(mu_a, lambda*_a) for the minimiser (a supergradient in ``w``).
         """
         out = np.empty(self.n_arms) if out is None else out
-        if self.epsilon_best_arm:
-            value = _epsilon.alt_gradient_eps(self.family.code, np.asarray(w, float), np.asarray(means, float),
-                                              self.family.variances, *self.pair_shift, out)
-            return value, out
+        c, e = self.shift
         value = alt_gradient_best_arm(self.family.code, np.asarray(w, float), np.asarray(means, float),
-                                      self.family.variances, out)
+                                      self.family.variances, c, e, out)
         return value, out
 
     def relaxed_weights(self, means, hint=None) -> np.ndarray:
         """The oracle weights (no side constraints to drop); called at every step of Track-and-Stop."""
-        if self.epsilon_best_arm:
-            return self.oracle_epsilon(np.asarray(means, dtype=float))[1]
-        if hint is None:
-            return oracle_best_arm(self.family.code, np.asarray(means, dtype=float), self.family.variances)[1]
-        return oracle_best_arm_warm(self.family.code, means, self.family.variances, hint)[1]
+        c, e = self.shift
+        return _answers.oracle_shifted(self.family.code, np.asarray(means, dtype=float), self.family.variances, c, e,
+                                       self.oracle_hint() if hint is None else hint)[1]
 
     def oracle_hint(self, exact: bool = True) -> np.ndarray:
         """A fresh warm-start buffer for :meth:`oracle`."""
         return np.zeros(self.n_arms + 1)
 
     def answer_is_unique(self, means) -> bool:
-        """Whether a run can certify an answer: a unique best arm, or any means with epsilon set."""
+        """Whether a run can certify an answer: some arm lies outside every piece of :attr:`shift`
+        (a unique best arm; with an answer tolerance, any means)."""
         means = self.check_means(means)
-        if self.epsilon_best_arm:
-            return True
-        return int(np.sum(means == means.max())) == 1
+        c, e = self.shift
+        best = int(np.argmax(means))
+        rest = np.delete(means, best)
+        return bool(means[best] > c * rest.max() - e)
 
     def is_correct(self, answer, means) -> bool:
         """Whether arm ``answer`` has the largest mean (any of several tied best arms counts).
 
-        With epsilon in fixed confidence: whether it is epsilon-good (:meth:`epsilon_good`).
+        With an answer tolerance: whether it is epsilon-good (:meth:`epsilon_good`).
         """
         means = self.check_means(means)
         a = int(answer)
         if not 0 <= a < self.n_arms:
             return False
-        if not self.epsilon_best_arm:
-            return bool(means[a] == means.max())
         return bool(self.epsilon_good(self.family.learner_means(means))[a])
 
     def answer_metrics(self, answer, means) -> dict:
-        """With epsilon in fixed confidence: ``{"exact_correct": answer is a best arm}``; else none."""
-        if not self.epsilon_best_arm or answer is None:
+        """With an answer tolerance: ``{"exact_correct": answer is a best arm}``; else none."""
+        if self.epsilon is None or answer is None:
             return {}
         means = self.check_means(means)
         a = int(answer)
         return {"exact_correct": bool(0 <= a < self.n_arms and means[a] == means.max())}
 
-    def error_probability_epsilon(self, simple_regrets):
-        """Fixed budget only (fixed confidence with epsilon reports ``correct_rate`` instead)."""
-        return None if self.epsilon_best_arm else super().error_probability_epsilon(simple_regrets)
-
     def to_dict(self) -> dict:
         out = super().to_dict()
+        tolerance = self.epsilon if self.epsilon is not None else self.error_tolerance
+        if tolerance is not None:
+            out["epsilon"] = tolerance
         if self.epsilon is not None:
-            out["epsilon"] = self.epsilon
-        if self.epsilon_best_arm:
             out["epsilon_mode"] = self.epsilon_mode
         return out
 
-    # --- epsilon-best-arm identification -----------------------------------
+    # --- several correct answers (an answer tolerance) ---------------------
     def correctness_note(self) -> str | None:
-        """With epsilon in fixed confidence: ``correct_rate`` counts epsilon-good answers."""
-        if not self.epsilon_best_arm:
+        """With an answer tolerance: ``correct_rate`` counts epsilon-good answers."""
+        if self.epsilon is None:
             return None
         rule = (f"mu_a >= mu* - {self.epsilon:g}" if self.epsilon_mode == "additive"
                 else f"mu_a >= (1 - {self.epsilon:g}) mu*")
         return f"epsilon-correct ({self.epsilon_mode} epsilon = {self.epsilon:g}: {rule})"
 
     def oracle_epsilon(self, means) -> tuple[float, np.ndarray, int]:
-        """``(T*_eps, w*_eps, a)``: the characteristic time of epsilon-best-arm identification.
+        """``(T*_eps, w*_eps, a)``: the characteristic time over the answers outside every piece of :attr:`shift`.
 
         T*_eps(mu)^-1 = max over epsilon-good answers a of max_w min_{b != a}
         inf_{lambda_a <= c lambda_b - e} sum_s w_s d(mu_s, lambda_s) (Degenne & Koolen 2019,
         the lower bound with several correct answers; Garivier & Kaufmann 2021 for
         epsilon-best-arm identification), each inner problem solved exactly as in Garivier &
-        Kaufmann (2016, Theorem 5) (:mod:`pybai.problems.best_arm._epsilon`).  ``a`` is the answer
+        Kaufmann (2016, Theorem 5) (:mod:`pybai.problems.best_arm._answers`).  ``a`` is the answer
         that attains the max (-1 when T*_eps is infinite).
         """
         means = np.asarray(means, dtype=float)
-        t_star, w, a = _epsilon.oracle_eps(self.family.code, means, self.family.variances, *self.pair_shift)
+        t_star, w, a = _answers.oracle_eps(self.family.code, means, self.family.variances, *self.shift)
         return float(t_star), w, int(a)
 
     def oracle_for_answer(self, means, answer: int) -> tuple[float, np.ndarray]:
         """``(T_a, w_a)``: 1 / max_w min_b inf over the alternative to ``answer`` (inf if it is not epsilon-good)."""
         means = np.asarray(means, dtype=float)
-        return _epsilon.oracle_answer(self.family.code, means, self.family.variances, int(answer), *self.pair_shift)
+        return _answers.oracle_answer(self.family.code, means, self.family.variances, int(answer), *self.shift)
 
     def tracking_weights(self, counts, means, t: int, hint=None) -> np.ndarray:
-        """Sticky Track-and-Stop with epsilon (Degenne & Koolen 2019, section 4).
+        """The oracle weights of the estimate; with an answer tolerance, Sticky Track-and-Stop
+        (Degenne & Koolen 2019, section 4).
 
         The candidate answers at time t are the arms a whose hypothesis "a is a best arm" the
         confidence region {lambda : sum_s N_s d(mu_hat_s, lambda_s) <= ln t} does not exclude
-        (:func:`~pybai.problems.best_arm._epsilon.best_cost`); the first in index order is tracked
+        (:func:`~pybai.problems.best_arm._answers.best_cost`); the first in index order is tracked
         with its own oracle weights w_a(mu_hat).  When that arm is not epsilon-good at mu_hat (its
-        weights are undefined) the weights of the best answer at mu_hat are tracked.  Without
-        epsilon: :meth:`relaxed_weights`.
+        weights are undefined) the weights of the best answer at mu_hat are tracked
+        (:func:`~pybai.problems.best_arm._answers.tracking_weights`).
         """
-        if not self.epsilon_best_arm:
-            return self.relaxed_weights(means, hint)
-        means = np.asarray(means, dtype=float)
-        level = math.log(max(float(t), 2.0))
-        a = _epsilon.first_candidate(self.family.code, np.asarray(counts, dtype=float), means, self.family.variances,
-                                     level)
-        t_a, w = self.oracle_for_answer(means, a)
-        if not math.isfinite(t_a):
-            w = self.oracle_epsilon(means)[1]
-        return w
+        c, e = self.shift
+        return _answers.tracking_weights(self.family.code, np.asarray(counts, dtype=float),
+                                         np.asarray(means, dtype=float), self.family.variances, float(t), c, e,
+                                         self.oracle_hint() if hint is None else hint)
 
     def complexity(self, truth) -> dict:
-        """The report of ``pybai complexity``; with epsilon T*_eps, w*_eps and the epsilon keys.
+        """The report of ``pybai complexity``; with an answer tolerance T*_eps, w*_eps and the epsilon keys.
 
         ``characteristic_time`` and ``optimal_weights`` are then T*_eps(mu) and w*_eps(mu),
         ``lower_bound`` T*_eps kl(delta, 1 - delta) (Degenne & Koolen 2019's lower bound), and it adds
@@ -307,7 +281,7 @@ class BestArmProblem(Problem):
         T*_eps) and ``exact_characteristic_time`` (T* of exact identification; null on a tie).
         """
         out = super().complexity(truth)
-        if not self.epsilon_best_arm:
+        if self.epsilon is None:
             return out
         truth = self.check_means(truth)
         _, _, a = self.oracle_epsilon(truth)

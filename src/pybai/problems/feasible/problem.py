@@ -27,7 +27,7 @@ from pybai.problems.feasible._qp import alt_supergradient, glr_kernel, is_degene
 from pybai.problems.feasible.cells import SAMPLING_MODELS, CellSpace
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.feasible.oracle import feasible_oracle, feasible_subgradient_step
-from pybai.stopping.feasible import FeasibleMixtureThreshold
+from pybai.stopping.feasible import FeasibleMixtureThreshold, FeasiblePieces
 
 __all__ = ["BERNOULLI_VARIANCE", "FeasibleArmProblem"]
 
@@ -209,16 +209,10 @@ class FeasibleArmProblem(Problem):
             return FeasibleMixtureThreshold(delta, self.n_wrong_answers, base)
         return base
 
-    def stopping_decision(self, model, threshold, t):
-        """Stop when every piece of Alt(a_hat) passes its mixture test (else GLR > threshold(t))."""
-        if not getattr(threshold, "count_dependent", False):
-            return super().stopping_decision(model, threshold, t)
-        z = self.statistic(model)
-        if not z > threshold.min_statistic:  # proven filter: no piece can pass (module docstring)
-            return z, False
-        margin = threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
-                                      self.weights, self.floor, self.cmask, self.variances)
-        return z, margin > 0.0
+    def pieces(self, model) -> FeasiblePieces:
+        """The cells the pieces of Alt(a_hat) are made of (:class:`~pybai.stopping.feasible.FeasiblePieces`)."""
+        return FeasiblePieces(self._matrix(model.counts, "counts"), self._matrix(model.estimate), self.weights,
+                              self.floor, self.cmask, self.variances)
 
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:

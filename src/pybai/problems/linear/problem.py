@@ -181,7 +181,7 @@ class LinearBestArmProblem(Problem):
         """The GLR stopping threshold of kind ``kind`` (see the module docstring).
 
         ``"delta-correct"`` depends on the design matrix: evaluate it with ``threshold.at(t, model)``
-        (what :meth:`~pybai.problems.base.Problem.stopping_decision` does).
+        (what :meth:`~pybai.stopping.base.Threshold.decide` does).
         """
         if kind == "heuristic":
             return HeuristicThreshold(delta)
@@ -244,27 +244,24 @@ class LinearBestArmProblem(Problem):
             return self.glr(model.counts, model.estimate)
         return float(self._terms(inv, None, model.estimate)[2].min())
 
-    #: relative margin of the screen of :meth:`stopping_decision` (far above the rounding of one term)
+    #: relative margin of the screen of :meth:`statistic_against` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
 
-    def stopping_decision(self, model, threshold: Threshold, t: int) -> tuple[float, bool]:
-        r"""The GLR stopping rule, screened by one arm: the same decisions for a fraction of the cost.
+    def statistic_against(self, model, level: float, t: int) -> float:
+        r"""The GLR statistic against ``level``, screened by one arm: the same decisions for a fraction of the cost.
 
         The statistic is a minimum over arms, so the term of any one arm j bounds it from above:
-        when the term of ``model.screen_arm`` (the argmin at the last full evaluation) is below the
-        threshold by the relative margin :attr:`SCREEN_MARGIN`, the rule cannot stop, whatever
-        the other terms (O(d^2) instead of O(K d^2)), and that term is returned as the statistic
-        (an upper bound of it).  Otherwise the full statistic is computed exactly as by
-        :meth:`statistic` and the decision is ``statistic > threshold``, as without the screen.
+        when the term of ``model.screen_arm`` (the argmin at the last full evaluation) is below
+        ``level`` by the relative margin :attr:`SCREEN_MARGIN`, the rule cannot stop, whatever
+        the other terms (O(d^2) instead of O(K d^2)), and that term is returned (an upper bound of
+        the statistic).  Otherwise the full statistic is computed exactly as by :meth:`statistic`.
         No screen at t >= ``max_samples`` (a censored run records the exact statistic) nor with
         batches (censored by the number of batches).
         """
-        thr = threshold.at(t, model)
         inv = getattr(model, "inverse_design", None)
         limit = self.regime.max_samples if isinstance(self.regime, FixedConfidence) else 0
         if inv is None or self.batch is not None or t >= limit:
-            z = self.statistic(model)
-            return z, z > thr
+            return self.statistic(model)
         means = model.estimate
         j = getattr(model, "screen_arm", -1)
         if 0 <= j < self.n_sources:
@@ -274,16 +271,15 @@ class LinearBestArmProblem(Problem):
                 y = self.features[best] - self.features[j]
                 var = float(y @ inv @ y)
                 term = gap * gap / (self._two_var * var) if gap > 0.0 and var > 0.0 else (0.0 if gap <= 0.0 else math.inf)
-                if term < thr * (1.0 - self.SCREEN_MARGIN):
-                    return float(term), False
+                if term < level * (1.0 - self.SCREEN_MARGIN):
+                    return float(term)
         terms = self._terms(inv, None, means)[2]
         j = int(np.argmin(terms))
         try:
             model.screen_arm = j
         except AttributeError:  # a model type without the hint: no screen
             pass
-        z = float(terms.min())
-        return z, z > thr
+        return float(terms.min())
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         r"""Nature's best response to allocation ``w``: ``(value, d)``.

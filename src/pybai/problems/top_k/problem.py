@@ -14,15 +14,11 @@ import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
 from pybai.models.families import Family
-from pybai.problems.top_k._kernels import (
-    alt_gradient_top_k,
-    alt_gradient_top_k_shifted,
-    glr_top_k,
-    glr_top_k_shifted,
-)
+from pybai.problems.top_k._kernels import top_k_alt_gradient, top_k_statistic
 from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import TOP_K, RunKernels
+from pybai.stopping.base import PairPieces
 
 __all__ = ["TopKProblem"]
 
@@ -60,7 +56,7 @@ class TopKProblem(Problem):
     The alternative to "the top-k set is S" is the union over pairs (i in S, j not in S) of
     {lambda : lambda_j >= lambda_i}: ``n_alternatives`` = k (n - k) pieces, each changing
     ``n_terms`` = 2 arms.  With k = 1 everything reduces to best-arm identification.  With
-    epsilon the pieces are {lambda_i <= c lambda_j - e} (:attr:`pair_shift`), same count.
+    an answer tolerance the pieces are {lambda_i <= c lambda_j - e} (:attr:`shift`), same count.
 
     Examples
     --------
@@ -96,8 +92,10 @@ class TopKProblem(Problem):
     def _set_epsilon(self, epsilon, epsilon_mode: str) -> None:
         owner = type(self).__name__
         check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
-        #: "additive" or "relative" in epsilon-top-k identification, else None
-        self.epsilon_mode = None
+        #: the answer tolerance and how it reads: "additive" or "relative"; None without
+        self.epsilon, self.epsilon_mode = None, None
+        self.shift = (1.0, 0.0)
+        self.provides = type(self).provides | self.family.provides
         if epsilon is None:
             if epsilon_mode != "additive":
                 raise fail("epsilon_mode", owner, '"additive" unless epsilon is given', epsilon_mode)
@@ -109,13 +107,12 @@ class TopKProblem(Problem):
             raise fail("epsilon", owner, "None with batches (batch-racing certifies exact top-k by its own rule)",
                        epsilon)
         epsilon = check_positive_float(epsilon, "epsilon", owner)
-        self.pair_shift = self.family.epsilon_shift(epsilon, epsilon_mode, owner)
-        self.epsilon = epsilon
-        self.epsilon_mode = epsilon_mode
+        self.shift = self.family.epsilon_shift(epsilon, epsilon_mode, owner)
+        self.epsilon, self.epsilon_mode = epsilon, epsilon_mode
         self.provides = self.provides - {"exact-identification"}
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "TopKProblem":
-        """The same problem with ``epsilon`` (epsilon-top-k identification in fixed confidence).
+        """The same problem with the answer tolerance ``epsilon`` (epsilon-top-k identification, fixed confidence).
 
         What a running session is given by :meth:`pybai.session.Session.set_epsilon`; checked as
         by the constructor.
@@ -123,15 +120,8 @@ class TopKProblem(Problem):
         if epsilon is None:
             raise fail("epsilon", type(self).__name__, "a float > 0", epsilon)
         new = copy.copy(self)
-        new.pair_shift = (1.0, 0.0)
-        new.epsilon = None
         new._set_epsilon(epsilon, epsilon_mode)
         return new
-
-    @property
-    def epsilon_top_k(self) -> bool:
-        """Whether this is epsilon-top-k identification (fixed confidence with an epsilon)."""
-        return self.pair_shift != (1.0, 0.0)
 
     def epsilon_good(self, means) -> np.ndarray:
         """Mask of the arms that may belong to an epsilon-correct set: mu_i >= c mu_(k) - e.
@@ -140,13 +130,13 @@ class TopKProblem(Problem):
         learner's units (:meth:`~pybai.models.families.Family.learner_means`).
         """
         means = self.check_means(means)
-        c, e = self.pair_shift
+        c, e = self.shift
         kth = np.sort(means)[::-1][self.k - 1]
         return means >= c * kth - e
 
     def correctness_note(self) -> str | None:
-        """With epsilon: ``correct_rate`` counts epsilon-correct sets."""
-        if not self.epsilon_top_k:
+        """With an answer tolerance: ``correct_rate`` counts epsilon-correct sets."""
+        if self.epsilon is None:
             return None
         rule = (f"mu_i >= mu_(k) - {self.epsilon:g}" if self.epsilon_mode == "additive"
                 else f"mu_i >= (1 - {self.epsilon:g}) mu_(k)")
@@ -174,15 +164,14 @@ class TopKProblem(Problem):
         """
         return self._pair_threshold(kind, delta)
 
-    def stopping_decision(self, model, threshold, t):
-        """Stop when every pair (i top, j bottom) passes its count-dependent test."""
-        if not getattr(threshold, "count_dependent", False):
-            return super().stopping_decision(model, threshold, t)
+    def pieces(self, model) -> PairPieces | None:
+        """Every arm of the empirical top set against every other arm, shifted by :attr:`shift`
+        (None while a mean is not identified)."""
         means = self._means(model.estimate)
         if np.isnan(means).any():
-            return 0.0, False
+            return None
         top, bot, _ = top_bottom(means, self.k)
-        return self._pair_stopping(model, threshold, t, top, bot)
+        return PairPieces(top, bot, self.shift, self.family.variances)
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
@@ -212,9 +201,11 @@ class TopKProblem(Problem):
         """Whether ``answer`` is a set of k arms whose means are all >= every other mean
         (with a tie between the k-th and (k+1)-th means, every such set counts).
 
-        With epsilon: whether every arm of ``answer`` is within epsilon of mu_(k) (:meth:`epsilon_good`).
+        With an answer tolerance: whether every arm of ``answer`` is within epsilon of mu_(k) (:meth:`epsilon_good`;
+        at epsilon -> 0 this accepts sets that end in a tie for the k-th place but skip a larger mean, so
+        exact identification is its own test).
         """
-        if not self.epsilon_top_k:
+        if self.epsilon is None:
             return self._exact_correct(answer, means)
         got = self._answer_arms(answer)
         if got is None:
@@ -237,10 +228,12 @@ class TopKProblem(Problem):
         return bool(means[got].min() >= means[rest].max())
 
     def answer_is_unique(self, means) -> bool:
-        """False when the k-th and (k+1)-th largest means tie (always True with epsilon: ties can be certified)."""
-        if self.epsilon_top_k:
-            return True
-        return top_bottom(self._means(means), self.k)[2]
+        """Whether a run can certify an answer: the top set lies outside every piece of :attr:`shift`
+        (no tie at the boundary; with an answer tolerance, any means)."""
+        means = self._means(means)
+        c, e = self.shift
+        top, bot, _ = top_bottom(means, self.k)
+        return bool(means[top].min() > c * means[bot].max() - e)
 
     def false_negative_rate(self, answer, means) -> float:
         """Fraction of the true top-k missing from ``answer`` (section 5.2 of Jun et al. 2016)."""
@@ -251,7 +244,7 @@ class TopKProblem(Problem):
         """False-negative rate (section 5.2 of Jun et al. 2016), gain of ``answer`` and of the true top-k (5.3)."""
         out = {"false_negative": self.false_negative_rate(answer, means), "gain": self.gain(answer, means),
                "oracle_gain": self.gain(self.answer(means), means)}
-        if self.epsilon_top_k:  # exact identification besides epsilon-correctness
+        if self.epsilon is not None:  # exact identification besides epsilon-correctness
             out["exact_correct"] = self._exact_correct(answer, means)
         return out
 
@@ -272,54 +265,42 @@ class TopKProblem(Problem):
         return float(best - means[arms].sum())
 
     def glr(self, counts, means) -> float:
-        """GLR statistic of the empirical top-k set.
+        """GLR statistic of the empirical top-k set against the pieces of :attr:`shift`.
 
-        min over (i in empirical top, j outside) of inf_m N_i d(mu_i, m) + N_j d(mu_j, m);
-        0 when the empirical k-th and (k+1)-th means tie or some mean is not identified (NaN).
+        min over (i in empirical top, j outside) of the cost of the piece {lambda_i <= c lambda_j - e}
+        (plain pieces: inf_m N_i d(mu_i, m) + N_j d(mu_j, m)); 0 when some mean is not identified
+        (NaN), or with the plain pieces when the empirical k-th and (k+1)-th means tie
+        (:func:`~pybai.problems.top_k._kernels.top_k_statistic`).
         """
         means = self._means(means)
-        if np.isnan(means).any():
-            return 0.0
-        top, bot, unique = top_bottom(means, self.k)
-        counts = np.asarray(counts, dtype=float)
-        if self.epsilon_top_k:  # the shifted pieces: positive on ties too
-            return float(glr_top_k_shifted(self.family.code, counts, means, self.family.variances, top, bot,
-                                           *self.pair_shift))
-        if not unique:
-            return 0.0
-        return float(glr_top_k(self.family.code, counts, means, self.family.variances, top, bot))
+        c, e = self.shift
+        return float(top_k_statistic(self.family.code, np.asarray(counts, dtype=float), means, self.family.variances,
+                                     self.k, c, e))
 
     def run_kernels(self) -> RunKernels | None:
         """The compiled pieces of whole runs (sequential pulls, raw rewards: Gaussian, Bernoulli), else None.
 
         The GLR statistic, answer mask and best response of :mod:`pybai.problems.top_k._kernels`
         (:func:`~pybai.problems.top_k._kernels.top_k_statistic` and its neighbours), which give what
-        :meth:`glr`, :meth:`answer_mask` and :meth:`alt_gradient` give; with batches or with
-        epsilon (the shifted pieces have no compiled form), None.
+        :meth:`glr`, :meth:`answer_mask` and :meth:`alt_gradient` give; with batches, None.
         """
-        if self.batch is not None or self.epsilon_top_k or not self.family.raw_rewards:
+        if self.batch is not None or not self.family.raw_rewards:
             return None
-        return RunKernels(TOP_K, self.family.code, self.family.variances, self.k, self.pair_shift)
+        return RunKernels(TOP_K, self.family.code, self.family.variances, self.k, self.shift)
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """Nature's best response at allocation ``w``: ``(value, divergences per arm)``.
 
-        value = min over pairs (i top, j bottom) of inf_m w_i d(mu_i, m) + w_j d(mu_j, m);
-        the divergences d(mu_i, m*), d(mu_j, m*) of the minimising pair (zeros elsewhere) are
-        a supergradient in ``w``.  (0, zeros) when the top-k set of ``means`` is not unique.
+        value = min over pairs (i top, j bottom) of the cost of the piece {lambda_i <= c lambda_j - e}
+        at weights ``w``; the divergences at the minimising pair's minimiser (zeros elsewhere) are a
+        supergradient in ``w``.  (0, zeros) when the top-k set of ``means`` is not unique and the
+        pieces are plain.
         """
         means = self._means(means)
         out = np.empty(self.n_arms) if out is None else out
-        top, bot, unique = top_bottom(means, self.k)
-        if self.epsilon_top_k:
-            value = alt_gradient_top_k_shifted(self.family.code, np.asarray(w, dtype=float), means,
-                                               self.family.variances, top, bot, *self.pair_shift, out)
-            return float(value), out
-        if not unique:
-            out[:] = 0.0
-            return 0.0, out
-        value = alt_gradient_top_k(self.family.code, np.asarray(w, dtype=float), means,
-                                   self.family.variances, top, bot, out)
+        c, e = self.shift
+        value = top_k_alt_gradient(self.family.code, np.asarray(w, dtype=float), means, self.family.variances, out,
+                                   self.k, c, e)
         return float(value), out
 
     def oracle(self, means, hint=None) -> tuple[float, np.ndarray]:
@@ -337,7 +318,7 @@ class TopKProblem(Problem):
     def oracle_result(self, means, rtol: float = 1e-8) -> TopKOracleResult:
         """The oracle with its certificate: ``t_star`` (attained by ``weights``) and ``lower``."""
         means = self._means(means)
-        return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol, self.pair_shift)
+        return top_k_oracle(self.family.code, means, self.family.variances, self.k, rtol, self.shift)
 
     def batch_bounds(self, means) -> dict:
         """Theorem 1 of Jun et al. (2016) for the problem's (b, r) and delta.
@@ -361,7 +342,7 @@ class TopKProblem(Problem):
         out = super().complexity(truth)
         if self.batch is not None and self.delta is not None:
             out.update(self.batch_bounds(truth))
-        if self.epsilon_top_k:
+        if self.epsilon is not None:
             truth = self.check_means(truth)
             exact = top_k_oracle(self.family.code, truth, self.family.variances, self.k).t_star
             out.update(epsilon=self.epsilon, epsilon_mode=self.epsilon_mode,
@@ -373,7 +354,7 @@ class TopKProblem(Problem):
     def to_dict(self) -> dict:
         out = super().to_dict()
         out["k"] = self.k
-        if self.epsilon_top_k:
+        if self.epsilon is not None:
             out["epsilon"] = self.epsilon
             out["epsilon_mode"] = self.epsilon_mode
         return out

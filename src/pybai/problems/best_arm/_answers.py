@@ -1,4 +1,4 @@
-"""Numba kernels of epsilon-best-arm identification (one-parameter families).
+"""Numba kernels of best-arm identification with several correct answers (one-parameter families).
 
 An arm a is *epsilon-good* for means mu when no arm b satisfies mu_a <= c mu_b - e, i.e. when it
 lies outside every piece P_b(c, e) = {lambda : lambda_a <= c lambda_b - e} (see
@@ -7,9 +7,6 @@ mu_a >= max_b mu_b - epsilon, (c, e) = (1 - epsilon, 0) the relative one
 mu_a >= (1 - epsilon) max_b mu_b.  The answer set i_eps(mu) is every epsilon-good arm, so several
 answers are correct at once (Degenne & Koolen 2019; Garivier & Kaufmann 2021).
 
-* :func:`glr_eps`: the epsilon-GLR of the empirical best arm a_hat,
-  Z = min_{b != a_hat} inf_{lambda in P_b} sum_s N_s d(mu_hat_s, lambda_s); b ranges over every
-  other arm, and Z > 0 even when two arms tie (the piece needs a gap of e).
 * :func:`oracle_answer`: for one answer a, max_w min_{b != a} inf_{P_b} sum_s w_s d(mu_s, lambda_s),
   solved as in Garivier & Kaufmann (2016, Theorem 5): with x_b = w_b / w_a every piece's cost
   equals a common level y, g_b(x_b) = y, where g_b(x) (the cost at weights (1, x)) is concave
@@ -21,7 +18,12 @@ answers are correct at once (Degenne & Koolen 2019; Garivier & Kaufmann 2021).
 * :func:`best_cost`: inf over {lambda : lambda_a >= lambda_b for all b} of sum_s N_s d(mu_hat_s, lambda_s),
   how far the data are from "a is the best arm" (the confidence-region test of Sticky
   Track-and-Stop).
-* :func:`alt_gradient_eps`: nature's best response (game rules).
+* :func:`oracle_shifted` and :func:`tracking_weights`: the oracle and the weights Track-and-Stop
+  tracks, for any pieces (c, e): at (1, 0) (one correct answer, the best arm) the solver of
+  :mod:`pybai.problems.best_arm._kernels` with its warm start, otherwise the two above.
+
+The GLR statistic and nature's best response of shifted pieces are those of
+:mod:`pybai.problems.best_arm._kernels` (their (c, e) arguments).
 """
 
 from __future__ import annotations
@@ -31,53 +33,13 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._kl import BERNOULLI, GAUSSIAN, GAUSSIAN_UV, kl
-from pybai.models._shifted import shifted_pair, shifted_pair_cost
-from pybai.problems.best_arm._kernels import best_index, weights_from_roots
+from pybai.models._kl import BERNOULLI, GAUSSIAN, dkl_dm, kl
+from pybai.models._shifted import shifted_pair
+from pybai.problems.best_arm._kernels import best_index, oracle_best_arm_warm, weights_from_roots
 
 _OUTER = 200
 _NEWTON = 100
 _TINY = 1e-300
-
-
-@njit(cache=True)
-def glr_eps(code, counts, means, var, c, e):
-    """``(Z, a_hat)``: the epsilon-GLR of the empirical best arm (first of tied maxima) and that arm."""
-    best, _ = best_index(means)
-    z = math.inf
-    for b in range(means.shape[0]):
-        if b == best:
-            continue
-        cost = shifted_pair_cost(code, counts[best], means[best], var[best], counts[b], means[b], var[b], c, e)
-        if cost < z:
-            z = cost
-    return z, best
-
-
-@njit(cache=True)
-def alt_gradient_eps(code, w, means, var, c, e, out):
-    """Nature's best response to weights ``w`` against the empirical best arm; fills the divergences."""
-    k = means.shape[0]
-    for s in range(k):
-        out[s] = 0.0
-    best, _ = best_index(means)
-    val = math.inf
-    chal = -1
-    for b in range(k):
-        if b == best:
-            continue
-        cost = shifted_pair_cost(code, max(w[best], _TINY), means[best], var[best], max(w[b], _TINY), means[b],
-                                 var[b], c, e)
-        if cost < val:
-            val = cost
-            chal = b
-    if chal < 0:
-        return 0.0
-    _, la, lb = shifted_pair(code, max(w[best], _TINY), means[best], var[best], max(w[chal], _TINY), means[chal],
-                             var[chal], c, e)
-    out[best] = kl(code, means[best], la, var[best])
-    out[chal] = kl(code, means[chal], lb, var[chal])
-    return val
 
 
 @njit(cache=True)
@@ -219,16 +181,6 @@ def oracle_eps(code, means, var, c, e):
 
 
 @njit(cache=True)
-def _dkl_dm(code, x, m, v):
-    if code == GAUSSIAN:
-        return (m - x) / v
-    if code == GAUSSIAN_UV:
-        return (m - x) / (v + (m - x) * (m - x))
-    m = min(max(m, 1e-15), 1.0 - 1e-15)
-    return (m - x) / (m * (1.0 - m))
-
-
-@njit(cache=True)
 def best_cost(code, counts, means, var, a):
     """inf over {lambda : lambda_a >= max_b lambda_b} of sum_s N_s d(mu_s, lambda_s).
 
@@ -244,10 +196,10 @@ def best_cost(code, counts, means, var, a):
     lo, hi = means[a], top
     for _ in range(_OUTER):
         m = 0.5 * (lo + hi)
-        g = counts[a] * _dkl_dm(code, means[a], m, var[a])
+        g = counts[a] * dkl_dm(code, means[a], m, var[a])
         for b in range(means.shape[0]):
             if b != a and means[b] > m:
-                g += counts[b] * _dkl_dm(code, means[b], m, var[b])
+                g += counts[b] * dkl_dm(code, means[b], m, var[b])
         if g > 0.0:
             hi = m
         else:
@@ -270,3 +222,36 @@ def first_candidate(code, counts, means, var, level):
             return a
     best, _ = best_index(means)
     return best
+
+
+@njit(cache=True)
+def oracle_shifted(code, means, var, c, e, hint):
+    """``(T*, w*)`` of the pieces (c, e): the characteristic time and its weights.
+
+    (1, 0): one correct answer, the best arm, solved by :func:`~pybai.problems.best_arm._kernels.oracle_best_arm_warm`
+    from the warm start ``hint`` (updated in place).  Otherwise the best over the epsilon-good
+    answers (:func:`oracle_eps`; ``hint`` unused).
+    """
+    if c == 1.0 and e == 0.0:
+        return oracle_best_arm_warm(code, means, var, hint)
+    t_star, w, _ = oracle_eps(code, means, var, c, e)
+    return t_star, w
+
+
+@njit(cache=True)
+def tracking_weights(code, counts, means, var, t, c, e, hint):
+    """The weights Track-and-Stop tracks after ``t`` samples for the pieces (c, e).
+
+    (1, 0): the oracle weights of the estimate (warm-started from ``hint``).  Otherwise Sticky
+    Track-and-Stop (Degenne & Koolen 2019, section 4): the first arm in index order whose "a is the
+    best arm" test passes at the level ln max(t, 2) (:func:`first_candidate`), tracked with its own
+    oracle weights; the weights of the best answer when that arm is not epsilon-good.
+    """
+    if c == 1.0 and e == 0.0:
+        return oracle_best_arm_warm(code, means, var, hint)[1]
+    level = math.log(max(t, 2.0))
+    a = first_candidate(code, counts, means, var, level)
+    t_a, w = oracle_answer(code, means, var, a, c, e)
+    if not math.isfinite(t_a):
+        w = oracle_eps(code, means, var, c, e)[1]
+    return w
