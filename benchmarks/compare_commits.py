@@ -9,9 +9,17 @@ print the total number of samples, which must be equal when a change keeps resul
   sigma = 1, delta = 0.01, whole replications through ``run_replication``; steps per second;
 * ``tas-cs-example-1``: T-a-SCS on BAICS example 1 (the paper's Table 1 instance), seconds per run;
 * ``topk-twitter``: the Twitter-scale batch top-k file (500,000 arms, b = 60,000, r = 12) at the quick
-  budget of 200 batches, one replication of each of its four strategies, seconds per run.
+  budget of 200 batches, one replication of each of its four strategies, seconds per run;
+* ``compiled-rules``: every rule with a compiled run (``tas`` C and D, ``uniform``, ``top-two``, ``lucb``,
+  ``game``) on the 10 Gaussian arms above, and the top-k ones (``uniform``, ``lucb``, ``game``) with k = 3,
+  compiled replications through ``run_replication``; one row per rule, CPU seconds;
+* ``compiled-sweep-10``: ``tas`` on the same 10 arms over delta = 0.1, 0.01, 0.001, 0.0001 with
+  ``share_trajectories`` (one compiled trajectory per replication), seconds per run;
+* ``cold-compile``: with an empty numba cache (``NUMBA_CACHE_DIR`` a new directory), one compiled run of each
+  rule above and of each with ``threshold = "delta-correct"`` on a 4-arm instance: what the first
+  common check pays to compile, seconds (wall-clock included in the JSON).
 
-    .venv/bin/python benchmarks/compare_commits.py SRC_A SRC_B [--rounds 5]
+    .venv/bin/python benchmarks/compare_commits.py SRC_A SRC_B [--rounds 5] [--only NAME ...]
 
 SRC_* are ``src`` folders (for a commit: ``git worktree add /tmp/old COMMIT``, then ``/tmp/old/src``).
 """
@@ -24,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 WORKLOAD = r"""
 import json, sys, time, pathlib
@@ -35,6 +44,43 @@ if name == "tas-gaussian-10":
         "problem": {"goal": "best-arm", "delta": 0.01},
         "environment": {"kind": "gaussian", "means": [1 - i / 9 for i in range(10)], "sigma": 1.0},
         "strategy": [{"name": "tas"}]})
+elif name in ("compiled-rules", "cold-compile"):
+    from pybai.simulate.seeding import replication_seed
+    means = [1 - i / 9 for i in range(10)] if name == "compiled-rules" else [1.0, 0.8, 0.5, 0.2]
+    rules = [("tas-C", {"name": "tas"}), ("tas-D", {"name": "tas", "tracking": "D"}), ("uniform", {"name": "uniform"}),
+             ("top-two", {"name": "top-two"}), ("lucb", {"name": "lucb"}), ("game", {"name": "game"})]
+    cases = [("best-arm", label, s) for label, s in rules] + [("top-k", label, s) for label, s in rules
+                                                             if label in ("uniform", "lucb", "game")]
+    if name == "cold-compile":
+        cases += [(g, label + "-proven", dict(s, threshold="delta-correct")) for g, label, s in cases]
+    parts, samples, w0, c0 = {}, 0, time.perf_counter(), time.process_time()
+    for goal, label, strat in cases:
+        problem = {"goal": goal, "delta": 0.01, **({"k": 3} if goal == "top-k" else {})}
+        exp = pybai.parse_experiment({"name": "c", "replications": 1, "seed": 1, "problem": problem,
+            "environment": {"kind": "gaussian", "means": means, "sigma": 1.0}, "strategy": [strat]})
+        seeds = replication_seeds(3, runs + 1)
+        if name == "compiled-rules":  # warm-up: the numba cache
+            pybai.run_replication(exp.strategies[0][1], exp.environment, exp.problem, seeds[-1])
+        c1 = time.process_time()
+        samples += sum(pybai.run_replication(exp.strategies[0][1], exp.environment, exp.problem, s).samples
+                       for s in seeds[:runs])
+        parts[f"{goal} {label}"] = time.process_time() - c1
+    print(json.dumps({"seconds": time.process_time() - c0, "wall": time.perf_counter() - w0, "samples": samples,
+                      "parts": parts}))
+    raise SystemExit(0)
+elif name == "compiled-sweep-10":
+    doc = {"name": "s", "replications": runs, "seed": 2026, "share_trajectories": True,
+           "problem": {"goal": "best-arm", "delta": 0.1},
+           "environment": {"kind": "gaussian", "means": [1 - i / 9 for i in range(10)], "sigma": 1.0},
+           "strategy": [{"name": "tas"}], "grid": {"problem.delta": [0.1, 0.01, 0.001, 0.0001]}}
+    from pybai.simulate.engine import execute_sweep
+    from pybai.simulate.tasks import Sweep
+    execute_sweep(Sweep.from_document(dict(doc, replications=1)))  # warm-up
+    c0 = time.process_time()
+    out = execute_sweep(Sweep.from_document(doc))
+    dt = time.process_time() - c0
+    print(json.dumps({"seconds": dt, "samples": sum(o.samples for outs in out.outcomes.values() for o in outs)}))
+    raise SystemExit(0)
 elif name == "topk-twitter":
     import tomllib
     doc = tomllib.loads((pathlib.Path(pybai.__file__).parent / "experiments" / "topk-twitter.toml").read_text())
@@ -54,11 +100,14 @@ dt = time.process_time() - t0
 print(json.dumps({"seconds": dt, "samples": samples}))
 """
 
-RUNS = {"tas-gaussian-10": 40, "tas-cs-example-1": 6, "topk-twitter": 1}
+RUNS = {"tas-gaussian-10": 40, "tas-cs-example-1": 6, "topk-twitter": 1, "compiled-rules": 30, "compiled-sweep-10": 60,
+        "cold-compile": 1}
 
 
 def run(src: str, name: str) -> dict:
     env = {**os.environ, "PYTHONPATH": src}
+    if name == "cold-compile":  # an empty numba cache: every kernel is compiled in this process
+        env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="pybai-cold-")
     out = subprocess.run([sys.executable, "-c", WORKLOAD, name, str(RUNS[name])], env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -69,23 +118,34 @@ def main() -> None:
     ap.add_argument("src_a")
     ap.add_argument("src_b")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--only", nargs="*", choices=sorted(RUNS), default=None, help="these workloads only")
     args = ap.parse_args()
     print(f"A = {args.src_a}\nB = {args.src_b}\n")
-    print(f"{'workload':<20} {'A':>14} {'B':>14} {'B / A':>8}   samples A / B")
-    for name in RUNS:
+    print(f"{'workload':<20} {'A':>14} {'B':>14} {'B / A':>8}   samples A / B  (B / A of each round)")
+    for name in args.only or RUNS:
         times = {"A": [], "B": []}
+        parts: dict = {"A": {}, "B": {}}
         samples = {}
         for _ in range(args.rounds):
             for key, src in (("A", args.src_a), ("B", args.src_b)):
                 res = run(src, name)
                 times[key].append(res["seconds"])
                 samples[key] = res["samples"]
+                for part, seconds in res.get("parts", {}).items():
+                    parts[key].setdefault(part, []).append(seconds)
+        for part in parts["A"]:
+            pa, pb = parts["A"][part], parts["B"][part]
+            ratios = " ".join(f"{y / x:.2f}" for x, y in zip(pa, pb))
+            print(f"  {part:<22} {statistics.median(pa):>10.4g} s   {statistics.median(pb):>10.4g} s   "
+                  f"{statistics.median(pb) / statistics.median(pa):>8.3f}   ({ratios})")
         a, b = statistics.median(times["A"]), statistics.median(times["B"])
+        spread = " ".join(f"{y / x:.2f}" for x, y in zip(times["A"], times["B"]))
         if name.startswith("tas-gaussian"):
             fa, fb, unit = samples["A"] / a, samples["B"] / b, "steps/s"
         else:
             fa, fb, unit = a / RUNS[name], b / RUNS[name], "s/run"  # topk-twitter: all four strategies
-        print(f"{name:<20} {fa:>10.4g} {unit:<3} {fb:>10.4g} {unit:<3} {fb / fa:>8.3f}   {samples['A']} / {samples['B']}")
+        print(f"{name:<20} {fa:>10.4g} {unit:<3} {fb:>10.4g} {unit:<3} {fb / fa:>8.3f}   {samples['A']} / {samples['B']}"
+              f"  ({spread})", flush=True)
 
 
 if __name__ == "__main__":

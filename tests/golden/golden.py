@@ -126,6 +126,49 @@ def case_outcomes() -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- compiled epsilon runs
+#: Rules with a compiled run and their variants, on the epsilon instances of :func:`compiled_epsilon_outcomes`
+COMPILED_RULES = [("tas", {}), ("tas", {"tracking": "D"}), ("uniform", {}), ("top-two", {}),
+                  ("top-two", {"challenger": "tc", "selection": "random", "beta": 0.4}), ("lucb", {}),
+                  ("lucb", {"stopping": "confidence-intervals"}), ("game", {}), ("game", {"optimism": "ucb"})]
+
+
+def compiled_epsilon_outcomes(fast: bool) -> dict:
+    """Epsilon runs (an answer tolerance on ties) of every rule with a compiled run, 3 replications each.
+
+    Recorded from the ask/tell loop (``fast=False``) and checked with the compiled runs (``fast=True``): the
+    two are identical, which these rows pin down bit for bit.
+    """
+    from pybai import Bernoulli, BestArmProblem, FixedConfidence, Gaussian, TopKProblem, make_strategy
+    from pybai.environments.bernoulli import BernoulliEnvironment
+    from pybai.environments.gaussian import GaussianEnvironment
+    from pybai.simulate.runner import run_replication
+
+    gauss = GaussianEnvironment(np.array([1.0, 1.0, 0.8, 0.4]), [0.5, 0.7, 0.5, 0.5])
+    bern = BernoulliEnvironment(np.array([0.6, 0.6, 0.5, 0.3]))
+    regime = FixedConfidence(0.05, max_samples=20_000)
+    instances = {
+        "gaussian-additive": (gauss, BestArmProblem(4, Gaussian([0.5, 0.7, 0.5, 0.5], n_sources=4), regime, epsilon=0.2)),
+        "gaussian-relative": (gauss, BestArmProblem(4, Gaussian([0.5, 0.7, 0.5, 0.5], n_sources=4), regime, epsilon=0.2,
+                                                    epsilon_mode="relative")),
+        "bernoulli-additive": (bern, BestArmProblem(4, Bernoulli(n_sources=4), regime, epsilon=0.1)),
+        "top2-gaussian": (gauss, TopKProblem(4, 2, Gaussian([0.5, 0.7, 0.5, 0.5], n_sources=4), regime, epsilon=0.25)),
+    }
+    out = {}
+    for label, (env, problem) in instances.items():
+        for name, params in COMPILED_RULES:
+            if problem.goal not in make_strategy(name).goals:
+                continue
+            for threshold in ("heuristic", "delta-correct"):
+                strategy = make_strategy(name, dict(params, threshold=threshold))
+                runs = [run_replication(strategy, env, problem, np.random.SeedSequence(5, spawn_key=(r,)), fast=fast)
+                        for r in range(3)]
+                key = f"{label}-{name}-{'-'.join(f'{k}={v}' for k, v in params.items()) or 'default'}-{threshold}"
+                out[key] = [{"samples": o.samples, "status": o.status, "recommendation": _plain(o.recommendation),
+                             "counts": _plain(o.counts), "correct": bool(o.correct)} for o in runs]
+    return out
+
+
 # --------------------------------------------------------------------------- child processes
 def compute(what: str) -> dict:
     """``what`` ("cases" or an experiment name) computed in a child process with :data:`PORTABLE_ENV`."""
@@ -144,7 +187,7 @@ def golden_file(what: str) -> pathlib.Path:
 def record(names: list[str]) -> None:
     DATA.mkdir(parents=True, exist_ok=True)
     for what in names:
-        result = compute(what)
+        result = compute(what + "@ask-tell" if what == "compiled-epsilon" else what)
         golden_file(what).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
         print(f"recorded {what}: {len(result)} rows", flush=True)
 
@@ -152,13 +195,18 @@ def record(names: list[str]) -> None:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["compute"]:
         what = argv[1]
-        result = case_outcomes() if what == "cases" else experiment_outcomes(what)
+        if what == "cases":
+            result = case_outcomes()
+        elif what.startswith("compiled-epsilon"):  # recorded from ask/tell ("@ask-tell"), checked compiled
+            result = compiled_epsilon_outcomes(fast=not what.endswith("@ask-tell"))
+        else:
+            result = experiment_outcomes(what)
         json.dump(result, sys.stdout)
         return 0
     if argv[:1] == ["record"]:
-        record(argv[1:] or ["cases", *experiment_names()])
+        record(argv[1:] or ["cases", "compiled-epsilon", *experiment_names()])
         return 0
-    print("usage: golden.py record [cases | EXPERIMENT ...]", file=sys.stderr)
+    print("usage: golden.py record [cases | compiled-epsilon | EXPERIMENT ...]", file=sys.stderr)
     return 2
 
 

@@ -38,6 +38,11 @@ def test_common_check_cases_are_unchanged():
     check("cases")
 
 
+def test_compiled_epsilon_runs_are_the_recorded_ask_tell_runs():
+    """Recorded from the ask/tell loop, computed by the compiled runs: identical bit for bit."""
+    check("compiled-epsilon")
+
+
 @pytest.mark.parametrize("name", [n for n in golden.experiment_names() if n not in SPLIT])
 def test_quick_reproduction_is_unchanged(name):
     check(name)

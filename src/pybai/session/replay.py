@@ -31,8 +31,6 @@ from pybai.exceptions import PybaiError, SessionStateError
 from pybai.problems.base import Problem
 from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, Snapshot, StoredState
 from pybai.strategies.base import Strategy
-from pybai.strategies.retarget import retarget
-from pybai.strategies.state import restore_state
 
 __all__ = ["STATE_EVERY", "REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
 
@@ -121,7 +119,7 @@ class Replay:
             state = json.loads(stored.state)
             if not isinstance(state, dict) or state.get("params") != encode(template.get_params()):
                 return None
-            strategy = restore_state(template.clone(), problem, state)
+            strategy = template.clone().set_state(problem, state)
         except (PybaiError, ValueError, TypeError, KeyError, RecursionError):
             return None
         logged = np.zeros(problem.n_sources)
@@ -176,9 +174,9 @@ class Replay:
             self.last_event = event.id
 
     def set_epsilon(self, epsilon: float, epsilon_mode: str) -> None:
-        """Continue on the session's problem with ``epsilon`` (:func:`pybai.strategies.retarget.retarget`)."""
+        """Continue on the session's problem with ``epsilon`` (:meth:`Strategy.retarget <pybai.strategies.base.Strategy.retarget>`)."""
         problem = cast(Any, self.problem).with_epsilon(epsilon, epsilon_mode)
-        retarget(self.strategy, problem)
+        self.strategy.retarget(problem)
         self.problem = problem
 
     def _tell(self, answer: LoggedAnswer, on_answer) -> None:

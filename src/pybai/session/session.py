@@ -384,7 +384,7 @@ class Session:
         """Give the running session an answer tolerance: from now on it identifies an epsilon-good arm.
 
         For a near-tie that would not stop.  The proven threshold keeps its guarantee with an epsilon
-        chosen late, from the data (:func:`pybai.strategies.retarget.retarget`); the stopping rule is
+        chosen late, from the data (:meth:`Strategy.retarget <pybai.strategies.base.Strategy.retarget>`); the stopping rule is
         applied at once; the journal records it, so a replay applies it at the same place; a later
         call replaces it.  Returns the status document.  Raises ``InvalidParameterError`` (bad
         values, no epsilon version of the goal, a threshold that is not proven) or

@@ -1,14 +1,16 @@
-"""Whole simulated runs of sequential rules in compiled loops, identical to the ask/tell loop.
+"""Whole simulated runs of sequential rules in compiled code, identical to the ask/tell loop.
 
 A sequential rule (``tas``, ``uniform``, ``top-two``, ``lucb``, ``game``) offers
 ``simulate_run(means, rng, sigma)``: the simulation runner
 (:func:`pybai.simulate.runner.run_replication`) calls it on a freshly started strategy when the
 truth is plain Gaussian (``sigma`` given) or Bernoulli (``sigma`` None) arms.  When the problem
-offers its compiled pieces (:meth:`~pybai.problems.base.Problem.run_kernels`) and the threshold
-its compiled form (:meth:`~pybai.stopping.base.Threshold.compiled_form`), the rule's own numba
-loop plays the whole run -- initial phase, sampling rule, rewards, model update, stopping rule --
-and :func:`finish` leaves the strategy in the state the ask/tell loop would have reached.
-Otherwise ``simulate_run`` returns False having done nothing, and the ask/tell loop runs.
+offers its compiled pieces (:meth:`~pybai.problems.base.Problem.run_kernels`) and the stopping rule
+its compiled form (:meth:`~pybai.stopping.rule.StoppingRule.compiled`), the one compiled driver
+(:func:`pybai.strategies._driver.run_trajectory`: initial phase, the rule's step, rewards, model
+update, stopping rule) plays the whole run, and :meth:`Strategy.finish_compiled_run
+<pybai.strategies.base.Strategy.finish_compiled_run>` leaves the strategy in the state the ask/tell
+loop would have reached.  Otherwise ``simulate_run`` returns False having done nothing, and the
+ask/tell loop runs.
 
 What makes the outcomes *identical* (tests/strategies/test_compiled_runs.py checks samples,
 counts, sums, recommendation, status and the generators' states):
@@ -18,18 +20,17 @@ counts, sums, recommendation, status and the generators' states):
   sample, as :meth:`GaussianEnvironment._sample` / :meth:`BernoulliEnvironment._sample` draw them
   (numba's Generator methods share the bit generator and its algorithms);
 * the model update is :class:`~pybai.models.base.EmpiricalMeans`'s (count, sum, sum / count);
-* the sampling and stopping rules call the very numba kernels the Python methods call (the
-  oracle, the GLR statistic, the tracking steps, the transportation costs, top-k's answer mask and
-  best response), and the stopping rule is evaluated with the same operations
-  (:func:`pybai.stopping.compiled.threshold_value`; the count-dependent per-pair rules through their
-  own margin kernel, :func:`pybai.stopping.compiled.pair_rule_margin`);
+* the choice of each sample is the rule's step function (:mod:`pybai.strategies._steps`), the one
+  its ask/tell ``_select`` calls on such a problem, and the stopping rule is evaluated with the same
+  operations (:func:`pybai.stopping.compiled.threshold_value`; the count-dependent per-pair rules
+  through their own margin kernel, :func:`pybai.stopping.compiled.pair_rule_margin`);
 * a rule that draws (``top-two`` with ``selection="random"``) draws from its own generator, passed
   into the loop, in the same order.
 
-**One trajectory, many deltas.**  A rule whose sampling does not depend on delta
+**One trajectory, many deltas.**  A rule whose sampling does not read delta
 (:meth:`CompiledRun._delta_free_sampling`: ``tas``, ``uniform``, ``top-two``, ``game``; not ``lucb``,
-whose confidence bounds use the threshold) runs one trajectory for several thresholds at once
-(:meth:`CompiledRun.simulate_deltas`): the thresholds, ordered from the largest delta (the lowest
+whose confidence bounds use the threshold) runs one trajectory for a stopping rule carrying several
+deltas (:meth:`CompiledRun.simulate_deltas`): its rows, from the largest delta (the lowest
 threshold) down, are crossed in that order, and each one's stopping time, statistic and model
 statistics are recorded when it is crossed.  Each delta's outcome is the one its own run would give
 on the same generators, since nothing before a stop depends on delta.
@@ -41,99 +42,40 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-from numba import njit
 
-from pybai.problems.compiled import run_glr, run_pieces
-from pybai.stopping.compiled import PAIR_MIXTURE, CompiledRule, pair_rule_margin, threshold_value
+from pybai.stopping.compiled import CompiledRule
 from pybai.stopping.rule import StoppingRule
+from pybai.strategies._driver import Arms, Goal, Records, RuleState, Stats, new_records, run_trajectory
 
-__all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
-
-
-@njit(cache=True)
-def draw_reward(noise, truth, sd, bernoulli, a):
-    """One reward of arm ``a``: [u < mu_a] (Bernoulli) or mu_a + sigma_a z, drawn from ``noise``."""
-    if bernoulli:
-        return 1.0 if noise.random() < truth[a] else 0.0
-    return truth[a] + sd[a] * noise.standard_normal()
+__all__ = ["RunSetup", "CompiledRun", "setup_run", "goal_of"]
 
 
-@njit(cache=True)
-def record(counts, sums, est, a, r):
-    """The model's single-sample update: count, sum and mean of arm ``a``."""
-    c = counts[a] + 1.0
-    total = sums[a] + r
-    counts[a] = c
-    sums[a] = total
-    est[a] = total / c
-
-
-@njit(cache=True)
-def check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z, snap_counts, snap_sums):
-    """The stopping rule at ``t`` samples for the rows ``done:`` of ``rule`` (a :class:`~pybai.stopping.compiled.CompiledRule`).
-
-    Each row crossed, in order, records its stopping time, the statistic and the model's
-    statistics: the GLR statistic above ``threshold(t)``, or for the per-pair rules
-    (:class:`~pybai.stopping.base.PieceThreshold`) the statistic above the row's ``min_statistic``
-    and every pair's margin positive (:func:`pybai.stopping.compiled.pair_rule_margin` on the pieces
-    of :func:`pybai.problems.compiled.run_pieces`).  Returns ``(statistic, done)``; the run is over
-    when every row is done.
-    """
-    z = run_glr(kind, code, counts, est, var, k, c, e)
-    n_rows = rule.times.shape[0]
-    while done < n_rows:
-        if rule.kind == PAIR_MIXTURE:  # the GLR filter, then every pair's own test
-            if not z > rule.min_statistic[done]:
-                break
-            top, bot = run_pieces(kind, est, k)
-            if not pair_rule_margin(rule, done, counts, est, var, top, bot, c, e) > 0.0:
-                break
-        elif not z > threshold_value(rule.times[done], float(t)):
-            break
-        stop_t[done] = t
-        stop_z[done] = z
-        snap_counts[done, :] = counts
-        snap_sums[done, :] = sums
-        done += 1
-    return z, done
-
-
-class Records:
-    """Per threshold: stopping time (-1: not stopped), statistic and model statistics when it stopped."""
-
-    def __init__(self, n_thresholds: int, n_sources: int):
-        self.stop_t = np.full(n_thresholds, -1, dtype=np.int64)
-        self.stop_z = np.zeros(n_thresholds)
-        self.counts = np.zeros((n_thresholds, n_sources))
-        self.sums = np.zeros((n_thresholds, n_sources))
-
-    @property
-    def arrays(self) -> tuple:
-        return self.stop_t, self.stop_z, self.counts, self.sums
+def goal_of(kernels) -> Goal:
+    """The :class:`~pybai.strategies._driver.Goal` of a problem's :class:`~pybai.problems.run_kernels.RunKernels`."""
+    c, e = kernels.shift
+    return Goal(int(kernels.kind), int(kernels.code), kernels.variances, int(kernels.k), float(c), float(e))
 
 
 @dataclass
 class RunSetup:
-    """What a compiled loop reads: the truth, the initial phase, the problem's kernels, the thresholds.
+    """What a compiled run reads: the initial phase, the truth, the problem's kernels, the stopping rule.
 
     Attributes
     ----------
     plan : ndarray of intp
         The requests of the initial phase, in order (one sample each).
-    truth, sd : ndarray
-        True means and noise standard deviations (zeros for Bernoulli arms).
-    bernoulli : bool
-    kernels : RunKernels
+    arms : Arms
+        The simulated truth.
+    goal : Goal
+        The problem's kernels.
     rule : CompiledRule
         The stopping rule, one row per delta from the lowest threshold (:meth:`StoppingRule.compiled`).
     max_samples : int
     """
 
     plan: np.ndarray
-    truth: np.ndarray
-    sd: np.ndarray
-    bernoulli: bool
-    kernels: Any
+    arms: Arms
+    goal: Goal
     rule: CompiledRule
     max_samples: int
 
@@ -168,40 +110,17 @@ def setup_run(strategy, means, sigma, rule: StoppingRule | None = None) -> RunSe
         return None
     truth = np.asarray(means, dtype=float)
     sd = np.zeros(n) if sigma is None else np.asarray(sigma, dtype=float)
-    return RunSetup(plan, truth, sd, sigma is None, kernels, compiled, int(strategy._max_samples))
-
-
-def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tells: int, z: float, checked: bool,
-           tells_at=None) -> None:
-    """Leave ``strategy`` as the ask/tell loop would at the stop of threshold ``index`` (or the censoring).
-
-    ``t``, ``tells``, ``z`` and ``checked`` are where the trajectory ended (samples, answered requests,
-    last statistic, whether the stopping rule was applied); ``tells_at(samples)`` converts a stopping
-    time into answered requests (default: one sample per request).
-    """
-    stop = int(records.stop_t[index])
-    if stop >= 0:
-        strategy.model_.set_statistics(records.counts[index], records.sums[index])
-        tells = tells if (stop == t or tells_at is None) else tells_at(stop)
-        t, z, checked, status = stop, float(records.stop_z[index]), True, "stopped"
-    else:
-        status = "censored"
-    strategy.t_ = int(t)
-    strategy.batches_ = int(tells)
-    strategy._next_id += int(tells)
-    n_plan = len(strategy._plan)
-    strategy._plan_pos = min(int(tells), n_plan)
-    strategy._ready = bool(tells >= n_plan)
-    if checked:
-        strategy.statistic_ = float(z)
-    strategy.status_ = status
+    return RunSetup(plan, Arms(truth, sd, sigma is None), goal_of(kernels), compiled, int(strategy._max_samples))
 
 
 class CompiledRun:
-    """Mixin of the sequential rules with a compiled loop: :meth:`simulate_run` and :meth:`simulate_deltas`.
+    """Mixin of the sequential rules with a compiled run: :meth:`simulate_run` and :meth:`simulate_deltas`.
 
-    A rule implements :meth:`_run_loop` (its numba loop on a :class:`RunSetup`) and may refuse
-    parameter settings in :meth:`_compiled_ok`.
+    A rule gives its state for the driver (:meth:`_rule_state`, a
+    :class:`~pybai.strategies._driver.RuleState` with its step's code) and reads back what the run
+    changed that is not shared with it (:meth:`_after_run`); it may refuse parameter settings in
+    :meth:`_compiled_ok`.  A rule whose run is not one sample per request overrides :meth:`_run_loop`
+    (``lucb``).
     """
 
     def _delta_free_sampling(self) -> bool:
@@ -209,13 +128,37 @@ class CompiledRun:
         return True
 
     def _compiled_ok(self) -> bool:
-        """Hook: whether the rule's parameters are those its loop plays (default: yes)."""
+        """Hook: whether the rule's parameters are those its step plays (default: yes)."""
         return True
 
-    def _run_loop(self, setup: RunSetup, rng, records: Records) -> tuple[int, int, float, bool]:
-        """Hook: play the loop until every threshold is crossed or ``max_samples``:
-        ``(samples, answered requests, last statistic, stopping rule applied)``."""
+    def _rule_state(self) -> RuleState:
+        """Hook: the rule's state for the driver (its arrays shared with the strategy, updated in place)."""
         raise NotImplementedError
+
+    def _step_goal(self) -> Goal | None:
+        """The problem's kernels for the rule's step (None: the problem offers none, or the parameters are
+        not the step's), kept while the problem stays the same (an answer tolerance given later changes it)."""
+        problem = cast(Any, self).problem_
+        cached = cast(Any, self).__dict__.get("_goal_cache")
+        if cached is None or cached[0] is not problem:
+            kernels = problem.run_kernels() if self._compiled_ok() else None
+            cached = (problem, None if kernels is None else goal_of(kernels))
+            cast(Any, self)._goal_cache = cached
+        return cached[1]
+
+    def _after_run(self, state: RuleState) -> None:
+        """Hook: read back what the run changed in ``state`` that the strategy does not share (default: nothing)."""
+
+    def _run_loop(self, setup: RunSetup, rng, records: Records) -> tuple[int, int, float, bool]:
+        """Play the run until every row of the stopping rule is crossed or ``max_samples``:
+        ``(samples, answered requests, last statistic, stopping rule applied)``."""
+        strategy = cast(Any, self)  # the mixin sits on a Strategy
+        model = strategy.model_
+        state = self._rule_state()
+        t, z, checked = run_trajectory(state, setup.goal, setup.rule, setup.arms, setup.plan, setup.max_samples,
+                                       Stats(model.counts, model.sums, model.estimate), rng, strategy.rng_, records)
+        self._after_run(state)
+        return t, t, z, checked
 
     def _tells_at(self, samples: int) -> int:
         """Answered requests after ``samples`` samples (one sample per request after the initial phase)."""
@@ -227,15 +170,15 @@ class CompiledRun:
         Rewards N(``means``, ``sigma`` ^2), or Bernoulli(``means``) when ``sigma`` is None, drawn from
         ``rng`` as the environment draws them; the strategy is left as the ask/tell loop leaves it
         (:mod:`pybai.strategies._compiled`).  Offered on a freshly started strategy, on problems with
-        compiled kernels (:meth:`~pybai.problems.base.Problem.run_kernels`), with a threshold of
+        compiled kernels (:meth:`~pybai.problems.base.Problem.run_kernels`), with a stopping rule of
         compiled form.
         """
         setup = setup_run(self, means, sigma) if self._compiled_ok() else None
         if setup is None:
             return False
-        records = Records(1, len(setup.truth))
-        t, tells, z, checked = self._run_loop(setup, rng, records)
-        finish(self, setup, records, 0, t, tells, z, checked, self._tells_at)
+        records = new_records(1, len(setup.arms.truth))
+        end = self._run_loop(setup, rng, records)
+        cast(Any, self).finish_compiled_run(records, 0, *end, tells_at=self._tells_at)
         return True
 
     def simulate_deltas(self, means, rng, sigma, copies: list) -> bool:
@@ -249,11 +192,11 @@ class CompiledRun:
         setup = setup_run(self, means, sigma, StoppingRule([c.threshold_ for c in copies]))
         if setup is None or any(setup_run(c, means, sigma) is None for c in copies):
             return False
-        records = Records(len(copies), len(setup.truth))
-        t, tells, z, checked = self._run_loop(setup, rng, records)
-        model = cast(Any, self).model_  # the mixin sits on a Strategy
+        records = new_records(len(copies), len(setup.arms.truth))
+        end = self._run_loop(setup, rng, records)
+        model = cast(Any, self).model_
         final_counts, final_sums = model.counts.copy(), model.sums.copy()
         for i, copy in enumerate(copies):
             copy.model_.set_statistics(final_counts, final_sums)
-            finish(copy, setup, records, i, t, tells, z, checked, self._tells_at)
+            copy.finish_compiled_run(records, i, *end, tells_at=self._tells_at)
         return True

@@ -8,11 +8,10 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.compiled import run_alt_gradient
-from pybai.strategies._compiled import check_deltas, draw_reward, record
 from pybai.strategies.design_exploration import design_step
 from pybai.strategies.tracking import c_tracking_step
 
-__all__ = ["adahedge_weights", "adahedge_update", "game_stretch", "game_run"]
+__all__ = ["adahedge_weights", "adahedge_update", "game_stretch", "game_step", "optimistic_gain", "optimistic_gains"]
 
 
 @njit(cache=True)
@@ -89,9 +88,7 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
         adahedge_weights(cum_loss, mix_gap, w)
         best_response(data, w, g)
         if optimistic:
-            log_s = math.log(max(s, 2.0))
-            for a in range(k):
-                g[a] = (math.sqrt(g[a]) + math.sqrt(log_s * widths[a])) ** 2
+            optimistic_gains(g, widths, math.log(max(s, 2.0)))
         for a in range(k):
             g[a] = -g[a]
         mix_gap = adahedge_update(cum_loss, mix_gap, w, g)
@@ -105,44 +102,36 @@ def game_stretch(best_response, data, cum_loss, mix_gap, widths, cumulative, cou
 
 
 @njit(cache=True)
-def game_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
-             cum_loss, mix_gap, cumulative, optimistic, stop_t, stop_z, snap_counts, snap_sums):
-    """A whole run of the game rule, one round per sample (see :mod:`pybai.strategies._compiled`).
+def optimistic_gain(g, width, log_t):
+    """(sqrt(g) + sqrt(ln(t) width))^2: a gain widened by the confidence width of its mean (UCB optimism)."""
+    root = math.sqrt(g) + math.sqrt(log_t * width)
+    return root * root
 
-    Each round as ``GameSampling._select``: AdaHedge weights, nature's best response
-    ``run_alt_gradient`` (the problem's), optimistic gains (sqrt(g_a) + sqrt(ln(max(t, 2)) / max(N_a, 1)))^2
-    with ``optimistic``, the AdaHedge update with the losses -g, a C-tracking step.  Returns
-    ``(t, tells, statistic, checked, mix_gap)``.
+
+@njit(cache=True)
+def optimistic_gains(g, widths, log_t):
+    """:func:`optimistic_gain` of every source, in place."""
+    for a in range(g.shape[0]):
+        g[a] = optimistic_gain(g[a], widths[a], log_t)
+
+
+@njit(cache=True)
+def game_step(kind, code, counts, est, var, k, c, e, t, cum_loss, mix_gap, cumulative, optimistic, w, g, loss):
+    """One round of the game after ``t`` samples, one sample (``GameSampling._select`` on a problem with kernels).
+
+    AdaHedge weights ``w``, nature's best response (``run_alt_gradient``: the problem's, on the pieces
+    shifted by (c, e)) into ``g``, optimistic gains with the widths 1 / max(N_a, 1) (``optimistic``), the
+    AdaHedge update with the losses -g, a C-tracking step.  ``w``, ``g`` and ``loss`` are work space.
+    Returns ``(source, mix_gap)``.
     """
-    n_plan = plan.shape[0]
-    n = counts.shape[0]  # the sources; ``k`` is the size of the answer (top-k)
-    w = np.empty(n)
-    g = np.empty(n)
-    loss = np.empty(n)
-    t = 0
-    z = 0.0
-    done = 0
-    while True:
-        if t < n_plan:
-            a = plan[t]
-        else:
-            adahedge_weights(cum_loss, mix_gap, w)
-            run_alt_gradient(kind, code, w, est, var, g, k, c, e)
-            if optimistic:
-                log_t = math.log(max(t, 2))
-                for i in range(n):
-                    root = math.sqrt(g[i]) + math.sqrt(log_t * (1.0 / max(counts[i], 1.0)))
-                    g[i] = root * root
-            for i in range(n):
-                loss[i] = -1.0 * g[i]
-            mix_gap = adahedge_update(cum_loss, mix_gap, w, loss)
-            a = c_tracking_step(cumulative, counts, w, float(t))
-        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
-        t += 1
-        if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
-                                   snap_counts, snap_sums)
-            if done == rule.times.shape[0]:
-                return t, t, z, True, mix_gap
-        if t >= max_samples:
-            return t, t, z, t >= n_plan, mix_gap
+    adahedge_weights(cum_loss, mix_gap, w)
+    run_alt_gradient(kind, code, w, est, var, g, k, c, e)
+    n = counts.shape[0]
+    if optimistic:
+        for i in range(n):
+            loss[i] = 1.0 / max(counts[i], 1.0)
+        optimistic_gains(g, loss, math.log(max(t, 2)))
+    for i in range(n):
+        loss[i] = -1.0 * g[i]
+    mix_gap = adahedge_update(cum_loss, mix_gap, w, loss)
+    return c_tracking_step(cumulative, counts, w, float(t)), mix_gap

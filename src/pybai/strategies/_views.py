@@ -21,7 +21,7 @@ class StateArray:
 
     Callers get a read-only view, so that writing into it cannot corrupt the rule's state
     unnoticed; the rule itself reads and writes the array under the private name ``_<name>``.
-    Assigning the public name (e.g. :func:`~pybai.strategies.state.restore_state`) stores the value.
+    Assigning the public name (e.g. :meth:`Strategy.set_state <pybai.strategies.base.Strategy.set_state>`) stores the value.
     """
 
     def __set_name__(self, owner, name: str) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
@@ -37,7 +38,10 @@ from pybai.stopping.rule import StoppingRule
 from pybai.stopping.thresholds import KINDS, UNSET_KIND
 from pybai.strategies.batching import check_batch, split_plan
 from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
-from pybai.strategies.requests import Outstanding, believed, match_answer, next_missing, parse_answer
+from pybai.strategies.requests import Outstanding, believer_model, match_answer, next_missing, parse_answer
+from pybai._serialize import decode
+from pybai.strategies.state import (check_header, corrupted, decoded_section, get_path, kind_of, state_key,
+                                    strategy_state)
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
@@ -250,6 +254,33 @@ class Strategy:
     def _initialize(self) -> None:
         """Hook: create the sampling rule's own state (``self.problem_``, ``self.model_`` are set)."""
 
+    def retarget(self, problem: Problem) -> None:
+        """Continue on ``problem`` from where the run is: same model, counts, generator and requests.
+
+        ``problem`` must be the strategy's problem with another answer tolerance (its
+        :meth:`~pybai.problems.best_arm.problem.BestArmProblem.with_epsilon`): the same sources, family
+        and regime; what a session is given by :meth:`~pybai.session.Session.set_epsilon`.  The
+        learner's view and the stopping rule are rebuilt on it, and the stopping rule is applied at
+        once (a tolerance may certify what the data already show).  The rule's own state (tracking
+        sums, learners) is kept: it reads the problem anew at each step.
+
+        Why the delta guarantee survives an epsilon chosen late, from the data: the proven rules test
+        one supermartingale per pair of arms at the true means (docs/thresholds.md); the pieces of the
+        alternative only move the infimum, so a wrong stop under any epsilon, chosen at any time,
+        makes the supermartingale of the truth cross its level: probability at most delta.
+        """
+        self._require_started()
+        current = self.problem_
+        if (type(problem) is not type(current) or problem.n_sources != current.n_sources
+                or problem.regime != current.regime or type(problem.family) is not type(current.family)):
+            raise InvalidParameterError(f"The 'problem' parameter of retarget must be the strategy's problem with "
+                                        f"another tolerance. Got {type(problem).__name__}.")
+        self.problem_ = problem.learner_view(self.model_)
+        self.stopping_rule_ = StoppingRule.of(problem, self.threshold_kind, [problem.regime.delta])
+        self.threshold_ = self.stopping_rule_.threshold
+        if self.status_ == "running" and self._ready and self._should_stop():
+            self.status_ = "stopped"
+
     def reveal_truth(self, means) -> None:
         """Tell a reference rule (:attr:`reference`) the true source means, right after :meth:`start`.
 
@@ -294,7 +325,7 @@ class Strategy:
         else:
             self._ready, initial = True, False
             if book.samples:  # choose on counts plus pending
-                with believed(self, book):
+                with self._believed(book):
                     req = self._checked(self._select())
             else:
                 req = self._checked(self._select())
@@ -305,6 +336,23 @@ class Strategy:
         book.add(self._next_id, req, initial=initial)
         self._next_id += 1
         return req
+
+    @contextmanager
+    def _believed(self, book: Outstanding):
+        """Inside the block the strategy sees its model with the outstanding samples told at the current
+        estimates (:func:`~pybai.strategies.requests.believer_model`): ``model_``, ``counts_``, ``sums_``,
+        ``means_`` and ``t_`` are the believer's; everything is put back when the block ends."""
+        saved = (self.model_, self.counts_, self.sums_, self.means_, self.t_)
+        model = believer_model(self.model_, self.requests_, book, self.problem_.family)
+        self.model_ = model
+        self.counts_ = _read_only_view(model.counts)
+        self.sums_ = _read_only_view(model.sums)
+        self.means_ = _read_only_view(model.estimate)
+        self.t_ = saved[4] + int(book.samples)
+        try:
+            yield
+        finally:
+            self.model_, self.counts_, self.sums_, self.means_, self.t_ = saved
 
     def _no_room(self, book: Outstanding) -> bool:
         """Whether the outstanding requests already take what is left of max_samples or the budget."""
@@ -464,6 +512,34 @@ class Strategy:
             return None
         return self.problem_.answer(np.where(np.isnan(self.means_), -np.inf, self.means_))
 
+    def finish_compiled_run(self, records, index: int, t: int, tells: int, statistic: float, checked: bool, *,
+                            tells_at=None) -> None:
+        """Leave the strategy as the ask/tell loop leaves it at the stop of delta ``index`` of a compiled run
+        (:mod:`pybai.strategies._compiled`), or at its censoring.
+
+        ``records`` holds, per delta, the stopping time (-1: never), the statistic and the model's counts
+        and sums when it stopped; ``t``, ``tells``, ``statistic`` and ``checked`` are where the run ended
+        (samples, answered requests, last statistic, whether the stopping rule was applied);
+        ``tells_at(samples)`` converts a stopping time into answered requests (default: one sample per
+        request).  The model holds the run's final statistics.
+        """
+        stop = int(records.stop_t[index])
+        if stop >= 0:
+            self.model_.set_statistics(records.counts[index], records.sums[index])
+            tells = tells if (stop == t or tells_at is None) else tells_at(stop)
+            t, statistic, checked, status = stop, float(records.stop_z[index]), True, "stopped"
+        else:
+            status = "censored"
+        self.t_ = int(t)
+        self.batches_ = int(tells)
+        self._next_id += int(tells)
+        n_plan = len(self._plan)
+        self._plan_pos = min(int(tells), n_plan)
+        self._ready = bool(tells >= n_plan)
+        if checked:
+            self.statistic_ = float(statistic)
+        self.status_ = status
+
     # ------------------------------------------------------------------ outputs
     def recommendation(self) -> Any:
         """Current recommendation (the final one once :attr:`stopped`; None before any sample)."""
@@ -497,13 +573,70 @@ class Strategy:
     # ------------------------------------------------------------------ state
     def get_state(self) -> dict:
         """The whole state as a JSON-safe dict (see :func:`pybai.strategies.state.strategy_state`)."""
-        from pybai.strategies.state import strategy_state
-
         self._require_started()
         return strategy_state(self)
 
-    def set_state(self, problem: Problem, state: dict) -> "Strategy":
-        """Restore a state from :meth:`get_state` on ``problem`` (the same problem); returns self."""
-        from pybai.strategies.state import restore_state
+    #: the base's part of the state (saved under "base", each path under its last name)
+    _base_state: ClassVar[tuple[str, ...]] = ("t_", "batches_", "status_", "statistic_", "request_id", "_pending",
+                                              "_next_id", "_plan_pos", "_ready", "_book.limit", "_book.listing")
 
-        return restore_state(self, problem, state)
+    def set_state(self, problem: Problem, state: dict) -> "Strategy":
+        """Start on ``problem`` and continue the run ``state`` saved (:meth:`get_state`, same problem); returns self.
+
+        A state that was not written by :meth:`get_state` for this strategy and problem, or was altered
+        since (missing or extra keys, values of another type, array shapes that do not fit, counts that
+        do not add up to ``t_``), is refused with one :class:`~pybai.exceptions.InvalidParameterError`
+        naming the part (``state.model.counts``); every value of a section is checked before any is set.
+        """
+        check_header(self, problem, state)
+        self.start(problem, rng=0)
+        try:
+            self.rng_.bit_generator.state = decode(state["rng"])
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            raise corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
+        model = self.model_
+        for section, owner, paths in (("model", model, model.state_attrs), ("base", self, self._base_state),
+                                      ("rule", self, self._state_attrs)):
+            fresh = {path: get_path(owner, path) for path in paths}
+            values = decoded_section(state[section], fresh, section, in_place=owner is model)
+            for path, value in values.items():
+                if owner is model and isinstance(fresh[path], np.ndarray):
+                    fresh[path][...] = value  # in place: the strategy's read-only views stay on them
+                    continue
+                parent, _, name = path.rpartition(".")
+                try:
+                    setattr(get_path(owner, parent) if parent else owner, name, value)
+                except (TypeError, ValueError) as exc:  # a component that checks what it is given (the book)
+                    raise corrupted(f"{section}.{state_key(path)}", str(exc), value) from None
+        self._check_restored()
+        if self._pending is not None:  # handed out by ask(): read-only, as a fresh one
+            self._pending = np.array(self._pending, dtype=np.intp)
+            self._pending.setflags(write=False)
+        return self
+
+    def _check_restored(self) -> None:
+        """Refuse a restored state whose parts disagree (:meth:`set_state`)."""
+        if self.status_ not in ("running", "stopped", "censored", "budget-spent"):
+            raise corrupted("base.status_", "one of running, stopped, censored, budget-spent", self.status_)
+        t = self.t_
+        if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or t < 0:
+            raise corrupted("base.t_", "an integer >= 0", t)
+        pending = self._pending
+        if pending is not None and not (isinstance(pending, np.ndarray) and pending.ndim == 1
+                                        and pending.dtype.kind in "iu"):
+            raise corrupted("base._pending", "none or a list of requests", kind_of(pending))
+        if self.request_id is not None and kind_of(self.request_id) != "an integer":
+            raise corrupted("base.request_id", "none or an integer", self.request_id)
+        book = self._book
+        if kind_of(book.limit) != "an integer" or book.limit < 1 or len(book) > book.limit:
+            raise corrupted("base.limit", "an integer >= 1, at least the outstanding requests", book.limit)
+        if (pending is None) != (self.request_id not in book) or (
+                pending is not None and not np.array_equal(pending, book.get(self.request_id))):
+            raise corrupted("base._pending", "the unanswered part of the outstanding request_id", kind_of(pending))
+        problem = self.model_.check_state()
+        if problem:
+            where, expected = problem.split(": ", 1)
+            raise corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
+        counts = self.model_.counts
+        if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+            raise corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())

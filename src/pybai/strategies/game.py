@@ -9,7 +9,8 @@ import numpy as np
 from pybai._validation import check_choice, check_positive_float, fail
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies._compiled import CompiledRun
-from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_run, game_stretch
+from pybai.strategies._driver import GAME, rule_state
+from pybai.strategies._game_kernels import adahedge_update, adahedge_weights, game_step, game_stretch, optimistic_gains
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, geometric_chunk, resolve_exploration
 
@@ -111,24 +112,28 @@ class GameSampling(CompiledRun, Strategy):
         self.mix_gap_ = 0.0
         self._w = np.empty(n)
         self._grad = np.empty(self.problem_.n_sources)
+        self._loss = np.empty(n)  # work space of the step
         mode = resolve_exploration(self.exploration, self.requests_, type(self).__name__)
         self.tracker_ = Tracker(self.requests_, rule="C", exploration=mode, check_growth=self.check_growth)
 
     def _compiled_ok(self) -> bool:
-        """The compiled loop plays one round per sample with the per-arm C-tracking."""
+        """The step plays one round per sample with the per-arm C-tracking."""
         return not self.check_growth > 0 and self.tracker_.design is None
 
-    def _run_loop(self, setup, rng, records):
-        ker, model = setup.kernels, self.model_
-        t, tells, z, checked, self.mix_gap_ = game_run(
-            setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts, model.sums,
-            model.estimate,
-            self._cum_loss_, float(self.mix_gap_), self.tracker_._cumulative_, self.optimism == "ucb",
-            *records.arrays)
-        return t, tells, z, checked
+    def _rule_state(self):
+        return rule_state(GAME, self.problem_.n_sources, optimistic=self.optimism == "ucb",
+                          cumulative=self.tracker_._cumulative_, cum_loss=self._cum_loss_, mix_gap=self.mix_gap_)
+
+    def _after_run(self, state) -> None:
+        self.mix_gap_ = float(state.mix_gap[0])
 
     def _select(self):
+        g = self._step_goal()
+        if g is not None:  # the compiled step (the same function the compiled run calls)
+            a, self.mix_gap_ = game_step(g.kind, g.code, self.counts_, self.means_, g.var, g.k, g.c, g.e, self.t_,
+                                         self._cum_loss_, float(self.mix_gap_), self.tracker_._cumulative_,
+                                         self.optimism == "ucb", self._w, self._grad, self._loss)
+            return a
         problem, space = self.problem_, self.requests_
         size = geometric_chunk(self.t_, self.check_growth)
         kernel = problem.best_response_kernel(self.means_) if size > 1 else None
@@ -166,4 +171,6 @@ class GameSampling(CompiledRun, Strategy):
 
     def _optimistic(self, g: np.ndarray) -> np.ndarray:
         """Optimistic gains (sqrt(g_a) + sqrt(ln(t) width_a))^2; width_a = ||x_a||^2_{A^-1} (linear) or 1/N_a."""
-        return (np.sqrt(g) + np.sqrt(math.log(max(self.t_, 2)) * self._widths())) ** 2
+        out = np.array(g, dtype=float)
+        optimistic_gains(out, self._widths(), math.log(max(self.t_, 2)))
+        return out

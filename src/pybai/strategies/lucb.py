@@ -9,7 +9,8 @@ from pybai._validation import check_choice
 from pybai.models._kl import kernel_bounds
 from pybai.problems.compiled import run_mask
 from pybai.stopping.compiled import threshold_value
-from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
+from pybai.strategies._compiled import CompiledRun
+from pybai.strategies._driver import Stats, check_rule, draw_reward, record
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -40,16 +41,20 @@ def _lucb_pair(bounds, in_answer):
 
 
 @njit(cache=True)
-def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
-              glr_stop, stop_t, stop_z, snap_counts, snap_sums):
+def _lucb_run(goal, rule, arms, plan, max_samples, stats, noise, glr_stop, records):
     """A whole KL-LUCB run (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
 
-    Each round asks (h, l), cut to h alone when only one sample is left before ``max_samples``.  One
-    delta (``rule``'s first row): the confidence bounds read its t-only form, so the sampling depends on
-    delta.  Best arm or top-k (``kind``, answer size ``k``: the answer mask of ``run_mask``).  The bounds
-    are :func:`pybai.models._kl.kernel_bounds` (on Bernoulli arms: the replayed bisection).
+    LUCB keeps its own loop, not the driver's (:mod:`pybai.strategies._driver`): each round asks two
+    samples, (h, l), as one request (cut to h alone when only one sample is left before
+    ``max_samples``), and the stopping rule is applied once per request.  It is built from the driver's
+    pieces (:func:`~pybai.strategies._driver.draw_reward`, :func:`~pybai.strategies._driver.record`,
+    :func:`~pybai.strategies._driver.check_rule`).  One delta (``rule``'s first row): the confidence
+    bounds read its t-only form, so the sampling depends on delta.  Best arm or top-k (the answer mask
+    of ``run_mask``); the bounds are :func:`pybai.models._kl.kernel_bounds` (on Bernoulli arms: the
+    replayed bisection).
     """
     form = rule.times[0]
+    counts, est = stats.counts, stats.est
     n_plan = plan.shape[0]
     t = 0
     tells = 0
@@ -58,39 +63,38 @@ def _lucb_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule,
     while True:
         if tells < n_plan:
             a = plan[tells]
-            record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
+            record(stats, a, draw_reward(noise, arms, a))
             t += 1
         else:
-            mask = run_mask(kind, est, k)
-            h, l, _, _ = _lucb_pair(kernel_bounds(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask),
-                                    mask)
-            r_h = draw_reward(noise, truth, sd, bernoulli, h)
+            mask = run_mask(goal.kind, est, goal.k)
+            h, l, _, _ = _lucb_pair(kernel_bounds(goal.code, counts, est, goal.var,
+                                                  threshold_value(form, float(max(t, 1))), mask), mask)
+            r_h = draw_reward(noise, arms, h)
             if t + 2 <= max_samples:
-                r_l = draw_reward(noise, truth, sd, bernoulli, l)
-                record(counts, sums, est, h, r_h)
-                record(counts, sums, est, l, r_l)
+                r_l = draw_reward(noise, arms, l)
+                record(stats, h, r_h)
+                record(stats, l, r_l)
                 t += 2
             else:
-                record(counts, sums, est, h, r_h)
+                record(stats, h, r_h)
                 t += 1
         tells += 1
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, 0, stop_t, stop_z,
-                                       snap_counts, snap_sums)
+                z, done = check_rule(goal, rule, stats, t, 0, records)
                 stop = done > 0
             else:
-                mask = run_mask(kind, est, k)
-                _, _, lcb_h, ucb_l = _lucb_pair(
-                    kernel_bounds(code, counts, est, var, threshold_value(form, float(max(t, 1))), mask), mask)
-                z = lcb_h + e - c * ucb_l  # Problem.separation
+                mask = run_mask(goal.kind, est, goal.k)
+                _, _, lcb_h, ucb_l = _lucb_pair(kernel_bounds(goal.code, counts, est, goal.var,
+                                                              threshold_value(form, float(max(t, 1))), mask), mask)
+                z = lcb_h + goal.e - goal.c * ucb_l  # Problem.separation
                 stop = z > 0.0
                 if stop:
-                    stop_t[0] = t
-                    stop_z[0] = z
-                    snap_counts[0, :] = counts
-                    snap_sums[0, :] = sums
+                    records.stop_t[0] = t
+                    records.stop_z[0] = z
+                    records.counts[0, :] = counts
+                    records.sums[0, :] = stats.sums
             if stop:
                 return t, tells, z, checked
         if t >= max_samples:
@@ -153,10 +157,10 @@ class LUCB(CompiledRun, Strategy):
         return False
 
     def _run_loop(self, setup, rng, records):
-        ker, model = setup.kernels, self.model_
-        return _lucb_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                         float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
-                         model.sums, model.estimate, self.stopping == "glr", *records.arrays)
+        """LUCB's own loop (two samples per request): :func:`_lucb_run`."""
+        model = self.model_
+        return _lucb_run(setup.goal, setup.rule, setup.arms, setup.plan, setup.max_samples,
+                         Stats(model.counts, model.sums, model.estimate), rng, self.stopping == "glr", records)
 
     def _pair(self):
         fam = self.problem_.family

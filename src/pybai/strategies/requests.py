@@ -7,7 +7,8 @@ or when it is cancelled (:meth:`~pybai.strategies.base.Strategy.cancel`).  With 
 at most one request and the strategy behaves exactly as a strictly sequential one.
 
 The sampling rule chooses a new request while others are outstanding through the *believer*
-view of :func:`believed`: the rule sees the model updated with every outstanding sample, each
+view (:func:`believer_model`, which the strategy puts in place of its model while the rule chooses:
+:meth:`Strategy._believed <pybai.strategies.base.Strategy._believed>`): the rule sees the model updated with every outstanding sample, each
 rewarded with the current estimate of its source.  Counts and the sample count ``t_`` then
 include the pending samples, means are unchanged (an observation equal to the mean leaves the
 empirical mean, and a posterior mean, where it is), and a posterior's variance shrinks as if the
@@ -21,16 +22,14 @@ the view is dropped as soon as the rule has chosen.
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 
 import numpy as np
 
 from pybai._validation import fail, real_values
 from pybai.exceptions import RequestError
-from pybai.strategies._views import read_only_view
 from pybai.strategies.batching import remaining_after
 
-__all__ = ["Outstanding", "believed", "next_missing", "match_answer", "parse_answer"]
+__all__ = ["Outstanding", "believer_model", "next_missing", "match_answer", "parse_answer"]
 
 
 class Outstanding:
@@ -199,25 +198,14 @@ def _copy_model(model):
     return clone
 
 
-@contextmanager
-def believed(strategy, book: Outstanding):
-    """Inside the block, ``strategy`` sees its model with the outstanding samples told at the
-    current estimates (see the module docstring): ``model_``, ``counts_``, ``sums_``, ``means_``
-    and ``t_`` are those of the believer; everything is put back when the block ends."""
-    saved = (strategy.model_, strategy.counts_, strategy.sums_, strategy.means_, strategy.t_)
-    model = _copy_model(strategy.model_)
-    sources = _believed_sources(strategy.requests_, book.pending_requests(), model.counts)
-    rewards = np.asarray(strategy.problem_.family.to_user(model.estimate), dtype=float)[sources]
-    model.update(sources, rewards)
-    strategy.model_ = model
-    strategy.counts_ = read_only_view(model.counts)
-    strategy.sums_ = read_only_view(model.sums)
-    strategy.means_ = read_only_view(model.estimate)
-    strategy.t_ = saved[4] + int(sources.shape[0])
-    try:
-        yield
-    finally:
-        strategy.model_, strategy.counts_, strategy.sums_, strategy.means_, strategy.t_ = saved
+def believer_model(model, space, book: Outstanding, family):
+    """The believer view of ``model`` (module docstring): a copy updated with every outstanding sample of
+    ``book``, each rewarded with the current estimate of its source (``family`` gives the user's units)."""
+    believer = _copy_model(model)
+    sources = _believed_sources(space, book.pending_requests(), believer.counts)
+    rewards = np.asarray(family.to_user(believer.estimate), dtype=float)[sources]
+    believer.update(sources, rewards)
+    return believer
 
 
 def match_answer(pending: np.ndarray, answered: np.ndarray) -> np.ndarray | None:

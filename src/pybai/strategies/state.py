@@ -1,10 +1,13 @@
-"""A strategy's whole state as a JSON-safe dict, and its exact restoration.
+"""The format of a strategy's whole state as a JSON-safe dict, and the checks of its restoration.
 
 The state holds a format version, the strategy's registry name and parameters, the problem's
 description (checked on restore), the random generator's bit-generator state, the model's
-arrays, the request bookkeeping (pending request and its id, the initial plan's position) and
-the rule's own attributes (``Strategy._state_attrs``).  Restoring it on the same problem, in
-any process, continues exactly the run that was saved.
+arrays, the base's request bookkeeping (``Strategy._base_state``: pending request and its id, the
+initial plan's position, the outstanding requests) and the rule's own attributes
+(``Strategy._state_attrs``).  Restoring it on the same problem, in any process, continues exactly the
+run that was saved: :meth:`Strategy.set_state <pybai.strategies.base.Strategy.set_state>` does it
+(the strategy sets its own fields), with the checks of this module; :func:`restore_strategy` builds
+the strategy first.
 
 Examples
 --------
@@ -26,13 +29,14 @@ import numpy as np
 from pybai._serialize import decode, encode
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["STATE_FORMAT", "strategy_state", "restore_state", "restore_strategy"]
+__all__ = ["STATE_FORMAT", "strategy_state", "restore_strategy", "check_header", "decoded_section",
+           "corrupted", "kind_of", "state_key", "get_path"]
 
 #: Version of the state format; a newer one is refused.
 STATE_FORMAT = 1
 
-_BASE_ATTRS = ("t_", "batches_", "status_", "statistic_", "request_id", "_pending", "_next_id", "_plan_pos",
-               "_ready", "_book.limit", "_book.listing")
+#: the sections of a state besides its header
+SECTIONS = ("params", "rng", "model", "base", "rule")
 
 
 def strategy_state(strategy) -> dict:
@@ -45,41 +49,29 @@ def strategy_state(strategy) -> dict:
         "problem": encode(strategy.problem_.to_dict()),
         "rng": encode(strategy.rng_.bit_generator.state),
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
-        "base": {_key(name): encode(_get(strategy, name)) for name in _BASE_ATTRS},
-        "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
+        "base": {state_key(path): encode(get_path(strategy, path)) for path in strategy._base_state},
+        "rule": {state_key(path): encode(get_path(strategy, path)) for path in strategy._state_attrs},
     }
 
 
-def _key(path: str) -> str:
+def state_key(path: str) -> str:
     """The state key of an attribute path: its last name (``"tracker_.cumulative_"`` -> ``"cumulative_"``)."""
     return path.rpartition(".")[2]
 
 
-def _get(target, path: str):
+def get_path(target, path: str):
     """The attribute at ``path`` (dotted: an attribute of a component such as the rule's tracker)."""
     for name in path.split("."):
         target = getattr(target, name)
     return target
 
 
-def _set(target, path: str, value) -> None:
-    owner, _, name = path.rpartition(".")
-    setattr(_get(target, owner) if owner else target, name, value)
-
-
-def restore_state(strategy, problem, state: dict):
-    """Start ``strategy`` on ``problem`` and overwrite its state with ``state``; returns it.
-
-    A state that was not written by :func:`strategy_state` for this strategy and problem, or
-    was altered since (missing or extra keys, values of another type, array shapes that do not
-    fit, counts that do not add up to ``t_``), is refused with one
-    :class:`~pybai.exceptions.InvalidParameterError` naming the part (``state.model.counts``)
-    and nothing is half-restored: the strategy is a fresh one.
-    """
+def check_header(strategy, problem, state) -> None:
+    """Refuse a ``state`` that is not one of ``strategy``'s on ``problem``: format, name, problem, sections."""
     if not isinstance(state, dict) or "format" not in state:
         raise InvalidParameterError("The 'state' parameter must be a dict from Strategy.get_state().")
     if not isinstance(state["format"], int) or isinstance(state["format"], bool):
-        raise _corrupted("format", "an integer", state["format"])
+        raise corrupted("format", "an integer", state["format"])
     if state["format"] > STATE_FORMAT:
         raise InvalidParameterError(
             f"state format {state['format']} is newer than this version of pybai reads ({STATE_FORMAT}); upgrade pybai."
@@ -88,37 +80,20 @@ def restore_state(strategy, problem, state: dict):
         raise InvalidParameterError(f"state of strategy '{state.get('strategy')}' cannot restore '{strategy.name}'.")
     if encode(problem.to_dict()) != state.get("problem"):
         raise InvalidParameterError("the state was saved on a different problem.")
-    missing = [key for key in _SECTIONS if key not in state]
+    missing = [key for key in SECTIONS if key not in state]
     if missing:
-        raise _corrupted(missing[0], "present", "missing")
-    strategy.start(problem, rng=0)
-    try:
-        strategy.rng_.bit_generator.state = decode(state["rng"])
-    except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        raise _corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
-    model = strategy.model_
-    _restore_section(model, state["model"], model.state_attrs, "model", in_place=True)
-    _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
-    _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
-    _check_invariants(strategy)
-    if strategy._pending is not None:  # handed out by ask(): read-only, as a fresh one
-        strategy._pending = np.array(strategy._pending, dtype=np.intp)
-        strategy._pending.setflags(write=False)
-    return strategy
+        raise corrupted(missing[0], "present", "missing")
 
 
-_SECTIONS = ("params", "rng", "model", "base", "rule")
-_STATUSES = ("running", "stopped", "censored", "budget-spent")
-
-
-def _corrupted(where: str, expected: str, got) -> InvalidParameterError:
+def corrupted(where: str, expected: str, got) -> InvalidParameterError:
+    """The one-line refusal of a state whose part ``where`` is not what a fresh strategy holds."""
     shown = " ".join(str(got).split())
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     return InvalidParameterError(f"state.{where}: expected {expected} (a state from Strategy.get_state(), unaltered), "
                                  f"got {shown}.")
 
 
-def _kind(value) -> str:
+def kind_of(value) -> str:
     """The type class a restored value must share with the fresh strategy's (numbers together)."""
     if isinstance(value, np.ndarray):
         return f"an array of {value.ndim} dimension(s) of kind '{value.dtype.kind}'"
@@ -135,65 +110,32 @@ def _kind(value) -> str:
     return f"a {type(value).__name__}"
 
 
-def _restore_section(target, saved, names, section: str, *, in_place: bool = False) -> None:
-    """Decode ``saved`` (the attributes ``names`` of ``target``) and set them, checking each first.
+def decoded_section(saved, current: dict, section: str, *, in_place: bool = False) -> dict:
+    """The values of ``saved`` (a state's section) for the attribute paths of ``current`` (path -> the fresh
+    strategy's value), decoded and checked; nothing is set here.
 
-    A value must have the kind of the fresh attribute (an attribute that starts as ``None`` takes
-    any value); with ``in_place`` (the model's arrays, which the strategy holds views of) arrays
-    keep their shape and are overwritten in place.
+    A value must have the kind of the fresh attribute (an attribute that starts as ``None`` takes any
+    value); with ``in_place`` (the model's arrays, which the strategy holds views of) arrays keep their
+    shape.
     """
-    keys = {_key(path): path for path in names}
+    keys = {state_key(path): path for path in current}
     if not isinstance(saved, dict) or set(saved) != set(keys):
-        raise _corrupted(section, f"a table with the keys {', '.join(sorted(keys))}",
-                         sorted(saved) if isinstance(saved, dict) else type(saved).__name__)
+        raise corrupted(section, f"a table with the keys {', '.join(sorted(keys))}",
+                        sorted(saved) if isinstance(saved, dict) else type(saved).__name__)
     decoded = {}
     for name, path in keys.items():
-        current = _get(target, path)
+        fresh = current[path]
         try:
             value = decode(saved[name])
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
-            raise _corrupted(f"{section}.{name}", "an encoded value", exc) from None
-        if current is not None and _kind(value) != _kind(current) and not (
-                _kind(current) == "a number" and _kind(value) == "an integer"):
-            raise _corrupted(f"{section}.{name}", _kind(current), _kind(value))
-        if in_place and isinstance(current, np.ndarray) and value.shape != current.shape:
-            raise _corrupted(f"{section}.{name}", f"shape {current.shape}", value.shape)
+            raise corrupted(f"{section}.{name}", "an encoded value", exc) from None
+        if fresh is not None and kind_of(value) != kind_of(fresh) and not (
+                kind_of(fresh) == "a number" and kind_of(value) == "an integer"):
+            raise corrupted(f"{section}.{name}", kind_of(fresh), kind_of(value))
+        if in_place and isinstance(fresh, np.ndarray) and value.shape != fresh.shape:
+            raise corrupted(f"{section}.{name}", f"shape {fresh.shape}", value.shape)
         decoded[path] = value
-    for path, value in decoded.items():  # all checked: now set
-        current = _get(target, path)
-        if in_place and isinstance(current, np.ndarray):
-            current[...] = value
-        else:
-            try:
-                _set(target, path, value)
-            except (TypeError, ValueError) as exc:  # a component that checks what it is given (outstanding requests)
-                raise _corrupted(f"{section}.{_key(path)}", str(exc), value) from None
-
-
-def _check_invariants(strategy) -> None:
-    if strategy.status_ not in _STATUSES:
-        raise _corrupted("base.status_", "one of " + ", ".join(_STATUSES), strategy.status_)
-    t = strategy.t_
-    if not isinstance(t, (int, np.integer)) or isinstance(t, bool) or t < 0:
-        raise _corrupted("base.t_", "an integer >= 0", t)
-    pending = strategy._pending
-    if pending is not None and not (isinstance(pending, np.ndarray) and pending.ndim == 1 and pending.dtype.kind in "iu"):
-        raise _corrupted("base._pending", "none or a list of requests", _kind(pending))
-    if strategy.request_id is not None and _kind(strategy.request_id) != "an integer":
-        raise _corrupted("base.request_id", "none or an integer", strategy.request_id)
-    book = strategy._book
-    if _kind(book.limit) != "an integer" or book.limit < 1 or len(book) > book.limit:
-        raise _corrupted("base.limit", "an integer >= 1, at least the outstanding requests", book.limit)
-    if (pending is None) != (strategy.request_id not in book) or (
-            pending is not None and not np.array_equal(pending, book.get(strategy.request_id))):
-        raise _corrupted("base._pending", "the unanswered part of the outstanding request_id", _kind(pending))
-    problem = strategy.model_.check_state()
-    if problem:
-        where, expected = problem.split(": ", 1)
-        raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
-    counts = strategy.model_.counts
-    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
-        raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
+    return decoded
 
 
 def restore_strategy(state: dict, problem):
@@ -205,7 +147,7 @@ def restore_strategy(state: dict, problem):
     try:
         params = decode(state.get("params", {}))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise _corrupted("params", "an encoded table", exc) from None
+        raise corrupted("params", "an encoded table", exc) from None
     if not isinstance(params, dict):
-        raise _corrupted("params", "a table", type(params).__name__)
-    return restore_state(make_strategy(state["strategy"], params), problem, state)
+        raise corrupted("params", "a table", type(params).__name__)
+    return make_strategy(state["strategy"], params).set_state(problem, state)

@@ -3,74 +3,16 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit
 
 from pybai._validation import check_choice, check_probability, fail
-from pybai.models._shifted import transport_costs
-from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
+from pybai.strategies._compiled import CompiledRun
+from pybai.strategies._driver import TOP_TWO, rule_state
+from pybai.strategies._steps import leader_or_challenger, penalized_argmin, top_two_step
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
 
 __all__ = ["TopTwo"]
-
-
-@njit(cache=True)
-def _penalized_argmin(costs, counts, leader, penalty):
-    """argmin_{j != leader} costs[j] (+ ln N_j with ``penalty``: the TCI challenger); lowest index on ties."""
-    best = -1
-    best_val = math.inf
-    for j in range(costs.shape[0]):
-        if j == leader:
-            continue
-        val = costs[j]
-        if penalty:
-            val += math.log(counts[j])
-        if val < best_val:
-            best_val = val
-            best = j
-    return best
-
-
-@njit(cache=True)
-def _top_two_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est,
-                 rounds, pulls, beta, tci, tracking, rng, stop_t, stop_z, snap_counts, snap_sums):
-    """A whole top-two run with a fixed beta (see :mod:`pybai.strategies._compiled`):
-    ``(t, tells, statistic, checked)``; ``rng`` is the rule's generator (the coin of ``selection="random"``).
-    The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds)."""
-    n_plan = plan.shape[0]
-    costs = np.empty(counts.shape[0])
-    t = 0
-    z = 0.0
-    done = 0
-    while True:
-        if t < n_plan:
-            a = plan[t]
-        else:
-            leader = np.argmax(est)
-            rounds[leader] += 1.0
-            transport_costs(code, counts, est, var, leader, c, e, costs)
-            challenger = _penalized_argmin(costs, counts, leader, tci)
-            if tracking:
-                take_leader = pulls[leader] <= beta * rounds[leader]
-            else:
-                take_leader = rng.random() < beta
-            if take_leader:
-                pulls[leader] += 1.0
-                a = leader
-            else:
-                a = challenger
-        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
-        t += 1
-        if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
-                                   snap_counts, snap_sums)
-            if done == rule.times.shape[0]:
-                return t, t, z, True
-        if t >= max_samples:
-            return t, t, z, t >= n_plan
 
 
 @register
@@ -159,25 +101,27 @@ class TopTwo(CompiledRun, Strategy):
         self._leader_rounds_ = np.zeros(n)
         self._leader_pulls_ = np.zeros(n)
         self._leader_target_ = np.zeros(n)  # IDS: cumulative beta_t per leader
+        self._costs = np.empty(n)  # work space of the step
 
     def _compiled_ok(self) -> bool:
-        """The compiled loop plays a fixed beta (not ``"ids"``)."""
+        """The step plays a fixed beta (not ``"ids"``)."""
         return not isinstance(self.beta, str)
 
-    def _run_loop(self, setup, rng, records):
-        ker, model = setup.kernels, self.model_
-        return _top_two_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
-                            model.sums, model.estimate, self._leader_rounds_, self._leader_pulls_,
-                            float(self.beta), self.challenger == "tci", self.selection == "tracking", self.rng_,
-                            *records.arrays)
+    def _rule_state(self):
+        return rule_state(TOP_TWO, self.problem_.n_sources, tci=self.challenger == "tci",
+                          leader_tracking=self.selection == "tracking", beta=float(self.beta),
+                          rounds=self._leader_rounds_, pulls=self._leader_pulls_)
 
     def _select(self):
-        problem = self.problem_
+        tci, tracking = self.challenger == "tci", self.selection == "tracking"
+        g = self._step_goal()
+        if g is not None:  # the compiled step (the same function the compiled run calls)
+            return top_two_step(g.code, self.counts_, self.means_, g.var, g.c, g.e, self._leader_rounds_,
+                                self._leader_pulls_, float(self.beta), tci, tracking, self.rng_, self._costs)
         leader = int(np.argmax(self.means_))
         self._leader_rounds_[leader] += 1.0
-        costs = problem.transport_costs(self.counts_, self.means_, leader)
-        challenger = _penalized_argmin(costs, self.counts_, leader, self.challenger == "tci")
+        costs = self.problem_.transport_costs(self.counts_, self.means_, leader)
+        challenger = penalized_argmin(costs, self.counts_, leader, tci)
         if isinstance(self.beta, str):  # "ids"
             beta = self._ids_beta(leader, challenger)
             self._leader_target_[leader] += beta
@@ -185,14 +129,8 @@ class TopTwo(CompiledRun, Strategy):
         else:
             beta = self.beta
             target = beta * self._leader_rounds_[leader]
-        if self.selection == "tracking":
-            take_leader = self._leader_pulls_[leader] <= target
-        else:
-            take_leader = self.rng_.random() < beta
-        if take_leader:
-            self._leader_pulls_[leader] += 1.0
-            return leader
-        return challenger
+        return int(leader_or_challenger(leader, challenger, self._leader_pulls_, target, float(beta), tracking,
+                                        self.rng_))
 
     def _ids_beta(self, leader: int, challenger: int) -> float:
         """IDS: the leader's share of the transportation cost W(leader, challenger) (1/2 when it is 0)."""

@@ -5,48 +5,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
 from pybai._validation import check_choice, check_positive_float, fail
-from pybai.problems.compiled import run_tracking_weights
-from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
+from pybai.strategies._compiled import CompiledRun
+from pybai.strategies._driver import TAS, rule_state
+from pybai.strategies._steps import tas_step
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 from pybai.strategies.tracking import Tracker, c_tracking_step, d_tracking_step, resolve_exploration
 from pybai.strategies.uniform import SUBPOPULATION_MODES
 
 __all__ = ["TrackAndStop"]
-
-
-@njit(cache=True)
-def _tas_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est, hint,
-             cumulative, c_rule, stop_t, stop_z, snap_counts, snap_sums):
-    """A whole Track-and-Stop trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
-
-    The weights are the ask/tell path's (``run_tracking_weights``: the warm-started oracle, the same ``hint``;
-    Sticky Track-and-Stop's with an answer tolerance).
-
-    The stopping rule is :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
-    """
-    n_plan = plan.shape[0]
-    t = 0
-    z = 0.0
-    done = 0
-    while True:
-        if t < n_plan:
-            a = plan[t]
-        else:
-            w = run_tracking_weights(kind, code, counts, est, var, float(t), c, e, hint)
-            a = c_tracking_step(cumulative, counts, w, float(t)) if c_rule else d_tracking_step(counts, w, float(t))
-        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
-        t += 1
-        if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
-                                   snap_counts, snap_sums)
-            if done == rule.times.shape[0]:
-                return t, t, z, True
-        if t >= max_samples:
-            return t, t, z, t >= n_plan
 
 
 @register
@@ -185,16 +154,17 @@ class TrackAndStop(CompiledRun, Strategy):
         return self.requests_.weights(self.problem_.tracking_weights(self.counts_, self.means_, self.t_, self._hint))
 
     def _compiled_ok(self) -> bool:
-        """The compiled loop plays the problem's tracking weights with the per-arm forced exploration."""
+        """The step plays the problem's tracking weights at every sample with the per-arm forced exploration."""
         return (type(self)._target_weights is TrackAndStop._target_weights and not self.check_growth > 0
-                and self.tracker_.design is None)
+                and self.tracker_.design is None and not self.tracker_.lazy)
 
-    def _run_loop(self, setup, rng, records):
-        ker, model = setup.kernels, self.model_
-        return _tas_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                        float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
-                        model.sums, model.estimate,
-                        self._hint, self.tracker_._cumulative_, self.tracking == "C", *records.arrays)
+    def _rule_state(self):
+        return rule_state(TAS, self.problem_.n_sources, c_tracking=self.tracking == "C", hint=self._hint,
+                          cumulative=self.tracker_._cumulative_)
 
     def _select(self):
+        g = self._step_goal()
+        if g is not None:  # the compiled step (the same function the compiled run calls)
+            return tas_step(g.kind, g.code, self.counts_, self.means_, g.var, float(self.t_), g.c, g.e, self._hint,
+                            self.tracker_._cumulative_, self.tracking == "C")
         return self.tracker_.select(self._target_weights, self.counts_, self.t_, self.model_, self.rng_)

@@ -178,6 +178,11 @@ class Tracker:
         self.forced_next_ = 0
 
     @property
+    def lazy(self) -> bool:
+        """Whether the target is recomputed only once t has grown by the factor 1 + ``oracle_growth``."""
+        return self._lazy
+
+    @property
     def design(self):
         """The :class:`~pybai.strategies.design_exploration.DesignExploration` in use, or None."""
         return self._design

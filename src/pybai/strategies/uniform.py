@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pybai._validation import check_choice
 from pybai.batch.round_robin import round_robin
-from pybai.strategies._compiled import CompiledRun, check_deltas, draw_reward, record
+from pybai.strategies._compiled import CompiledRun
+from pybai.strategies._driver import UNIFORM, rule_state
+from pybai.strategies._steps import uniform_step
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -15,31 +16,6 @@ __all__ = ["Uniform", "SUBPOPULATION_MODES"]
 
 #: How arm-level rules pick the subpopulation of an arm in the "pair" model of BAICS.
 SUBPOPULATION_MODES = ("random", "tracked")
-
-
-@njit(cache=True)
-def _uniform_run(plan, truth, sd, bernoulli, noise, kind, k, code, var, c, e, rule, max_samples, counts, sums, est, stop_t,
-                 stop_z, snap_counts, snap_sums):
-    """A whole round-robin trajectory (see :mod:`pybai.strategies._compiled`): ``(t, tells, statistic, checked)``.
-
-    Any goal with compiled kernels (``kind``: best arm, top-k with answer size ``k``); the stopping rule is
-    :func:`~pybai.strategies._compiled.check_deltas` (t-only or per-pair thresholds).
-    """
-    n_plan = plan.shape[0]
-    t = 0
-    z = 0.0
-    done = 0
-    while True:
-        a = plan[t] if t < n_plan else np.argmin(counts)
-        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
-        t += 1
-        if t >= n_plan:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, c, e, rule, t, done, stop_t, stop_z,
-                                   snap_counts, snap_sums)
-            if done == rule.times.shape[0]:
-                return t, t, z, True
-        if t >= max_samples:
-            return t, t, z, t >= n_plan
 
 
 @register
@@ -85,17 +61,14 @@ class Uniform(CompiledRun, Strategy):
         self._view = self.requests_.arm_view()  # arms and their cells (the identity without cells)
         self._random = self.subpopulation == "random"
 
-    def _run_loop(self, setup, rng, records):
-        ker, model = setup.kernels, self.model_
-        return _uniform_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, ker.kind, ker.k, ker.code, ker.variances,
-                            float(ker.shift[0]), float(ker.shift[1]), setup.rule, setup.max_samples, model.counts,
-                            model.sums, model.estimate, *records.arrays)
+    def _rule_state(self):
+        return rule_state(UNIFORM, self.problem_.n_sources)
 
     def _select(self):
         batch = self.problem_.batch
         view = self._view
         if batch is None:
-            arm = int(np.argmin(view.arm_counts(self.counts_)))
+            arm = int(uniform_step(view.arm_counts(self.counts_)))  # the compiled run's step
             return view.random_cell(arm, self.rng_) if self._random else view.proportional_cell(arm, self.counts_)
         if self._random:
             pulls = round_robin(view.arm_counts(self.counts_), batch.size, batch.max_repeats)

@@ -1,0 +1,203 @@
+"""The one compiled run driver: plan, select, draw, record, check the stopping rule, ``max_samples``.
+
+:func:`run_trajectory` plays a whole simulated run of a sequential rule that asks one sample per
+request.  Its loop is written once; the rule's choice of the next sample is one *step function*
+per rule (:mod:`pybai.strategies._steps`: :func:`~pybai.strategies._steps.uniform_step`,
+:func:`~pybai.strategies._steps.tas_step`, :func:`~pybai.strategies._steps.top_two_step`,
+:func:`~pybai.strategies._steps.game_step`), dispatched on the integer code of the rule
+(:data:`UNIFORM`, :data:`TAS`, :data:`TOP_TWO`, :data:`GAME`) by :func:`select`.  The ask/tell
+``_select`` of each rule calls that same step function, so a rule's choice exists once.
+
+The arguments are named tuples of arrays: :class:`Goal` (the problem's kernels: goal, family code,
+variances, answer size, the shift (c, e) of its pieces), :class:`Arms` (the simulated truth),
+:class:`Stats` (the model's counts, sums and estimate, updated in place), :class:`RuleState` (the
+rule's own state, every compiled rule's fields; a rule uses its own, the others are empty) and
+:class:`Records` (per delta: stopping time, statistic, counts and sums when it stopped); the
+stopping rule is a :class:`~pybai.stopping.compiled.CompiledRule`.
+
+Why one state type for every rule: numba compiles one function per combination of argument
+types, so a state of one type makes the driver one compiled function for every rule (the common
+checks compile it once, not once per rule).
+
+KL-LUCB asks two samples per round (the weakest arm of the answer and its strongest challenger),
+counted as one answered request: its loop stays its own (:func:`pybai.strategies.lucb._lucb_run`),
+built from the same pieces (:func:`draw_reward`, :func:`record`, :func:`check_rule`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from pybai.problems.compiled import run_glr, run_pieces
+from pybai.stopping.compiled import PAIR_MIXTURE, pair_rule_margin, threshold_value
+from pybai.strategies._game_kernels import game_step
+from pybai.strategies._steps import tas_step, top_two_step, uniform_step
+
+__all__ = ["Goal", "Arms", "Stats", "RuleState", "Records", "rule_state", "new_records", "run_trajectory", "select",
+           "draw_reward", "record", "check_rule", "UNIFORM", "TAS", "TOP_TWO", "GAME"]
+
+#: :attr:`RuleState.code` of each rule with a compiled step
+UNIFORM, TAS, TOP_TWO, GAME = 0, 1, 2, 3
+
+
+class Goal(NamedTuple):
+    """The problem's kernels (:class:`~pybai.problems.run_kernels.RunKernels`) as numbers."""
+
+    kind: int  # the goal's code (pybai.problems.run_kernels)
+    code: int  # the family's kernel code (pybai.models._kl)
+    var: np.ndarray  # the family's known variances
+    k: int  # the size of the answer
+    c: float  # the shift (c, e) of the pieces: (1, 0) plain, another with an answer tolerance
+    e: float
+
+
+class Arms(NamedTuple):
+    """The simulated truth: rewards [u < mu_a] (``bernoulli``) or mu_a + sigma_a z."""
+
+    truth: np.ndarray
+    sd: np.ndarray
+    bernoulli: bool
+
+
+class Stats(NamedTuple):
+    """The model's statistics (:class:`~pybai.models.base.EmpiricalMeans`), updated in place."""
+
+    counts: np.ndarray
+    sums: np.ndarray
+    est: np.ndarray
+
+
+class RuleState(NamedTuple):
+    """Every compiled rule's parameters and state (a rule reads its own; the rest are empty arrays)."""
+
+    code: int  # UNIFORM, TAS, TOP_TWO or GAME
+    c_tracking: bool  # tas: C-tracking (else D)
+    tci: bool  # top-two: the ln N_j penalty of the challenger
+    leader_tracking: bool  # top-two: the leader's proportion tracked (else a coin)
+    beta: float  # top-two: the leader's proportion
+    optimistic: bool  # game: optimistic gains
+    hint: np.ndarray  # tas: the oracle's warm start
+    cumulative: np.ndarray  # tas, game: the tracking sums
+    rounds: np.ndarray  # top-two: rounds as leader
+    pulls: np.ndarray  # top-two: pulls as leader
+    cum_loss: np.ndarray  # game: AdaHedge's cumulative losses
+    mix_gap: np.ndarray  # game: AdaHedge's mixability gap (one number)
+    scratch: np.ndarray  # (3, n) work rows: game's weights, gains, losses; top-two's costs
+
+
+_EMPTY = np.empty(0)
+
+
+def rule_state(code: int, n: int, *, c_tracking: bool = False, tci: bool = False, leader_tracking: bool = False,
+               beta: float = 0.0, optimistic: bool = False, hint=_EMPTY, cumulative=_EMPTY, rounds=_EMPTY,
+               pulls=_EMPTY, cum_loss=_EMPTY, mix_gap: float = 0.0) -> RuleState:
+    """A :class:`RuleState` for rule ``code`` on ``n`` sources (arrays are shared, not copied)."""
+    return RuleState(int(code), bool(c_tracking), bool(tci), bool(leader_tracking), float(beta), bool(optimistic),
+                     hint, cumulative, rounds, pulls, cum_loss, np.array([float(mix_gap)]), np.empty((3, n)))
+
+
+class Records(NamedTuple):
+    """Per delta: stopping time (-1: not stopped), statistic and model statistics when it stopped."""
+
+    stop_t: np.ndarray
+    stop_z: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+
+
+def new_records(n_deltas: int, n_sources: int) -> Records:
+    return Records(np.full(n_deltas, -1, dtype=np.int64), np.zeros(n_deltas), np.zeros((n_deltas, n_sources)),
+                   np.zeros((n_deltas, n_sources)))
+
+
+@njit(cache=True)
+def draw_reward(noise, arms, a):
+    """One reward of arm ``a``: [u < mu_a] (Bernoulli) or mu_a + sigma_a z, drawn from ``noise``."""
+    if arms.bernoulli:
+        return 1.0 if noise.random() < arms.truth[a] else 0.0
+    return arms.truth[a] + arms.sd[a] * noise.standard_normal()
+
+
+@njit(cache=True)
+def record(stats, a, r):
+    """The model's single-sample update: count, sum and mean of arm ``a``."""
+    c = stats.counts[a] + 1.0
+    total = stats.sums[a] + r
+    stats.counts[a] = c
+    stats.sums[a] = total
+    stats.est[a] = total / c
+
+
+@njit(cache=True)
+def check_rule(goal, rule, stats, t, done, records):
+    """The stopping rule at ``t`` samples for the rows ``done:`` of ``rule`` (a :class:`~pybai.stopping.compiled.CompiledRule`).
+
+    Each row crossed, in order, records its stopping time, the statistic and the model's
+    statistics: the GLR statistic above ``threshold(t)``, or for the per-pair rules
+    (:class:`~pybai.stopping.base.PieceThreshold`) the statistic above the row's ``min_statistic``
+    and every pair's margin positive (:func:`pybai.stopping.compiled.pair_rule_margin` on the pieces
+    of :func:`pybai.problems.compiled.run_pieces`).  Returns ``(statistic, done)``; the run is over
+    when every row is done.
+    """
+    z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
+    n_rows = rule.times.shape[0]
+    while done < n_rows:
+        if rule.kind == PAIR_MIXTURE:  # the GLR filter, then every pair's own test
+            if not z > rule.min_statistic[done]:
+                break
+            top, bot = run_pieces(goal.kind, stats.est, goal.k)
+            if not pair_rule_margin(rule, done, stats.counts, stats.est, goal.var, top, bot, goal.c, goal.e) > 0.0:
+                break
+        elif not z > threshold_value(rule.times[done], float(t)):
+            break
+        records.stop_t[done] = t
+        records.stop_z[done] = z
+        records.counts[done, :] = stats.counts
+        records.sums[done, :] = stats.sums
+        done += 1
+    return z, done
+
+
+@njit(cache=True)
+def select(state, goal, stats, t, rng):
+    """The next sample of rule ``state.code`` after ``t`` samples: its step function."""
+    if state.code == TAS:
+        return tas_step(goal.kind, goal.code, stats.counts, stats.est, goal.var, float(t), goal.c, goal.e, state.hint,
+                        state.cumulative, state.c_tracking)
+    if state.code == TOP_TWO:
+        return top_two_step(goal.code, stats.counts, stats.est, goal.var, goal.c, goal.e, state.rounds, state.pulls,
+                            state.beta, state.tci, state.leader_tracking, rng, state.scratch[0])
+    if state.code == GAME:
+        a, gap = game_step(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e, t,
+                           state.cum_loss, state.mix_gap[0], state.cumulative, state.optimistic, state.scratch[0],
+                           state.scratch[1], state.scratch[2])
+        state.mix_gap[0] = gap
+        return a
+    return uniform_step(stats.counts)
+
+
+@njit(cache=True)
+def run_trajectory(state, goal, rule, arms, plan, max_samples, stats, noise, rng, records):
+    """A whole trajectory: the initial ``plan``, then the rule's steps, until every row of the stopping
+    ``rule`` is crossed or ``max_samples``.  Returns ``(samples, last statistic, stopping rule applied)``
+    (one sample per answered request)."""
+    n_plan = plan.shape[0]
+    t = 0
+    z = 0.0
+    done = 0
+    while True:
+        if t < n_plan:
+            a = plan[t]
+        else:
+            a = select(state, goal, stats, t, rng)
+        record(stats, a, draw_reward(noise, arms, a))
+        t += 1
+        if t >= n_plan:
+            z, done = check_rule(goal, rule, stats, t, done, records)
+            if done == rule.times.shape[0]:
+                return t, z, True
+        if t >= max_samples:
+            return t, z, t >= n_plan
