@@ -12,6 +12,10 @@ Rules (names on the command line):
 * ``pair``   the shipped delta-correct per-pair mixture rule (``min_pair_margin``).
 * ``pairm``  the same per-pair tests with certificates remembered (a pair (a, b) that passed once
   stays passed; stop when some arm has passed against every other arm).
+* ``tilt``   Bernoulli: the variance-adaptive rule of ``pybai.stopping.tilt`` (kind ``"pair-tilt"``);
+  ``tiltm`` with memory; ``tiltkt`` / ``tiltktm`` mixed half and half with the Beta(1/2, 1/2) mixtures.
+* ``pair1``, ``lsem1``  diagnostics, NOT proven: ``pair`` and ``lsem`` at the level ln(1/delta), without
+  the union over the K - 1 pairs.
 * ``lse``    Gaussian: the exact infimum over the piece of the log of the scale mixture (one convex
   problem) instead of the log-mixture of the per-scale infima.  ``lsem``: with memory.
 
@@ -34,7 +38,8 @@ from numba import njit
 
 from pybai.models._kl import BERNOULLI, GAUSSIAN, pair_cost
 from pybai.problems.best_arm._kernels import glr_best_arm, oracle_best_arm_warm
-from pybai.stopping._pair_mixture_kernels import _q_parts, beta_regret, log_ndtr, pair_margin
+from pybai.stopping._pair_mixture_kernels import _q_parts, pair_margin
+from pybai.stopping._tilt_kernels import scale_constants, tilt_caps, tilt_pair_margin
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
 from pybai.strategies.tracking import c_tracking_step
 
@@ -52,154 +57,6 @@ RULES = {"heur": 0, "pair": 1, "pairm": 2, "lse": 3, "lsem": 4,
          "pair1": 101, "lsem1": 104,
          # Bernoulli: tilted sub-Gaussian half-normal mixtures (variance-adaptive), alone or with KT
          "tilt": 5, "tiltm": 6, "tiltkt": 7, "tiltktm": 8}
-
-
-_SQRT2 = math.sqrt(2.0)
-
-
-@njit(cache=True)
-def _log_phi_diff(lo, hi):
-    """ln(Phi(hi) - Phi(lo)) for lo < hi, stable in both tails."""
-    if lo > 0.0:  # upper tail: Phi(hi) - Phi(lo) = Q(lo) - Q(hi)
-        ql = log_ndtr(-lo)
-        qh = log_ndtr(-hi)
-        return ql + math.log1p(-math.exp(qh - ql))
-    if hi < 0.0:
-        ph = log_ndtr(hi)
-        pl = log_ndtr(lo)
-        return ph + math.log1p(-math.exp(pl - ph))
-    return math.log(0.5 * math.erfc(-hi / _SQRT2) - 0.5 * math.erfc(-lo / _SQRT2))
-
-
-@njit(cache=True)
-def _tilt_mean(x, eta):
-    """Mean of Bernoulli(x) tilted by exp(eta y): x e^eta / (1 - x + x e^eta)."""
-    e = math.exp(eta)
-    return x * e / (1.0 - x + x * e)
-
-
-@njit(cache=True)
-def var_up(x, eta_max):
-    """Nondecreasing-in-x bound on sup over eta in [0, eta_max] of psi_x''(eta) (tilted variances)."""
-    p = _tilt_mean(x, eta_max)
-    if p <= 0.5:
-        return p * (1.0 - p)
-    return 0.25
-
-
-@njit(cache=True)
-def var_down(x, eta_max):
-    """sup over eta in [-eta_max, 0] of psi_x''(eta): the tilted means lie in [p(-eta_max), x]."""
-    if x <= 0.5:
-        return x * (1.0 - x)
-    p = _tilt_mean(x, -eta_max)
-    if p >= 0.5:
-        return p * (1.0 - p)
-    return 0.25
-
-
-@njit(cache=True)
-def tilt_term(n, s, x, c, eta_max, up):
-    """ln of the truncated half-normal mixture of exp(eta U - V eta^2 / 2) over eta in [0, eta_max].
-
-    Arm ranked above (``up``): U = s - n x, V = n var_up(x, eta_max); below: U = n x - s,
-    V = n var_down(x, eta_max).  Prior density proportional to exp(-c eta^2 / 2) on [0, eta_max].
-    """
-    if up:
-        u = s - n * x
-        v = n * var_up(x, eta_max)
-    else:
-        u = n * x - s
-        v = n * var_down(x, eta_max)
-    w = v + c
-    m = u / w
-    r = math.sqrt(w)
-    return (u * u / (2.0 * w) - 0.5 * math.log1p(v / c) + _log_phi_diff(-r * m, r * (eta_max - m))
-            - math.log(0.5 * math.erfc(-eta_max * math.sqrt(c) / _SQRT2) - 0.5))
-
-
-@njit(cache=True)
-def tilt_pair_at(na, sa, nb, sb, x, scales, emax, log_w, acc0):
-    """ln( e^acc0 + sum_j w e^(A_j(x) + B_j(x)) ): the pair's mixture at the diagonal point x."""
-    acc = acc0
-    for j in range(scales.shape[0]):
-        t = log_w + tilt_term(na, sa, x, scales[j], emax[j], True) + tilt_term(nb, sb, x, scales[j], emax[j], False)
-        if acc == -math.inf:
-            acc = t
-        elif t > acc:
-            acc = t + math.log1p(math.exp(acc - t))
-        else:
-            acc = acc + math.log1p(math.exp(t - acc))
-    return acc
-
-
-@njit(cache=True)
-def tilt_pair_cell(na, sa, nb, sb, q, r, scales, emax, log_w, acc0):
-    """Lower bound over x in [q, r]: A_j(r) + B_j(q) (A nonincreasing, B nondecreasing in x)."""
-    acc = acc0
-    for j in range(scales.shape[0]):
-        t = log_w + tilt_term(na, sa, r, scales[j], emax[j], True) + tilt_term(nb, sb, q, scales[j], emax[j], False)
-        if acc == -math.inf:
-            acc = t
-        elif t > acc:
-            acc = t + math.log1p(math.exp(acc - t))
-        else:
-            acc = acc + math.log1p(math.exp(t - acc))
-    return acc
-
-
-@njit(cache=True)
-def tilt_pair_margin(na, xa, nb, xb, level, w_beta, alpha, scales, emax, max_cells):
-    """Certified lower bound (minus level) on inf over x in [0, 1] of the pair's mixture; > 0: pass.
-
-    Mixture: w_beta (Beta(alpha, alpha) mixtures of both arms, through their exact infimum) +
-    (1 - w_beta)/J sum_j (tilted half-normal terms at scale j).  Best-first branch and bound on the
-    diagonal; undecided after ``max_cells`` evaluations: fail.
-    """
-    if not xa > xb:
-        return -math.inf
-    sa = na * xa
-    sb = nb * xb
-    acc0 = -math.inf
-    if w_beta > 0.0:
-        z = pair_cost(BERNOULLI, na, xa, 0.0, nb, xb, 0.0)
-        acc0 = math.log(w_beta) + z - beta_regret(sa, na, alpha) - beta_regret(sb, nb, alpha)
-    if w_beta >= 1.0:
-        return acc0 - level
-    log_w = math.log((1.0 - w_beta) / scales.shape[0])
-    x0 = (sa + sb) / (na + nb)
-    best = tilt_pair_at(na, sa, nb, sb, x0, scales, emax, log_w, acc0)
-    if best <= level:
-        return best - level
-    # cells: arrays of (q, r, bound)
-    cq = np.empty(max_cells + 2)
-    cr = np.empty(max_cells + 2)
-    cb = np.empty(max_cells + 2)
-    cq[0], cr[0], cb[0] = 0.0, x0, tilt_pair_cell(na, sa, nb, sb, 0.0, x0, scales, emax, log_w, acc0)
-    cq[1], cr[1], cb[1] = x0, 1.0, tilt_pair_cell(na, sa, nb, sb, x0, 1.0, scales, emax, log_w, acc0)
-    n = 2
-    for _ in range(max_cells):
-        k = 0
-        for i in range(1, n):
-            if cb[i] < cb[k]:
-                k = i
-        if cb[k] > level:
-            return min(cb[k], best) - level
-        q = cq[k]
-        r = cr[k]
-        mid = 0.5 * (q + r)
-        val = tilt_pair_at(na, sa, nb, sb, mid, scales, emax, log_w, acc0)
-        if val < best:
-            best = val
-        if val <= level:
-            return val - level
-        cr[k] = mid
-        cb[k] = tilt_pair_cell(na, sa, nb, sb, q, mid, scales, emax, log_w, acc0)
-        cq[n] = mid
-        cr[n] = r
-        cb[n] = tilt_pair_cell(na, sa, nb, sb, mid, r, scales, emax, log_w, acc0)
-        n += 1
-    return -1.0  # undecided: no pass
 
 
 @njit(cache=True)
@@ -291,11 +148,10 @@ def pair_value(rule, code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales,
     if rule == 1 or rule == 2:
         return pair_margin(code, na, xa, va, nb, xb, vb, level, alpha, w_beta, scales, gvar, True)
     if rule >= 5:
-        emax = np.empty(scales.shape[0])
-        for j in range(scales.shape[0]):
-            emax[j] = min(2.0, 2.0 / math.sqrt(scales[j]))
+        emax = tilt_caps(scales)
         wb = 0.5 if rule >= 7 else 0.0
-        return tilt_pair_margin(na, xa, nb, xb, level, wb, alpha, scales, emax, 400)
+        return tilt_pair_margin(na, xa, nb, xb, level, wb, alpha, scales, emax, scale_constants(scales, emax), 1.0,
+                                0.0)
     if not xa > xb:
         return -math.inf
     log_w = math.log(1.0 / scales.shape[0])

@@ -62,12 +62,15 @@ def tilted_mean(x, eta):
 
 @njit(cache=True)
 def var_up(x, eta_max):
-    """A bound v on psi_x''(eta) for eta in [0, eta_max] (so psi_x(eta) <= v eta^2 / 2), nondecreasing in x.
+    """The largest psi_x''(eta) for eta in [0, eta_max] (so psi_x(eta) <= v eta^2 / 2).
 
     The tilted means fill [x, p], p = tilted_mean(x, eta_max), and p(1 - p) peaks at 1/2: the bound is
-    p (1 - p) when p <= 1/2, else 1/4 (also for x > 1/2, where x (1 - x) would do, so that the bound
-    stays nondecreasing in x).
+    p (1 - p) when p <= 1/2, x (1 - x) when x >= 1/2, else 1/4.  Where it decreases in x its slope is
+    1 - 2x >= -1, so for eta <= 2 the exponent eta (s - n x) - n v(x) eta^2 / 2 is nonincreasing in x;
+    it is concave in x (as is :func:`var_down`).
     """
+    if x >= 0.5:
+        return x * (1.0 - x)
     p = tilted_mean(x, eta_max)
     if p <= 0.5:
         return p * (1.0 - p)
@@ -95,8 +98,11 @@ def _term(n, s, x, c, eta_max, e_tilt, log_norm, up):
     ``log_norm`` = ln(Phi(eta_max sqrt c) - 1/2)."""
     if up:
         u = s - n * x
-        p = x * e_tilt / (1.0 - x + x * e_tilt)
-        v = n * (p * (1.0 - p) if p <= 0.5 else 0.25)
+        if x >= 0.5:
+            v = n * x * (1.0 - x)
+        else:
+            p = x * e_tilt / (1.0 - x + x * e_tilt)
+            v = n * (p * (1.0 - p) if p <= 0.5 else 0.25)
     else:
         u = n * x - s
         if x <= 0.5:
@@ -129,7 +135,7 @@ def tilt_term(n, s, x, c, eta_max, up):
 
     Closed form: U^2 / (2 W) - (1/2) ln(1 + V/c) + ln(Phi(sqrt W (eta_max - m)) - Phi(-sqrt W m))
     - ln(Phi(eta_max sqrt c) - 1/2), with W = V + c and m = U / W.  Nonincreasing in x when ``up``,
-    nondecreasing otherwise (eta_max <= 2).
+    nondecreasing otherwise (eta_max <= 2), and convex in x.
     """
     log_norm = math.log(0.5 * math.erfc(-eta_max * math.sqrt(c) / _SQRT2) - 0.5)
     return _term(n, s, x, c, eta_max, math.exp(eta_max if up else -eta_max), log_norm, up)

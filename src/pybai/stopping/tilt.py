@@ -37,14 +37,18 @@ it ever reaches :math:`m/\delta` with probability at most :math:`\delta/m`.  (ii
 the truth in the piece of one of these ``m`` pairs (the argument of :mod:`pybai.stopping.pair_mixture`,
 and of the shifted pieces of epsilon-best-arm identification), where the infimum is at most
 :math:`\ln M_{ab}(\mu)`.  The union bound over the ``m`` pairs gives ``delta``.  (iii) The infimum is
-bounded below correctly: for every tilt, arm a's term is nonincreasing in :math:`\lambda_a` (its
-exponent :math:`\eta(S - N\lambda) - N v^+(\lambda)\eta^2/2` with :math:`v^+` nondecreasing) and arm
-b's is nondecreasing in :math:`\lambda_b` (the slope of :math:`v^-` is at most 1 and
-:math:`|\eta| \le 2`); the prior does not depend on the level, so the same holds for the mixtures.
+bounded below correctly: for every tilt, arm a's term is nonincreasing in :math:`\lambda_a` (the
+derivative of its exponent :math:`\eta(S - N\lambda) - N v^+(\lambda)\eta^2/2` is
+:math:`-N\eta(1 + \eta\, {v^+}'/2) \le 0`, since :math:`{v^+}' \ge -1` and :math:`\eta \le 2`) and arm
+b's is nondecreasing in :math:`\lambda_b` (likewise, :math:`{v^-}' \le 1`); the prior does not depend
+on the level, so the same holds for the mixtures.
 Hence for a truth in the piece, :math:`M_{ab}(\mu_a, \mu_b) \ge M_{ab}(c\mu_b - e, \mu_b)`, a point of
 the boundary, and on a cell :math:`y \in [q, r]` of the boundary each scale's product is at least
 its value with arm a at :math:`cr - e` and arm b at :math:`q`.  The branch and bound stops only when
-the cells cover the boundary and every cell's bound exceeds the level.
+the cells cover the boundary and every cell's bound exceeds the level.  (The kernel uses convexity
+instead of cells: both variance bounds are concave in the level, so each exponent is convex in it and
+the log-mixture over tilts and scales is convex along the boundary; a convex function is bounded below
+on each interval between evaluated points by the extensions of its neighbouring chords.)
 
 Against the shipped Beta + sub-Gaussian mixture (same union, same scale grid) this pays no
 :math:`\frac12\ln N` per arm and uses :math:`x(1-x)` (up to the tilt of :math:`\bar\eta`) instead of
