@@ -219,8 +219,8 @@ def bounded_rules(statistic: str):
             return HeuristicThreshold(delta) if statistic == "sub-bernoulli" else HeuristicBettingThreshold(delta, 1)
         if n_terms != 2:
             raise fail("n_terms", "make_threshold", f"2 for family '{family}' (pieces of two arms)", n_terms)
-        if named == "pair-tilt":  # rewards in [0, 1]: the tilted mixtures hold for any such law
-            return BernoulliTiltThreshold(delta, n_alternatives)
+        if named == "pair-tilt" or (named == "delta-correct" and statistic == "sub-bernoulli"):
+            return BernoulliTiltThreshold(delta, n_alternatives)  # rewards in [0, 1]: valid for any such law
         if statistic == "sub-bernoulli":
             return BernoulliPairMixtureThreshold(delta, n_alternatives)
         return BettingThreshold(delta, n_alternatives)
