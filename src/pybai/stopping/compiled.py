@@ -9,7 +9,7 @@ as one :class:`CompiledRule`, a named tuple of arrays with one row per delta, bu
   evaluated by :func:`threshold_value` with the same operations in the same order; numba's
   ``math.log`` is the C library's, as Python's is, so the values are bit-identical
   (tests/stopping/test_compiled.py checks it);
-* a per-pair mixture rule (:mod:`pybai.stopping.pair_mixture`) its
+* a per-pair rule (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`) its
   :meth:`~pybai.stopping.base.Threshold.compiled_pieces` (a :class:`PairForm`: the numbers its margin
   kernel reads), which :func:`pair_rule_margin` passes to the very kernel the Python rule calls, and
   the t-only form of its fallback (what LUCB's confidence bounds read).
@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from pybai.stopping._pair_mixture_kernels import min_pair_margin
+from pybai.stopping._tilt_kernels import TILT_RULE, min_tilt_margin
 
 __all__ = ["threshold_value", "compile_rule", "CompiledRule", "PairForm", "pair_rule_margin", "PLAIN_LOG", "T_ONLY",
            "PAIR_MIXTURE"]
@@ -44,7 +45,7 @@ PLAIN_LOG = -math.inf
 class PairForm(NamedTuple):
     """The numbers a per-pair mixture rule's margin kernel reads (:func:`~pybai.stopping._pair_mixture_kernels.min_pair_margin`)."""
 
-    code: int  # the kernel code (0 Gaussian, 1 Bernoulli)
+    code: int  # the kernel code (0 Gaussian, 1 Bernoulli: pair_mixture's kernels; TILT_RULE: the tilted mixtures)
     level: float  # ln(m / delta)
     min_statistic: float  # no pair passes while the GLR statistic is at most this
     alpha: float  # the Beta prior's alpha
@@ -90,7 +91,11 @@ def threshold_value(form, t):
 @njit(cache=True)
 def pair_rule_margin(rule, i, counts, means, var, top, bot, c, e):
     """The smallest margin of row ``i`` of a :data:`PAIR_MIXTURE` rule over the pairs (top x bot), pieces
-    shifted by (c, e): what :meth:`~pybai.stopping.pair_mixture.PairMixtureThreshold.min_margin` computes."""
+    shifted by (c, e): what the rule's ``min_margin`` computes, by its kernel code (:attr:`PairForm.code`: the
+    normal and Beta mixtures of :mod:`pybai.stopping.pair_mixture`, or the tilted mixtures of
+    :mod:`pybai.stopping.tilt`)."""
+    if rule.code == TILT_RULE:
+        return min_tilt_margin(counts, means, top, bot, rule.level[i], rule.w_beta, rule.alpha, rule.scales, c, e)
     return min_pair_margin(rule.code, counts, means, var, top, bot, rule.level[i], rule.alpha, rule.w_beta,
                            rule.scales, rule.gvar, rule.one_sided, c, e)
 
