@@ -13,7 +13,11 @@ site do not show it):
     command and date beside it);
 ``<!-- docs-test: background, wait-for URL -->``
     a console block whose commands are started in the background (a server) and stopped when the
-    page ends; the next block runs once URL answers.
+    page ends; the next block runs once URL answers;
+``<!-- docs-test: figure FILE PAGE-RELATIVE-PATH -->``
+    after the block, ``--update`` copies the FILE it wrote (in the scratch folder) to the path,
+    relative to the page's folder, where the page shows it as an image (a check compares nothing:
+    figures differ in their bytes from one matplotlib to another).
 
 Several keywords may share one comment, separated by commas.  What runs without a marker:
 ``console`` blocks (``$ `` commands and their output), ``python`` blocks with ``>>>`` (doctest) and
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(?P<body>.*?)\s*-->\s*$")
-KEYWORDS = ("output", "slow", "skip", "background", "wait-for")
+KEYWORDS = ("output", "slow", "skip", "background", "wait-for", "figure")
 
 
 @dataclass

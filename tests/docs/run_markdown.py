@@ -185,6 +185,17 @@ class PageRunner:
         elif kind == "doctest":
             self._run_doctest(block, where, outcome, replacements)
             self.last_output = None
+        if "figure" in block.markers:
+            self._keep_figure(block.markers["figure"], where, outcome, work)
+
+    def _keep_figure(self, spec: str, where: str, outcome: Outcome, work: Path) -> None:
+        made, _, shown = spec.partition(" ")
+        if not (work / made).is_file():
+            outcome.failures.append(f"{where}: the block did not write {made}")
+        elif self.update:
+            target = self.page.parent / shown.strip()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(work / made, target)
 
     def _compare(self, shown: list[str], printed: str, where: str, outcome: Outcome, store) -> None:
         if matches("\n".join(shown), printed):

@@ -34,8 +34,8 @@ def _leading_comment(path: Path) -> str:
 def shipped_experiments() -> list[dict]:
     """``{name, goal, title, path}`` of every shipped experiment, by name.
 
-    The title is the ``[reproduce]`` title when the file has one, else its first comment line,
-    else its ``name``.
+    The title is the file's first comment line (a whole sentence saying what the experiment
+    finds), else its ``[reproduce]`` title, else its ``name``.
     """
     from pybai.config.experiment import read_document
     from pybai.experiments import experiment_names, experiment_path
@@ -47,7 +47,7 @@ def shipped_experiments() -> list[dict]:
         reproduce, problem = doc.get("reproduce"), doc.get("problem")
         reproduce = reproduce if isinstance(reproduce, dict) else {}
         problem = problem if isinstance(problem, dict) else {}
-        title = reproduce.get("title") or _leading_comment(path) or str(doc.get("name", name))
+        title = _leading_comment(path) or reproduce.get("title") or str(doc.get("name", name))
         rows.append({"name": name, "goal": str(problem.get("goal", "")), "title": str(title), "path": str(path)})
     return rows
 
