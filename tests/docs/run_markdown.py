@@ -272,6 +272,7 @@ class PageRunner:
         runner = _RecordingRunner(optionflags=doctest.ELLIPSIS)
         with contextlib.redirect_stdout(io.StringIO()):
             runner.run(test, clear_globs=False)
+        self.namespace.update(test.globs)  # DocTest works on a copy: later blocks see its names
         if not runner.failed_examples:
             return
         if not self.update:
