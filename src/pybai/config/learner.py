@@ -8,6 +8,7 @@ kind                       keys
 =========================  =================================================================
 ``gaussian``               ``arms`` (K >= 2), ``sigma`` (scalar or K; default 1)
 ``bernoulli``              ``arms``
+``binomial``, ``beta``     ``arms`` (``binomial``: ``trials``)
 ``subpopulation-gaussian`` ``arms``, ``subpopulations`` (default: the length of ``weights``),
                            ``weights``, ``constrained``, ``floor``, ``sigma``, ``sampling``
 ``linear-gaussian``        ``features`` (K x d), ``sigma``
@@ -15,7 +16,8 @@ kind                       keys
                            (``arms`` optional, checked against the covariance)
 =========================  =================================================================
 
-Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`).
+Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`); where a kind
+asks for ``arms``, ``labels`` alone is enough (the labels are the arms), and both must agree.
 
 Each kind has a *learner builder* (table -> the problem constructor's keywords, the same
 dict as ``Environment.structure()`` of a simulated environment of that kind) and a
@@ -99,8 +101,16 @@ def _compact(values: np.ndarray):
 
 # ----------------------------------------------------------------- the kinds
 def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
-    """``arms``, refused (with the estimate) when the per-cell statistics would not fit in memory."""
-    k = table.int("arms", minimum=minimum)
+    """``arms`` (or the number of ``labels``: the labels are the arms), refused (with the estimate)
+    when the per-cell statistics would not fit in memory.  When both are given they must agree."""
+    labels = table.data.get("labels")
+    named = len(labels) if isinstance(labels, list) else None
+    if named is not None and not table.has("arms"):
+        if named < minimum:
+            raise ConfigError(f"{table.key('labels')}: expected at least {minimum} labels (one per arm), got {named}.")
+        k = named
+    else:
+        k = table.int("arms", minimum=minimum)  # labels that disagree are refused with the kind's other keys
     try:
         check_memory(8 * k * cells_per_arm, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
     except InvalidParameterError as exc:
