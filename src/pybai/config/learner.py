@@ -48,8 +48,8 @@ from typing import Any, cast
 import numpy as np
 
 from pybai._validation import check_memory
-from pybai.config.reward_models import REWARD_MODEL_REFUSES
-from pybai.config.keys import Table, _config_message
+from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
+from pybai.config.keys import Table, UnknownKeyError, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -157,8 +157,8 @@ def _build_beta(table: Table) -> dict:
 
 
 def _describe_beta(problem: Problem) -> dict | None:
-    return {"arms": problem.n_sources} if problem.family.support == (0.0, 1.0) and problem.family.name.startswith(
-        "bounded") else None
+    # any bounded family: its range is the [problem] reward_range (reward_model_keys), the kind gives the arms
+    return {"arms": problem.n_sources} if problem.family.name.startswith("bounded") else None
 
 
 def _build_subpopulation(table: Table) -> dict:
@@ -243,7 +243,11 @@ def build_learner_problem(problem_table: Table, environment_table: Table) -> Pro
         if environment_table.has(key):
             raise ConfigError(f"{environment_table.key(key)}: not used under reward_model \"{model}\" (the learner "
                               f"estimates it); remove '{key}'.")
-    return build_problem_on(problem_table, kind, learner.build(environment_table))
+    try:
+        structure = learner.build(environment_table)
+    except UnknownKeyError as exc:  # e.g. reward_range: said in [problem], with the way to say it
+        raise point_to_reward_models(exc) from None
+    return build_problem_on(problem_table, kind, structure)
 
 
 @dataclass
@@ -413,8 +417,20 @@ def session_document(problem: Problem, strategy: Strategy, *, name: str = "sessi
         rebuilt = parse_session_file(_plain(document))
         if _close(rebuilt.problem.to_dict(), problem.to_dict()):
             return _plain(document)
+    if not candidates:
+        raise InvalidParameterError(
+            f"The 'problem' parameter of Session.create must be a problem a session file can describe "
+            f"(goal and environment kind registered in pybai.config). Got {type(problem).__name__} "
+            f"with goal '{problem.goal}', which no session environment kind serves."
+        )
     raise InvalidParameterError(
-        f"The 'problem' parameter of Session.create must be a problem a session file can describe "
-        f"(goal and environment kind registered in pybai.config). Got {type(problem).__name__} "
-        f"with goal '{problem.goal}'."
+        f"The 'problem' parameter of Session.create must have a reward family a session file can describe. "
+        f"Got {type(problem).__name__} with family '{problem.family.name}' {_family_facts(problem.family)}, which "
+        f"none of the session kinds for goal '{problem.goal}' ({', '.join(candidates)}) describes exactly."
     )
+
+
+def _family_facts(family: Any) -> str:
+    """``(support [0, 1], 3 sources)``: what tells one family of a name from another."""
+    low, high = family.support
+    return f"(rewards in [{low:g}, {high:g}], {family.size} sources)"
