@@ -4,9 +4,10 @@ The golden test (``tests/golden``) checks each file's outcomes through ``run_tas
 the command adds around the runs: the preflight checks (with their pilot run of each strategy),
 the backends, the stores, variants and the report.  A reference rule (``xy-oracle``) that the
 pilot started without telling it the truth broke ``make demo`` while the golden test stayed green.
-Here the command runs each reproduction with its ``--quick`` settings cut to at most two
-replications per strategy, and the pilot is forced on every point (it normally runs only above
-two million samples) with no minimum duration, so every strategy of every file passes through it.
+Here the command runs each reproduction with its ``--quick`` settings cut to one replication per
+strategy and the first value of each grid axis, and the pilot is forced on every point (it
+normally runs only above two million samples) with no minimum duration and few steps, so every
+strategy of every file passes through it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pybai
 from pybai.cli import main
 
 #: replications per strategy and point in this test (the files' --quick settings use up to 50)
-REPLICATIONS = 2
+REPLICATIONS = 1
 
 
 def _shipped_names() -> list[str]:
@@ -51,6 +52,8 @@ def tiny(monkeypatch):
     def tiny_quick(document, spec):
         document = quick(document, spec)
         document["replications"] = min(int(document.get("replications", REPLICATIONS)), REPLICATIONS)
+        if isinstance(document.get("grid"), dict):
+            document["grid"] = {axis: values[:1] for axis, values in document["grid"].items()}
         return document
 
     pilots = []
@@ -58,10 +61,11 @@ def tiny(monkeypatch):
 
     def counted_pilot(strategy, experiment, seconds=0.0):
         pilots.append(strategy.name)
-        return pilot(strategy, experiment, seconds=0.0)  # the fewest steps the pilot takes (40 timed)
+        return pilot(strategy, experiment, seconds=0.0)  # its warm-up and _PILOT_STEPS timed steps
 
     monkeypatch.setattr(reproductions, "apply_quick", tiny_quick)
     monkeypatch.setattr(preflight, "_PILOT_FROM_SAMPLES", 0)
+    monkeypatch.setattr(preflight, "_PILOT_STEPS", 4)
     monkeypatch.setattr(preflight, "pilot_seconds_per_sample", counted_pilot)
     return pilots
 

@@ -44,6 +44,9 @@ _PILOT_FROM_SAMPLES = 2_000_000
 #: Wall-clock seconds spent on the pilot of each strategy, at most.
 _PILOT_SECONDS = 0.2
 
+#: Timed steps of the pilot of each strategy, at least (the cost is read on their second half).
+_PILOT_STEPS = 40
+
 
 def _truth(experiment):
     try:
@@ -98,12 +101,12 @@ def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECON
         if replication == 0:
             began = time.perf_counter()
         first, cpu = run.t_, time.process_time()
-        while not run.stopped and (time.perf_counter() - began < seconds or len(trace) < 40):
+        while not run.stopped and (time.perf_counter() - began < seconds or len(trace) < _PILOT_STEPS):
             run.tell(*truth.respond(run.ask(), noise))
             trace.append((samples + run.t_ - first, used + time.process_time() - cpu))
         used += time.process_time() - cpu
         samples += run.t_ - first
-        if time.perf_counter() - began >= seconds and len(trace) >= 40:
+        if time.perf_counter() - began >= seconds and len(trace) >= _PILOT_STEPS:
             break
     if len(trace) < 4:
         return used / samples if samples > 0 else None
