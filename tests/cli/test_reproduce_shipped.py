@@ -23,6 +23,11 @@ from pybai.cli import main
 #: replications per strategy and point in this test (the files' --quick settings use up to 50)
 REPLICATIONS = 1
 
+#: reproductions whose tiny run still takes over 15 s of CPU (measured: the two Twitter stand-ins
+#: ~30 s each, 522,062 arms and 12 million samples a run; bayesgap-automl ~20 s, a model fitted
+#: per sample): run by make test, left out by make test-fast.  All others take 2-11 s.
+SLOW = {"batch-top-k-twitter", "batch-top-k-twitter-bernoulli", "bayesgap-automl"}
+
 
 def _shipped_names() -> list[str]:
     """Reproduction names of the shipped files, read from their [reproduce] tables (cheap at collection)."""
@@ -70,7 +75,8 @@ def tiny(monkeypatch):
     return pilots
 
 
-@pytest.mark.parametrize("name", _shipped_names())
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n
+                                  for n in _shipped_names()])
 def test_every_shipped_reproduction_runs_through_the_command(name, tiny, tmp_path, capsys):
     out = tmp_path / name
     status = main(["reproduce", name, "--quick", "--out", str(out), "--quiet", "--jobs", "1"])
