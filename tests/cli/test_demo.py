@@ -53,7 +53,7 @@ def shipped(tmp_path, monkeypatch):
 def test_a_failing_reproduction_does_not_stop_the_demo(shipped, capsys):
     assert main(["demo", "--out", str(shipped), "--jobs", "1"]) == 1
     captured = capsys.readouterr()
-    assert "pybai demo: 2 reproduction(s)" in captured.out and "on 2 cores" in captured.out
+    assert "pybai demo: 2 reproduction(s)" in captured.out
     assert "[1/2] a-broken" in captured.out and "[2/2] b-small" in captured.out  # progress
     assert "pybai: error: a-broken: RuntimeError: something broke in two lines" in captured.err
     assert "Traceback" in captured.err  # not a user mistake: the traceback is kept for the log
@@ -69,6 +69,16 @@ def test_the_demo_exits_0_when_all_pass_and_replaces_its_previous_output(shipped
         assert main(["demo", "b-small", "--out", str(shipped), "--jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "1 ok, 0 failed" in out and "on 2 cores" not in out  # the time estimate is for the whole demo
+
+
+def test_the_whole_quick_demo_states_its_time_up_front(shipped, capsys, monkeypatch):
+    import pybai.demo
+
+    monkeypatch.setattr(pybai.demo, "QUICK_MINUTES", 7)
+    assert main(["demo", "--out", str(shipped), "--jobs", "1"]) == 1  # a-broken fails
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.endswith("reproduction(s) with their --quick settings, into " + f"{shipped}/; about 7 min on 2 "
+                           "cores with --jobs 2.")
 
 
 def test_an_unknown_name_is_refused_before_anything_runs(shipped, capsys):
