@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pybai._validation import read_user_text
 from pybai.cli._common import write_json
 from pybai.exceptions import ConfigError
 
@@ -22,6 +21,8 @@ def add_parser(sub) -> None:
 
 def _leading_comment(path: Path) -> str:
     """The file's first comment line (without ``#``), else ``""``."""
+    from pybai._validation import read_user_text
+
     for line in read_user_text(path, "an experiment file (TOML)", ConfigError).splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
