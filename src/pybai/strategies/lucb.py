@@ -169,6 +169,9 @@ class LUCB(CompiledRun, Strategy):
         h, l, _, _ = self._pair()
         return np.array([h, l], dtype=np.intp)
 
+    def _stops_by_glr(self) -> bool:
+        return self.stopping == "glr"
+
     def _should_stop(self):
         if self.stopping == "glr":
             return super()._should_stop()

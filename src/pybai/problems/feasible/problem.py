@@ -213,12 +213,12 @@ class FeasibleArmProblem(Problem):
         """Stop when every piece of Alt(a_hat) passes its mixture test (else GLR > threshold(t))."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
-        z = self.statistic(model)
-        if not z > threshold.min_statistic:  # proven filter: no piece can pass (module docstring)
-            return z, False
-        margin = threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
-                                      self.weights, self.floor, self.cmask, self.variances)
-        return z, margin > 0.0
+        return self._pair_stopping(model, threshold, t)  # the proven filter on the GLR, then every piece
+
+    def _stopping_margin(self, model, threshold):
+        """The smallest V_P - ln(m/delta) over the pieces of Alt(a_hat) (:class:`FeasibleMixtureThreshold`)."""
+        return threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
+                                    self.weights, self.floor, self.cmask, self.variances)
 
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:

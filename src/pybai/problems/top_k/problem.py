@@ -178,11 +178,17 @@ class TopKProblem(Problem):
         """Stop when every pair (i top, j bottom) passes its count-dependent test."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
+        if np.isnan(self._means(model.estimate)).any():
+            return 0.0, False
+        return self._pair_stopping(model, threshold, t)
+
+    def _stopping_margin(self, model, threshold):
+        """The pairs (i in the empirical top set, j outside); -inf while a mean is undefined."""
         means = self._means(model.estimate)
         if np.isnan(means).any():
-            return 0.0, False
+            return -math.inf
         top, bot, _ = top_bottom(means, self.k)
-        return self._pair_stopping(model, threshold, t, top, bot)
+        return self._pair_margin(model, threshold, top, bot)
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
