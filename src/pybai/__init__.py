@@ -44,9 +44,12 @@ from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMe
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
 from pybai.naming import answer_name, arm_name
+from pybai.report.comparison import plot_comparison
+from pybai.report.experiment_result import ExperimentResult
 from pybai.result import RunResult
 from pybai.session import Session, list_sessions
 from pybai.simulate import run_experiment, run_replication, run_sweep
+from pybai.simulate.outcomes import read_outcomes
 from pybai.stopping.thresholds import make_threshold
 from pybai.strategies import (
     GPUCB,
@@ -164,6 +167,9 @@ __all__ = [
     "arm_name",
     "answer_name",
     "RunResult",
+    "ExperimentResult",
+    "read_outcomes",
+    "plot_comparison",
     # errors
     "PybaiError",
     "InvalidParameterError",

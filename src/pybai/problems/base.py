@@ -20,7 +20,7 @@ import copy
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
 from pybai.models.families import Family
 from pybai.naming import check_labels
+from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
 from pybai.stopping.thresholds import make_threshold
@@ -238,67 +239,14 @@ class Problem(ABC):
         return z, z > threshold.at(t, model)
 
     def stopping_evidence(self, model: Model, threshold: Threshold, t: int) -> tuple[float, float]:
-        """The statistic of the piece of the alternative that decides the stopping rule now, and its level.
-
-        What a reader is shown (``pybai session status``, the dashboard, the session report): the
-        rule of :meth:`stopping_decision` stops exactly when ``statistic >= level``.
-
-        * A threshold of ``t`` alone (or one that reads the model, as the linear self-normalised
-          one): the GLR statistic and ``threshold.at(t, model)``.
-        * A count-dependent rule (per-pair mixtures, betting, unknown variances, feasibility): the
-          piece it tests with the smallest margin (the first failing one, in the order the rule
-          visits them), as ``(level + margin, level)`` with ``level`` the rule's ``ln(m / delta)``
-          (or its form) and ``margin`` from the same computation as the decision
-          (:meth:`_stopping_margin`): the certified lower bound on the piece's log-evidence.
-
-        The decision itself is :meth:`stopping_decision`'s, called here; the value is moved by at
-        most a rounding error of ``level + margin`` (1e-9 relative) when it would disagree with it.
-
-        Returns
-        -------
-        statistic, level : float
-            ``statistic`` may be ``-inf`` (a pair not yet ranked, or a source without samples).
-        """
-        stop = bool(self.stopping_decision(model, threshold, t)[1])
-        margin = self._stopping_margin(model, threshold) if getattr(threshold, "count_dependent", False) else None
-        if margin is not None:
-            level = float(cast(Any, threshold).level)  # read after the margin: a heuristic level follows t
-            statistic = level + float(margin)
-        else:
-            statistic, level = float(self.statistic(model)), float(threshold.at(t, model))
-        if stop != (statistic >= level) and abs(statistic - level) <= 1e-9 * max(1.0, abs(level)):
-            statistic = level if stop else math.nextafter(level, -math.inf)  # the rounding of one sum
-        return statistic, level
+        """The statistic of the piece that decides the stopping rule now and its level: the rule of
+        :meth:`stopping_decision` stops exactly when ``statistic >= level`` (:func:`pybai.problems.evidence.stopping_evidence`)."""
+        return stopping_evidence(self, model, threshold, t)
 
     def _stopping_margin(self, model: Model, threshold: Threshold) -> float | None:
-        """The smallest margin of a count-dependent rule over the pieces it tests now (it stops when > 0).
-
-        None (the default) for problems whose rule is ``statistic > threshold.at(t, model)`` whatever
-        the threshold; problems that decide piece by piece override it, and :meth:`stopping_decision`
-        and :meth:`stopping_evidence` both call it.
-        """
+        """A count-dependent rule's smallest margin over the pieces it tests now (stop when > 0); None (the default)
+        for a rule ``statistic > threshold.at(t, model)``.  Problems deciding piece by piece override it."""
         return None
-
-    def _pair_margin(self, model: Model, threshold: Threshold, top, bottom) -> float:
-        """The count-dependent rule's margin over the pairs (a in ``top``, b in ``bottom``).
-
-        The pieces are {lambda_j >= lambda_i} shifted by :attr:`pair_shift` (epsilon-best-arm
-        identification: {lambda_i <= c lambda_j - e}).
-        """
-        counted: Any = threshold  # a count-dependent threshold: it has model_margin
-        c, e = self.pair_shift
-        if c == 1.0 and e == 0.0:
-            return counted.model_margin(model, self.family.variances, top, bottom)
-        return counted.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
-
-    def _pair_stopping(self, model: Model, threshold: Threshold, t: int) -> tuple[float, bool]:
-        """Shared by problems that decide piece by piece: the GLR, its proven filter, then :meth:`_stopping_margin`."""
-        z = self.statistic(model)
-        if not getattr(threshold, "count_dependent", False):
-            return z, z > threshold.at(t, model)
-        if not z > cast(Any, threshold).min_statistic:  # the smallest piece's GLR is z: some piece fails
-            return z, False
-        return z, cast(float, self._stopping_margin(model, threshold)) > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"`` is the per-pair mixture rule for Gaussian and Bernoulli arms."""

@@ -9,6 +9,7 @@ import numpy as np
 from pybai.problems.base import FixedConfidence
 from pybai.session.intervals import confidence_intervals
 from pybai.session.replay import Replay
+from pybai.session.status import stopping_evidence
 
 __all__ = ["History", "replay_history"]
 
@@ -29,7 +30,7 @@ class History:
         Samples per source after each answer.
     statistic, threshold : ndarray of float
         Fixed confidence: the statistic that decides the stop and its level after each answer,
-        as in the status (:meth:`pybai.strategies.base.Strategy.stopping_evidence`: the statistic
+        as in the status (:func:`pybai.session.status.stopping_evidence`: the statistic
         reaches the level exactly at the answer that stopped the session); NaN while some source
         has no estimate, in fixed budget and for strategies with a stopping rule of their own.
     means, ci_low, ci_high : ndarray of shape (n_sources,)
@@ -66,7 +67,7 @@ def replay_history(session) -> History:
         strategy = rep.strategy
         model = strategy.model_
         stat = thr = np.nan
-        evidence = strategy.stopping_evidence() if confident else None
+        evidence = stopping_evidence(strategy) if confident else None
         if evidence is not None:  # what decides the stop, as in the status
             stat, thr = evidence
             if np.isnan(model.estimate).any():

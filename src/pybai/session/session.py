@@ -457,13 +457,9 @@ class Session:
         ``requests``, ``answers``, ``pending`` (with ``max_pending = 1``: ``{"request", "size"}`` or
         null; with N > 1: a list of ``{"request", "size", "created"}``, oldest first), ``max_pending``,
         ``expire_after`` (seconds or null), ``withdrawn`` (requests cancelled or expired), ``statistic``
-        and ``threshold`` (fixed confidence: the quantity that decides the stop and the level it
-        must reach, ``statistic >= threshold`` exactly when the rule has stopped: the GLR statistic
-        and the threshold at the current sample count, or, for rules that test each piece of the
-        alternative with its own counts, the log-evidence of the piece that decides and the
-        rule's level, :meth:`pybai.strategies.base.Strategy.stopping_evidence`; null in fixed
-        budget, for a strategy with a stopping rule of its own, and the statistic while a source
-        has no estimate), ``statistic_name`` (what ``statistic`` is, in words), ``threshold_kind``
+        and ``threshold`` (what decides the stop and the level it must reach: ``statistic >= threshold``
+        exactly when the rule has stopped, :func:`pybai.session.status.stopping_evidence`; null in fixed
+        budget or for a rule of the strategy's own), ``statistic_name`` (what it is, in words), ``threshold_kind``
         (``"heuristic"``, ``"delta-correct"``, ...; null in fixed budget),
         ``threshold_count_dependent`` (true for rules that test each piece with its own counts,
         such as the ``delta-correct`` rule of best arm and top-k), ``proven`` (whether a

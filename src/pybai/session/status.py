@@ -13,10 +13,11 @@ from pybai.naming import answer_name
 from pybai.problems.base import FixedConfidence
 from pybai.session.intervals import confidence_intervals
 from pybai.session.near_tie import near_tie, progress
+from pybai.strategies.base import Strategy
 from pybai.strategies.certificate import is_proven, threshold_kind
 
 __all__ = ["session_status", "describe_answer", "recommendation_label", "stop_reason", "state_label",
-           "STATISTIC_NAMES"]
+           "stopping_evidence", "STATISTIC_NAMES"]
 
 #: what the status's ``statistic`` is, by whether the rule tests each piece with its own counts
 STATISTIC_NAMES = {False: "GLR statistic", True: "evidence of the deciding comparison"}
@@ -133,10 +134,25 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
     }
 
 
+def stopping_evidence(strategy) -> tuple[float, float] | None:
+    """The statistic that decides the strategy's fixed-confidence stop now and its level, or None.
+
+    :meth:`Problem.stopping_evidence <pybai.problems.base.Problem.stopping_evidence>` on the
+    strategy's model and threshold: the rule stops exactly when ``statistic >= level``.  None in
+    fixed budget, before the first sample, and for a strategy that stops by a rule of its own (it
+    overrides ``_should_stop``, unless its ``glr_stopping`` says the GLR rule decides, as LUCB's).
+    """
+    if strategy.threshold_ is None or strategy.t_ == 0:
+        return None
+    if type(strategy)._should_stop is not Strategy._should_stop and not getattr(strategy, "glr_stopping", False):
+        return None
+    return strategy.problem_.stopping_evidence(strategy.model_, strategy.threshold_, strategy.t_)
+
+
 def _statistic(strategy) -> tuple[float | None, float | None]:
-    """The deciding statistic and its level (:meth:`Strategy.stopping_evidence`): statistic >= threshold
-    exactly when the rule stops; null statistic while it is undefined (a source without an estimate)."""
-    evidence = strategy.stopping_evidence()
+    """The deciding statistic and its level (:func:`stopping_evidence`): statistic >= threshold exactly
+    when the rule stops; null statistic while it is undefined (a source without an estimate)."""
+    evidence = stopping_evidence(strategy)
     if evidence is None:
         return None, None
     statistic, level = evidence

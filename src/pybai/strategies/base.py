@@ -448,22 +448,6 @@ class Strategy:
         self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
         return stop
 
-    def stopping_evidence(self) -> tuple[float, float] | None:
-        """The statistic that decides the fixed-confidence stop now and the level it must reach, or None.
-
-        :meth:`Problem.stopping_evidence <pybai.problems.base.Problem.stopping_evidence>` on the
-        strategy's model and threshold: the rule stops exactly when ``statistic >= level``.  None
-        in fixed budget, before the first sample, and for a strategy that stops by a rule of its
-        own (:meth:`_stops_by_glr` is False).
-        """
-        if self.threshold_ is None or self.t_ == 0 or not self._stops_by_glr():
-            return None
-        return self.problem_.stopping_evidence(self.model_, self.threshold_, self.t_)
-
-    def _stops_by_glr(self) -> bool:
-        """Whether the stop is the problem's GLR rule (:meth:`_should_stop` not overridden, by default)."""
-        return type(self)._should_stop is Strategy._should_stop
-
     def _recommend(self) -> Any:
         """Hook: the recommendation (default: the problem's answer on the model's estimate)."""
         if np.isnan(self.means_).all():

@@ -169,7 +169,9 @@ class LUCB(CompiledRun, Strategy):
         h, l, _, _ = self._pair()
         return np.array([h, l], dtype=np.intp)
 
-    def _stops_by_glr(self) -> bool:
+    @property
+    def glr_stopping(self) -> bool:
+        """Whether the problem's GLR rule decides the stop (``stopping = "glr"``), not the confidence intervals."""
         return self.stopping == "glr"
 
     def _should_stop(self):

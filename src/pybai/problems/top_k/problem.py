@@ -22,6 +22,7 @@ from pybai.problems.top_k._kernels import (
 )
 from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import TOP_K, RunKernels
 
 __all__ = ["TopKProblem"]
@@ -180,7 +181,7 @@ class TopKProblem(Problem):
             return super().stopping_decision(model, threshold, t)
         if np.isnan(self._means(model.estimate)).any():
             return 0.0, False
-        return self._pair_stopping(model, threshold, t)
+        return pair_stopping(self, model, threshold, t)
 
     def _stopping_margin(self, model, threshold):
         """The pairs (i in the empirical top set, j outside); -inf while a mean is undefined."""
@@ -188,7 +189,7 @@ class TopKProblem(Problem):
         if np.isnan(means).any():
             return -math.inf
         top, bot, _ = top_bottom(means, self.k)
-        return self._pair_margin(model, threshold, top, bot)
+        return pair_margin(self, model, threshold, top, bot)
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
