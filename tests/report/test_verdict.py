@@ -58,7 +58,7 @@ def test_correctness_is_said_once_with_the_worst_strategy():
     correct = {"a": [1] * 20, "b": [1] * 15 + [0] * 5}
     data = data_of({"a": [100] * 20, "b": [90] * 20}, correct=correct)
     sentences = summary_sentences(data)
-    assert any("Correct answers: 0.75 at worst (b" in s and "1 - delta = 0.9" in s for s in sentences)
+    assert any(s.startswith("Correct answers: at worst 0.75 [") and "(b)" in s and "1 - delta = 0.9" in s for s in sentences)
     assert any(s.startswith("Below 1 - delta = 0.9 with 95% confidence: b") for s in sentences)
 
 

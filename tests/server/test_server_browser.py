@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from _serve_sessions import LiveServer, folder, sessions  # noqa: F401 (fixtures)
+from _serve_sessions import LiveServer, folder, make_ab, sessions  # noqa: F401 (fixtures)
 
 CHROMIUM = os.environ.get("PYBAI_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -90,9 +90,17 @@ def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
     expect = sync_api.expect  # waits without evaluating strings (the page's CSP forbids eval)
     shots = Path(os.environ.get("PYBAI_SCREENSHOT_DIR") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
+    make_ab(sessions / "tie.db", name="tie")  # two variants that convert alike: a real near tie
     with LiveServer(sessions) as server, sync_api.sync_playwright() as play:
         base = server.url
         answer(base, "checkout", 6, lambda s: float(s == 2))
+        told = {0: 0, 1: 0, 2: 0}
+
+        def alike(source):  # arms 0 and 1 convert every third visit, arm 2 never
+            told[source] += 1
+            return float(source != 2 and told[source] % 3 == 0)
+
+        answer(base, "tie", 60, alike)
         browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -149,12 +157,21 @@ def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
             assert page.inner_text("#to-stop").startswith("Stopped after")
             assert page.locator("#epsilon-form").is_hidden()
 
+            # a near tie is said, with what makes it one, beside the control that ends it
+            shoot(page, shots, "dashboard-near-tie", f"{base}/sessions/tie?poll=0.3",
+                  lambda p: expect(p.locator("#tie")).to_be_visible(timeout=30_000))
+            tie = json.loads(get(f"{base}/sessions/tie/status"))["near_tie"]
+            assert tie is not None and sorted(tie["arms"]) == [0, 1]
+            assert page.inner_text("#tie").startswith("Near tie: arm 0 and arm 1. Their 95% intervals overlap and ")
+            expect(page.locator("#epsilon-form")).to_be_visible()
+
             shoot(page, shots, "sessions", f"{base}/",
-                  lambda p: expect(p.locator("table.sessions tbody tr")).to_have_count(2, timeout=30_000))
+                  lambda p: expect(p.locator("table.sessions tbody tr")).to_have_count(3, timeout=30_000))
             rows = page.eval_on_selector_all("table.sessions tbody tr",
                                              "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
             assert rows[0][:4] == ["checkout", "running", "arm 2", "15"] and rows[0][4].endswith(" UTC")
             assert rows[1][:2] == ["quick", "certified"] and rows[1][2] == "arm 0"
+            assert rows[2][:2] == ["tie", "running"] and rows[2][3] == "60"
 
             # epsilon from the page: the session takes it and says so
             page.set_viewport_size({"width": 1280, "height": 900})
@@ -167,7 +184,7 @@ def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
             browser.close()
     assert not problems, problems
     assert fetched and all(url.startswith(base) for url in fetched), [u for u in fetched if not u.startswith(base)]
-    for stem in ("dashboard-running", "dashboard-certified", "sessions"):
+    for stem in ("dashboard-running", "dashboard-certified", "dashboard-near-tie", "sessions"):
         for size, _, _ in SIZES:
             assert (shots / f"{stem}-{size}.png").stat().st_size > 10_000
 

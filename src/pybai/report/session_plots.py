@@ -147,5 +147,5 @@ def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool
     ax.set_ylabel("evidence (nats)")
     ax.set_title("Stopping rule: the session stops when the statistic reaches the threshold")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="lower right")
     return ax

@@ -186,7 +186,7 @@ def _correctness(data: FigureData) -> list[str]:
             out.append("Every run of every strategy found the right answer" + stops + ".")
         else:
             worst = min(rates, key=lambda sr: sr[1].value)
-            out.append(f"Correct answers: {format_number(low)} at worst ({worst[0]}, {worst[1]}){target}{stops}.")
+            out.append(f"Correct answers: at worst {worst[1]} ({worst[0]}){target}{stops}.")
             if delta and any(r.high < 1 - delta for _, r in rates):
                 short = sorted({s for s, r in rates if r.high < 1 - delta})
                 out.append(f"Below 1 - delta = {format_number(1 - delta)} with 95% confidence: {', '.join(short)}.")

@@ -147,7 +147,8 @@ def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = 
              intervals: tuple | None = None, level: float = 0.95) -> dict | None:
     """The near-tie report of a running fixed-confidence session without epsilon, or None.
 
-    Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``,
+    Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``, ``factor``
+    (:data:`NEAR_TIE_FACTOR`),
     ``estimated_samples_to_separate`` (further samples; null = never, or beyond the search),
     ``samples_left`` (to max_samples), ``rule``, ``epsilon_later`` (bool) and ``message``.
     ``estimate``: :func:`progress`, when already computed; ``intervals``: the status's
@@ -174,17 +175,18 @@ def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = 
     overlap = "" if pair is None else f"their {100 * level:g}% intervals overlap and "
     if more is None:
         when = ("never at the current estimates (an exact empirical tie)" if statistic <= 0.0
-                else f"more than {4 * max(left, NEAR_TIE_FACTOR * t)} further samples")
+                else f"more than {4 * max(left, NEAR_TIE_FACTOR * t):,} further samples")
     else:
-        when = f"about {more} more samples at the current estimates"
-    beyond = "" if more is not None and more <= left else f", beyond the {left} samples left before max_samples"
+        when = f"about {more:,} more samples at the current estimates"
+    beyond = "" if more is not None and more <= left else f", beyond the {left:,} samples left before max_samples"
     message = (f"{who} are nearly tied: {overlap}separating them needs {when} (more than {NEAR_TIE_FACTOR} times "
-               f"the {t} samples so far){beyond}; {why}.")
+               f"the {t:,} samples so far){beyond}; {why}.")
     return {
         "arms": None if pair is None else [int(pair[0]), int(pair[1])],
         "statistic": statistic,
         "estimated_samples_to_separate": more,
         "samples_left": int(left),
+        "factor": NEAR_TIE_FACTOR,
         "rule": (f"after {NEAR_TIE_MIN_SAMPLES} samples per source: the two arms' intervals overlap and separating "
                  f"them needs more than {NEAR_TIE_FACTOR} times the samples so far ({t}), or never"),
         "epsilon_later": keeps,

@@ -131,7 +131,8 @@
     const What = what[0].toUpperCase() + what.slice(1);
     $("glr-text").textContent = !given(stat) ? "Statistic undefined until every arm has a sample."
       : done ? `${What}: ${fmt(stat)}, past the threshold of ${fmt(thr)}.`
-        : `${What}: ${fmt(stat)} of the ${fmt(thr)} needed (${Math.max(0, Math.round(100 * stat / thr))}%).`;
+        : stat <= 0 ? `${What}: none yet (${fmt(stat)}); the threshold is ${fmt(thr)}.`
+          : `${What}: ${fmt(stat)} of the ${fmt(thr)} needed (${Math.round(100 * stat / thr)}%).`;
   }
 
   function renderToStop(status) {
@@ -149,9 +150,14 @@
         : "Estimated samples to stop: unknown (far more than the samples so far, or not estimated for this rule).";
     }
     $("to-stop").textContent = line;
-    const tie = $("tie");
-    if (status.near_tie && status.near_tie.message) {
-      tie.textContent = "Near tie: " + status.near_tie.message.split("; ")[0] + ".";
+    const tie = $("tie"), near = status.near_tie;
+    if (near) {
+      const who = Array.isArray(near.arms) ? armNames(status, flat(status.counts).length).filter((_, a) => near.arms.includes(a))
+        .join(" and ") : "the leading answers";
+      const take = near.statistic === 0 ? "they never separate at the current estimates (an exact tie)"
+        : `separating them would take more than ${near.factor || 10} times the ${fmt(status.samples)} samples so far`;
+      tie.textContent = `Near tie: ${who}. Their ${Math.round(100 * (status.level || 0.95))}% intervals overlap and ${take}` +
+        (status.epsilon_settable ? "; setting ε below lets the session stop." : ".");
       tie.hidden = false;
     } else tie.hidden = true;
   }
