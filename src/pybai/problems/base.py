@@ -249,9 +249,7 @@ class Problem(ABC):
         return None
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
-        """``"delta-correct"`` is a per-pair rule: the normal mixtures for Gaussian arms, the variance-adaptive
-        tilted mixtures (:mod:`pybai.stopping.tilt`) for Bernoulli arms (``"pair-mixture"`` still names the
-        Beta + sub-Gaussian mixtures)."""
+        """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
             kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
