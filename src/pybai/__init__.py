@@ -51,9 +51,12 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
     from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
     from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
     from pybai.naming import answer_name, arm_name
+    from pybai.report.comparison import plot_comparison
+    from pybai.report.experiment_result import ExperimentResult
     from pybai.result import RunResult
     from pybai.session import Session, list_sessions
     from pybai.simulate import run_experiment, run_replication, run_sweep
+    from pybai.simulate.outcomes import read_outcomes
     from pybai.stopping.thresholds import make_threshold
     from pybai.strategies import (
         GPUCB,
@@ -102,7 +105,10 @@ _LAZY = {name: module for module, names in {
     "pybai.problems": "BatchSpec BestArmProblem FixedBudget FixedConfidence Problem CorrelatedBestArmProblem "
                       "FeasibleArmProblem LinearBestArmProblem TopKProblem",
     "pybai.naming": "answer_name arm_name",
+    "pybai.report.comparison": "plot_comparison",
+    "pybai.report.experiment_result": "ExperimentResult",
     "pybai.result": "RunResult",
+    "pybai.simulate.outcomes": "read_outcomes",
     "pybai.session": "Session list_sessions",
     "pybai.simulate": "run_experiment run_replication run_sweep",
     "pybai.stopping.thresholds": "make_threshold",
@@ -213,6 +219,9 @@ __all__ = [
     "arm_name",
     "answer_name",
     "RunResult",
+    "ExperimentResult",
+    "read_outcomes",
+    "plot_comparison",
     # errors
     "PybaiError",
     "InvalidParameterError",

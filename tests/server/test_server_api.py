@@ -293,3 +293,36 @@ def test_serve_command_runs_uvicorn_on_the_app(sessions, capsys, monkeypatch):
     monkeypatch.delenv("PYBAI_SERVE_TOKEN")
     assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0"]) == 0
     assert "without --token" in capsys.readouterr().err
+
+
+def test_the_session_list_shows_state_recommendation_and_samples(sessions, client_for):
+    client = client_for(sessions)
+    told(client, "checkout")
+    for _ in range(200):
+        if told(client, "quick", reward=1.0)["stopped"]:
+            break
+    page = client.get("/").text
+    rows = page.split("<tbody>")[1].split("</tr>")[:2]
+    assert ">checkout</a>" in rows[0] and ">running<" in rows[0] and "<td>1</td>" in rows[0]
+    assert rows[0].count(" UTC") == 1  # the last answer, in the one format of every page
+    quick = client.get("/sessions/quick/status").json()
+    assert f">{quick['state']}<" in rows[1] and f"<td>{quick['answer']}</td>" in rows[1]
+    (sessions / "broken.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)  # not a readable session
+    assert client.get("/").status_code == 200
+
+
+def test_the_status_statistic_reaches_its_threshold_exactly_when_the_session_stops(sessions, client_for):
+    client = client_for(sessions)
+    seen = []
+    for i in range(600):
+        asked = client.post("/sessions/checkout/ask").json()
+        rewards = [float(s == 2 or (s == 1 and i % 3 == 0)) for s in asked["sources"]]  # arm 2 best
+        receipt = client.post("/sessions/checkout/tell", json={"request": asked["request"], "sources": asked["sources"],
+                                                               "rewards": rewards}).json()
+        status = client.get("/sessions/checkout/status").json()
+        if status["statistic"] is not None:
+            seen.append((status["statistic"] >= status["threshold"], status["stopped"]))
+        if receipt["stopped"]:
+            break
+    assert seen and all(reached == stopped for reached, stopped in seen)
+    assert seen[-1] == (True, True) and status["state"] == "certified"

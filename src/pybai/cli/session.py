@@ -224,9 +224,7 @@ def _status_lines(session, status) -> list[str]:
                      + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
     if status["threshold"] is not None:
         stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
-        when = ("a t-only level: the rule tests each pair with its own counts and may stop earlier"
-                if status["threshold_count_dependent"] else "the session stops when above")
-        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} ({when})")
+        lines.append(f"{status['statistic_name']} {stat} vs threshold {status['threshold']:.4g} (the session stops when it reaches it)")
     if status["estimated_samples_to_stop"] is not None:
         lines.append(f"at the current estimates the rule would stop after about {status['estimated_samples_to_stop']} "
                      "more samples")

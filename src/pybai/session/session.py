@@ -450,21 +450,24 @@ class Session:
     def status(self, level: float = 0.95) -> dict:
         """The state of the session as a JSON-safe dict.
 
-        Keys: ``name``, ``goal``, ``strategy``, ``seed``, ``regime``, ``status``, ``stopped``,
+        Keys: ``name``, ``goal``, ``strategy``, ``seed``, ``regime``, ``status``, ``state`` (in words: ``"running"``, ``"certified"``, ...), ``stopped``,
         ``message``, ``recommendation`` (and ``answer``: in words), ``labels`` (the arms' names, or
         null), ``recommendation_label`` (the recommended arm's label, a list for top-k; null without
         labels), ``samples``, ``batches``,
         ``requests``, ``answers``, ``pending`` (with ``max_pending = 1``: ``{"request", "size"}`` or
         null; with N > 1: a list of ``{"request", "size", "created"}``, oldest first), ``max_pending``,
         ``expire_after`` (seconds or null), ``withdrawn`` (requests cancelled or expired), ``statistic``
-        and ``threshold`` (fixed confidence: the GLR statistic of the empirical answer and the
-        stopping threshold at the current sample count; else null), ``threshold_kind``
+        and ``threshold`` (what decides the stop and the level it must reach: ``statistic >= threshold``
+        exactly when the rule has stopped, :func:`pybai.session.status.stopping_evidence`; null in fixed
+        budget or for a rule of the strategy's own), ``statistic_name`` (what it is, in words), ``threshold_kind``
         (``"heuristic"``, ``"delta-correct"``, ...; null in fixed budget),
         ``threshold_count_dependent`` (true for rules that test each piece with its own counts,
-        such as the ``delta-correct`` rule of best arm and top-k: they may stop while the
-        statistic is still below ``threshold``, which is then their t-only proven bound), ``proven`` (whether a
+        such as the ``delta-correct`` rule of best arm and top-k), ``proven`` (whether a
         stop would be proven delta-correct), ``certified`` (true only once the session stopped on
-        a proven threshold), ``estimated_samples_to_stop`` (running, fixed confidence: the further
+        a proven threshold), ``epsilon`` and ``epsilon_mode`` (the answer tolerance in force, null without one),
+        ``epsilon_settable`` (whether :meth:`set_epsilon` would take one now: running, fixed
+        confidence, a proven threshold, a goal with an epsilon version, something asked),
+        ``max_samples`` (fixed confidence: the cap), ``estimated_samples_to_stop`` (running, fixed confidence: the further
         samples after which the stopping rule would stop if the estimates and proportions stayed;
         null when never or unknown), ``near_tie`` (null, or the report of
         :func:`pybai.session.near_tie.near_tie`), ``delta``/``budget``,

@@ -169,6 +169,11 @@ class LUCB(CompiledRun, Strategy):
         h, l, _, _ = self._pair()
         return np.array([h, l], dtype=np.intp)
 
+    @property
+    def glr_stopping(self) -> bool:
+        """Whether the problem's GLR rule decides the stop (``stopping = "glr"``), not the confidence intervals."""
+        return self.stopping == "glr"
+
     def _should_stop(self):
         if self.stopping == "glr":
             return super()._should_stop()
