@@ -39,6 +39,7 @@ from pybai.exceptions import (
     RequestError,
     PybaiWarning,
     SessionStateError,
+    StorageUnavailableError,
 )
 from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
@@ -169,6 +170,7 @@ __all__ = [
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "StorageUnavailableError",
     "RequestError",
     "BatchLimitError",
     "DegenerateInstanceError",

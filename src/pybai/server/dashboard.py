@@ -16,9 +16,11 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from pybai._secrets import mask_credentials
 from pybai._version import __version__
 from pybai.server.errors import error_response
 from pybai.server.pool import SessionPool
+from pybai.server.sessions import session_links
 
 __all__ = ["STATIC", "Pages", "POLL_SECONDS"]
 
@@ -108,11 +110,13 @@ class Pages:
     async def index(self, request: Request) -> Response:
         names = await asyncio.to_thread(self.pool.names)
         if names:
-            links = "".join(f'<li><a href="/sessions/{quote(n, safe="")}">{html.escape(n)}</a></li>' for n in names)
+            links = "".join(f'<li><a href="{session_links(n)["dashboard"]}">{html.escape(n)}</a></li>'
+                            if session_links(n)["dashboard"] else f"<li>{html.escape(n)} (no address reaches this name)</li>"
+                            for n in names)
             items = f'<ul class="sessions">{links}</ul>'
         else:
             items = '<p>No session yet: <code>pybai session new FILE --db PATH</code> creates one.</p>'
-        body = _INDEX.format(db=html.escape(self.pool.db), items=items, version=__version__)
+        body = _INDEX.format(db=html.escape(mask_credentials(self.pool.db)), items=items, version=__version__)
         return HTMLResponse(_PAGE.format(title="pybai sessions", body=body, version=__version__), headers=_HEADERS)
 
     async def session(self, request: Request) -> Response:

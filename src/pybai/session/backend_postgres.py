@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
-from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.exceptions import InvalidParameterError, SessionStateError, StorageUnavailableError
 from pybai.session import schema
 from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
 from pybai.session.integrity import damaged
@@ -57,8 +57,27 @@ class PostgresBackend(Backend):
         try:
             connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         except sa.exc.DBAPIError as exc:
+            if self.is_disconnect(exc):  # no server there (yet): a restart, a network fault
+                raise StorageUnavailableError(f"{self.label}: cannot connect ({_first_line(exc)}).") from None
             raise self.fail(f"cannot connect ({_first_line(exc)}).") from None
         return connection, True
+
+    def is_disconnect(self, exc: BaseException) -> bool:
+        """A connection the server closed or could not open: SQLAlchemy's own verdict, the SQLSTATE classes
+        08 (connection exception) and 57P01-57P03 (the server shutting down or starting), or a driver
+        error without an SQLSTATE (the socket is gone)."""
+        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+            return True
+        if isinstance(exc, (sa.exc.PendingRollbackError, sa.exc.ResourceClosedError)):
+            return True
+        orig = getattr(exc, "orig", exc)
+        import psycopg
+
+        if not isinstance(orig, psycopg.Error):
+            return False
+        state = orig.sqlstate or ""
+        return state.startswith("08") or state in ("57P01", "57P02", "57P03") or (
+            not state and isinstance(orig, (psycopg.OperationalError, psycopg.InterfaceError)))
 
     def begin_read(self, connection: sa.Connection) -> None:
         connection.exec_driver_sql("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
