@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
+from pybai._secrets import mask_credentials
 from pybai.exceptions import InvalidParameterError, SessionStateError, StorageUnavailableError
 from pybai.session import schema
 from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
@@ -40,10 +41,15 @@ class PostgresBackend(Backend):
     def __init__(self, url: str):
         try:
             parsed = sa.engine.make_url(url)
-        except sa.exc.ArgumentError:
-            raise InvalidParameterError(f"The 'db' parameter is not a database URL. Got {url!r}.") from None
+            port = parsed.port
+        except (sa.exc.ArgumentError, ValueError) as exc:
+            raise InvalidParameterError(f"The 'db' parameter is not a database URL ({_first_line(exc)}). "
+                                        f"Got {url!r}.") from None
+        if port is not None and not 1 <= port <= 65535:
+            raise InvalidParameterError(f"The 'db' parameter has the port {port}; a port is in 1..65535. Got {url!r}.")
         self.url = parsed.set(drivername="postgresql+psycopg")
-        self.label = self.url.render_as_string(hide_password=True).replace("postgresql+psycopg://", "postgresql://")
+        self.label = mask_credentials(
+            self.url.render_as_string(hide_password=True).replace("postgresql+psycopg://", "postgresql://"))
 
     def connect(self, create: bool = False) -> tuple[sa.Connection, bool]:
         try:
@@ -52,8 +58,11 @@ class PostgresBackend(Backend):
             raise InvalidParameterError(
                 f"{self.label}: PostgreSQL needs the psycopg driver: pip install 'pybai[postgresql]'.") from None
         timeout = int(BUSY_TIMEOUT_SECONDS * 1000)
-        engine = sa.create_engine(self.url, poolclass=NullPool, connect_args={
-            "connect_timeout": 10, "options": f"-c lock_timeout={timeout} -c statement_timeout={10 * timeout}"})
+        try:
+            engine = sa.create_engine(self.url, poolclass=NullPool, connect_args={
+                "connect_timeout": 10, "options": f"-c lock_timeout={timeout} -c statement_timeout={10 * timeout}"})
+        except (sa.exc.ArgumentError, ValueError, TypeError) as exc:  # e.g. ?port=abc
+            raise InvalidParameterError(f"{self.label}: not a usable PostgreSQL URL ({_first_line(exc)}).") from None
         try:
             connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         except sa.exc.DBAPIError as exc:
