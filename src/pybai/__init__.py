@@ -23,6 +23,11 @@ from pybai import _interrupts
 _interrupts.at_import()  # in the pybai command only: Ctrl-C while it starts -> one line, status 130
 del _interrupts
 
+from pybai import _numba_cache  # noqa: E402
+
+_numba_cache.install()  # numba's caches of pybai's compiled code keyed to every source file it depends on
+del _numba_cache
+
 from pybai._version import __version__  # noqa: E402
 from pybai.complexity import complexity_report
 from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
