@@ -330,6 +330,17 @@ class Store:
                         "ORDER BY answer DESC LIMIT 1")
         return None if row is None else StoredState(*row)
 
+    def journal_row(self, event: int) -> tuple[str, int, int | None] | None:
+        """(kind, request, answer) of the session's journal row ``event``, or None."""
+        row = self._one("SELECT kind, request, answer FROM journal WHERE session = :s AND id = :e", {"e": int(event)})
+        return None if row is None else (row[0], row[1], row[2])
+
+    def last_request_up_to(self, event: int) -> int:
+        """The last request the journal records as asked at or before row ``event`` (0: none)."""
+        row = self._one("SELECT MAX(request) FROM journal WHERE session = :s AND id <= :e AND kind = 'request'",
+                        {"e": int(event)})
+        return int(row[0] or 0)
+
     def log_up_to(self, answer: int) -> tuple[int, dict[int, int]]:
         """(answers with id <= ``answer``, {source: samples} of their observations): to check a stored state."""
         n = self._one("SELECT COUNT(*) FROM answers WHERE session = :s AND id <= :a", {"a": answer})[0]
