@@ -168,7 +168,7 @@ class _OnImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
-        self._loader.exec_module(module)  # type: ignore[attr-defined]  # a source loader: has exec_module
+        self._loader.exec_module(module)
         _patch(module)
 
 

@@ -106,9 +106,8 @@ class Replay:
             n_answers, counts = store.log_up_to(stored.answer)
             tolerance = store.tolerance_up_to(stored.event)
             at = problem if tolerance is None else cast(Any, problem).with_epsilon(*tolerance)
-            replay, reason = cls._from_stored(at, template, seed, stored, n_answers, counts)
-            if replay is not None:
-                reason = _cursor_disagreement(store, stored, replay.strategy)
+            replay, found = cls._from_stored(at, template, seed, stored, n_answers, counts)
+            reason = found if replay is None else _cursor_disagreement(store, stored, replay.strategy)
             if replay is not None and reason is None:
                 replay.withdrawn = store.withdrawn_up_to(stored.event)
                 replay.created = store.request_times(replay.strategy.outstanding)

@@ -292,8 +292,8 @@ class Session:
                 replay = self._sync()
                 strategy = replay.strategy
                 changed = self._expire(replay)
-                refused = _refusal(changed, lambda: (self._check_answerable(replay, rid),
-                                                     strategy.tell(src, rew, request_id=rid)))
+                refused, _ = _refusal(changed, lambda: self._check_answerable(replay, rid),
+                                      lambda: strategy.tell(src, rew, request_id=rid))
                 if refused is None:
                     changed = True
                     now = utc_now()
@@ -344,11 +344,9 @@ class Session:
                 replay = self._sync()
                 strategy = replay.strategy
                 changed = self._expire(replay)
-                withdrawn: list = []
-                refused = _refusal(changed, lambda: (self._check_answerable(replay, rid),
-                                                     withdrawn.append(strategy.cancel(rid))))
+                refused, part = _refusal(changed, lambda: self._check_answerable(replay, rid),
+                                         lambda: strategy.cancel(rid))
                 if refused is None:
-                    part = withdrawn[0]
                     changed = True
                     replay.last_event = store.add_event("cancel", rid, utc_now(), withdrawn=part)
                     replay.withdrawn[rid] = "cancel"
@@ -481,14 +479,15 @@ class Session:
         return replay_history(self)
 
 
-def _refusal(expired: bool, attempt) -> PybaiError | None:
-    """Run ``attempt`` (the checks of a tell or cancel and the strategy's change); its refusal is returned
-    rather than raised when expiries were recorded in the same transaction, so that they are committed
-    (a refused answer never brings an expired request back)."""
+def _refusal(expired: bool, check, change) -> tuple[PybaiError | None, Any]:
+    """``check()`` then ``change()`` (a tell's or cancel's checks, then the strategy's change): ``(None, what
+    change returned)``; a refusal is returned, ``(refusal, None)``, rather than raised when expiries were
+    recorded in the same transaction, so that they are committed (a refused answer never brings an
+    expired request back)."""
     try:
-        attempt()
+        check()
+        return None, change()
     except PybaiError as exc:
         if not expired:
             raise
-        return exc
-    return None
+        return exc, None
