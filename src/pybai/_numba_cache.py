@@ -38,22 +38,27 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(pybai(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]
 
 
 # ------------------------------------------------------------------ the dependencies of a module
-def _module_file(name: str) -> Path | None:
+def _module_file(name: str) -> str | None:
     """The source file of module ``name`` (``pybai.a.b``) inside this package, or None."""
-    parts = name.split(".")[1:]
-    base = PACKAGE.joinpath(*parts)
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
+    base = os.path.join(str(PACKAGE), *name.split(".")[1:])
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(candidate):
             return candidate
     return None
 
 
+def _stat(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size
+
+
 @functools.lru_cache(maxsize=None)
-def _read(path: Path, mtime_ns: int, size: int) -> tuple[str, tuple[Path, ...]]:
+def _read(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[str, ...]]:
     """(SHA-256 of the file, the pybai modules it imports) for the file as it is now (mtime and size in the key)."""
-    data = path.read_bytes()
+    with open(path, "rb") as handle:
+        data = handle.read()
     text = data.decode("utf-8", errors="replace")
-    found: set[Path] = set()
+    found: set[str] = set()
     for name in _IMPORT.findall(text):
         file = _module_file(name)
         if file is not None:
@@ -69,14 +74,16 @@ def _read(path: Path, mtime_ns: int, size: int) -> tuple[str, tuple[Path, ...]]:
     return hashlib.sha256(data).hexdigest(), tuple(sorted(found))
 
 
-def _scan(path: Path) -> tuple[str, tuple[Path, ...]]:
-    st = os.stat(path)
-    return _read(path, st.st_mtime_ns, st.st_size)
+def _scan(path: str) -> tuple[str, tuple[str, ...]]:
+    return _read(path, *_stat(path))
 
 
 def dependencies(py_file) -> list[Path]:
     """The pybai source files ``py_file`` imports, directly or through other pybai modules (itself included)."""
-    start = Path(py_file).resolve()
+    return [Path(p) for p in _closure(os.path.realpath(py_file))]
+
+
+def _closure(start: str) -> list[str]:
     seen = {start}
     todo = [start]
     while todo:
@@ -87,16 +94,34 @@ def dependencies(py_file) -> list[Path]:
     return sorted(seen)
 
 
+#: py_file -> (stamp, the (path, mtime, size) of every file it covers): reused while none of them changed
+_STAMPS: dict[str, tuple[str, tuple[tuple[str, int, int], ...]]] = {}
+
+
 def dependency_stamp(py_file) -> str:
     """SHA-256 over the path (relative to the package) and content hash of each file of :func:`dependencies`."""
+    start = os.path.realpath(py_file)
+    known = _STAMPS.get(start)
+    try:
+        if known is not None and all(_stat(path) == (mtime, size) for path, mtime, size in known[1]):
+            return known[0]
+    except OSError:
+        pass
     digest = hashlib.sha256()
-    for path in dependencies(py_file):
-        digest.update(str(path.relative_to(PACKAGE) if path.is_relative_to(PACKAGE) else path).encode())
-        digest.update(_scan(path)[0].encode())
-    return digest.hexdigest()
+    covered = []
+    top = str(PACKAGE)
+    for path in _closure(start):
+        mtime, size = _stat(path)
+        covered.append((path, mtime, size))
+        digest.update(os.path.relpath(path, top).encode() if path.startswith(top) else path.encode())
+        digest.update(_read(path, mtime, size)[0].encode())
+    stamp = digest.hexdigest()
+    _STAMPS[start] = (stamp, tuple(covered))
+    return stamp
 
 
-def _inside(py_file) -> bool:
+@functools.lru_cache(maxsize=None)
+def _inside(py_file: str) -> bool:
     try:
         return Path(py_file).resolve().is_relative_to(PACKAGE)
     except (OSError, ValueError, TypeError):
