@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from pybai.exceptions import ConfigError
-from pybai.experiments import experiment_names, experiment_path
 
 __all__ = ["positive_int", "non_negative_int", "integer_argument", "write_json", "check_output_file", "note",
            "experiment_file"]
@@ -40,6 +39,8 @@ def experiment_file(text: str, argument: str = "FILE") -> str:
     ConfigError
         When ``text`` is neither an existing path nor a shipped name.
     """
+    from pybai.experiments import experiment_names, experiment_path
+
     if Path(text).exists():
         return text
     names = experiment_names()

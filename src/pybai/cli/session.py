@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from pybai.cli._common import experiment_file, integer_argument, non_negative_int, write_json
 
 _DB_HELP = "the session database: an SQLite file, or postgresql://user@host:port/dbname"
@@ -107,6 +105,8 @@ def _open(args):
 
 
 def _describe(session) -> list[str]:
+    import numpy as np
+
     problem = session.problem
     regime = problem.regime
     family = problem.family
@@ -209,6 +209,8 @@ def _status(args) -> int:
 
 
 def _status_lines(session, status) -> list[str]:
+    import numpy as np
+
     from pybai.session import stop_reason
 
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)

@@ -13,9 +13,17 @@ import numpy as np
 from pybai._validation import INT64_MAX, INT64_MIN, _show, check_array, is_finite_number
 from pybai.exceptions import ConfigError, InvalidParameterError
 
-__all__ = ["Table", "closest"]
+__all__ = ["Table", "closest", "UnknownKeyError"]
 
 _MISSING = object()
+
+
+class UnknownKeyError(ConfigError):
+    """A key that nobody read (:meth:`Table.finish`); ``key`` is its name, ``where`` its full dotted name."""
+
+    def __init__(self, message: str, key: str, where: str):
+        super().__init__(message)
+        self.key, self.where = key, where
 
 
 class Table:
@@ -131,7 +139,8 @@ class Table:
         """
         extra = sorted(set(self.data) - self.used)
         if extra:
-            raise ConfigError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.")
+            raise UnknownKeyError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.",
+                                  str(extra[0]), self.key(extra[0]))
 
 
 def closest(name: str, valid) -> str:
