@@ -230,17 +230,15 @@ def _check_invariants(strategy) -> None:
 
 def _check_status(strategy) -> None:
     """A saved status must be the one the run reached: "stopped" where the stopping rule stops on the saved
-    statistics (rules that decide with the base rule: the problem's stopping decision), with the saved
+    statistics (rules that decide with the base rule, ``stops_on_statistics``: the problem's stopping decision), with the saved
     statistic; "censored" and "budget-spent" only at the sample or batch limit."""
-    from pybai.strategies.base import Strategy
-
     status = strategy.status_
     if status in ("censored", "budget-spent"):
         limit = strategy._max_samples is not None and strategy.t_ >= strategy._max_samples
         if not (limit or (strategy._max_batches is not None and strategy.batches_ >= strategy._max_batches)):
             raise _corrupted("base.status_", f"'{status}' only at the sample or batch limit", status)
         return
-    if status != "stopped" or strategy.threshold_ is None or type(strategy)._should_stop is not Strategy._should_stop:
+    if status != "stopped" or strategy.threshold_ is None or not strategy.stops_on_statistics:
         return
     if not strategy._ready:
         raise _corrupted("base.status_", "'stopped' only after the initial phase (_ready)", status)
