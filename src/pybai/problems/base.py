@@ -250,10 +250,13 @@ class Problem(ABC):
         """
         return self.statistic(model)
 
+    def stopping_evidence(self, model: Model, threshold: Threshold, t: int) -> tuple[float, float]:
+        """The statistic of what decides the stopping rule now and its level: ``threshold`` stops exactly when
+        ``statistic >= level`` (:meth:`Threshold.evidence <pybai.stopping.base.Threshold.evidence>`)."""
+        return threshold.evidence(self, model, t)
+
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
-        """``"delta-correct"`` is a per-pair rule: the normal mixtures for Gaussian arms, the variance-adaptive
-        tilted mixtures (:mod:`pybai.stopping.tilt`) for Bernoulli arms (``"pair-mixture"`` still names the
-        Beta + sub-Gaussian mixtures)."""
+        """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
             kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"

@@ -132,6 +132,27 @@ class Threshold(abc.ABC):
         z = problem.statistic_against(model, level, t)
         return Decision(z, z > level)
 
+    def evidence(self, problem: Any, model: Any, t: int) -> tuple[float, float]:
+        """``(statistic, level)`` of what decides the stop now, in numbers a reader compares: :meth:`decide`
+        stops exactly when ``statistic >= level`` (what a session's status, dashboard and report show).
+
+        A test of ``t`` alone: the GLR statistic and :meth:`at` ``(t, model)``.  A count-dependent test
+        (:class:`PieceThreshold`): ``(level + margin, level)``, ``margin`` its smallest margin over the
+        problem's pieces (the first failing one, in the order the test visits them, while it does not
+        stop), not a t-only level the test never compares with.  The statistic is moved by at most a
+        rounding error (1e-9 relative) where it would disagree with the decision; it may be ``-inf`` (a
+        pair not yet ranked, a source without samples).
+        """
+        stop = bool(self.decide(problem, model, t).stop)
+        statistic, level = self._evidence(problem, model, t)
+        if stop != (statistic >= level) and abs(statistic - level) <= 1e-9 * max(1.0, abs(level)):
+            statistic = level if stop else math.nextafter(level, -math.inf)  # the rounding of one sum
+        return statistic, level
+
+    def _evidence(self, problem: Any, model: Any, t: int) -> tuple[float, float]:
+        """The statistic and level of :meth:`evidence` before the rounding check."""
+        return float(problem.statistic(model)), float(self.at(t, model))
+
     def compiled_form(self) -> np.ndarray | None:
         """The threshold as numbers a compiled loop evaluates exactly as :meth:`__call__`, or None.
 
@@ -197,6 +218,16 @@ class PieceThreshold(Threshold):
         if pieces is None:
             return Decision(z, z > self.at(t, model))
         return Decision(z, self.margin(pieces, model) > 0.0)
+
+    def _evidence(self, problem: Any, model: Any, t: int) -> tuple[float, float]:
+        """The deciding piece's ``level + margin`` and the level (read after the margin: a heuristic level
+        follows ``t``); a problem without pieces now: as a test of ``t`` alone."""
+        pieces = problem.pieces(model)
+        if pieces is None:
+            return super()._evidence(problem, model, t)
+        margin = float(self.margin(pieces, model))
+        level = float(self.level)
+        return level + margin, level
 
     @abc.abstractmethod
     def margin(self, pieces: Any, model: Any) -> float:

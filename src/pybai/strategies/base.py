@@ -40,8 +40,8 @@ from pybai.strategies.batching import check_batch, split_plan
 from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
 from pybai.strategies.requests import Outstanding, believer_model, match_answer, next_missing, parse_answer
 from pybai._serialize import decode
-from pybai.strategies.state import (check_header, corrupted, decoded_section, get_path, kind_of, state_key,
-                                    strategy_state)
+from pybai.strategies.state import (check_digest, check_header, check_status, corrupted, decoded_section,
+                                    expected_digest, get_path, kind_of, state_key, strategy_state)
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
+    stops_on_statistics: ClassVar[bool] = True
     #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
     #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
     single_request: ClassVar[str] = ""
@@ -589,6 +591,7 @@ class Strategy:
         naming the part (``state.model.counts``); every value of a section is checked before any is set.
         """
         check_header(self, problem, state)
+        digest = expected_digest(state)  # of the state as given, before anything is decoded
         self.start(problem, rng=0)
         try:
             self.rng_.bit_generator.state = decode(state["rng"])
@@ -609,6 +612,7 @@ class Strategy:
                 except (TypeError, ValueError) as exc:  # a component that checks what it is given (the book)
                     raise corrupted(f"{section}.{state_key(path)}", str(exc), value) from None
         self._check_restored()
+        check_digest(state, digest)
         if self._pending is not None:  # handed out by ask(): read-only, as a fresh one
             self._pending = np.array(self._pending, dtype=np.intp)
             self._pending.setflags(write=False)
@@ -633,10 +637,11 @@ class Strategy:
         if (pending is None) != (self.request_id not in book) or (
                 pending is not None and not np.array_equal(pending, book.get(self.request_id))):
             raise corrupted("base._pending", "the unanswered part of the outstanding request_id", kind_of(pending))
+        counts = self.model_.counts
+        if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+            raise corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
         problem = self.model_.check_state()
         if problem:
             where, expected = problem.split(": ", 1)
             raise corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
-        counts = self.model_.counts
-        if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
-            raise corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
+        check_status(self)

@@ -3,11 +3,20 @@
 The state holds a format version, the strategy's registry name and parameters, the problem's
 description (checked on restore), the random generator's bit-generator state, the model's
 arrays, the base's request bookkeeping (``Strategy._base_state``: pending request and its id, the
-initial plan's position, the outstanding requests) and the rule's own attributes
-(``Strategy._state_attrs``).  Restoring it on the same problem, in any process, continues exactly the
-run that was saved: :meth:`Strategy.set_state <pybai.strategies.base.Strategy.set_state>` does it
-(the strategy sets its own fields), with the checks of this module; :func:`restore_strategy` builds
-the strategy first.
+initial plan's position, the outstanding requests), the rule's own attributes
+(``Strategy._state_attrs``) and a digest of all of it.  Restoring it on the same problem, in any process,
+continues exactly the run that was saved: :meth:`Strategy.set_state <pybai.strategies.base.Strategy.set_state>`
+does it (the strategy sets its own fields), with the checks of this module; :func:`restore_strategy`
+builds the strategy first.
+
+What a restore checks, in order (each failure one line naming the part, nothing half-restored):
+the format, the strategy's name, the problem; every section's keys, types and shapes; the
+invariants of the model (counts non-negative whole numbers, no NaN, estimates equal to
+sums / counts where the model keeps means) and of the run (counts adding up to ``t_``, the
+outstanding requests, a ``"stopped"`` status only where the stopping rule stops on the saved
+statistics, with the saved statistic; ``"censored"`` only at the sample limit); last the digest
+(format 2): a state changed in any other way since :func:`strategy_state` wrote it (another
+threshold in the parameters, another random state) is refused too.
 
 Examples
 --------
@@ -24,16 +33,21 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import numpy as np
 
 from pybai._serialize import decode, encode
 from pybai.exceptions import InvalidParameterError
 
 __all__ = ["STATE_FORMAT", "strategy_state", "restore_strategy", "check_header", "decoded_section",
-           "corrupted", "kind_of", "state_key", "get_path"]
+           "corrupted", "kind_of", "state_key", "get_path", "state_digest", "expected_digest", "check_digest",
+           "check_status"]
 
-#: Version of the state format; a newer one is refused.
-STATE_FORMAT = 1
+#: Version of the state format; a newer one is refused.  Format 2 adds ``digest``; states of
+#: format 1 (sessions' snapshots written before) are restored without it, every invariant checked.
+STATE_FORMAT = 2
 
 #: the sections of a state besides its header
 SECTIONS = ("params", "rng", "model", "base", "rule")
@@ -42,7 +56,7 @@ SECTIONS = ("params", "rng", "model", "base", "rule")
 def strategy_state(strategy) -> dict:
     """The JSON-safe state of a started ``strategy``."""
     model = strategy.model_
-    return {
+    state = {
         "format": STATE_FORMAT,
         "strategy": strategy.name,
         "params": encode(strategy.get_params()),
@@ -52,6 +66,55 @@ def strategy_state(strategy) -> dict:
         "base": {state_key(path): encode(get_path(strategy, path)) for path in strategy._base_state},
         "rule": {state_key(path): encode(get_path(strategy, path)) for path in strategy._state_attrs},
     }
+    state["digest"] = state_digest(state)
+    return state
+
+
+def state_digest(state: dict) -> str:
+    """SHA-256 of everything in ``state`` but its ``digest`` (canonical JSON: sorted keys, exact floats)."""
+    body = {key: value for key, value in state.items() if key != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def expected_digest(state: dict) -> str | None:
+    """The digest ``state`` must carry (computed before anything is restored), None for format 1, ``""`` when
+    the state is not JSON (then refused while its parts are checked)."""
+    try:
+        return state_digest(state) if state["format"] >= 2 else None
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def check_digest(state: dict, digest: str | None) -> None:
+    """Refuse a state whose digest is not :func:`expected_digest`'s (checked last: the parts name themselves first)."""
+    if digest is not None and state.get("digest") != digest:
+        if "digest" not in state:
+            raise corrupted("digest", "present (format 2)", "missing")
+        raise InvalidParameterError("state: altered since Strategy.get_state() wrote it (its digest does not match "
+                                    "its content): a state is restored only as it was saved.")
+
+
+def check_status(strategy) -> None:
+    """A restored status must be the one the run reached: "stopped" where the stopping rule stops on the saved
+    statistics (rules that decide with the base rule, ``stops_on_statistics``), with the saved statistic;
+    "censored" and "budget-spent" only at the sample or batch limit."""
+    status = strategy.status_
+    if status in ("censored", "budget-spent"):
+        limit = strategy._max_samples is not None and strategy.t_ >= strategy._max_samples
+        if not (limit or (strategy._max_batches is not None and strategy.batches_ >= strategy._max_batches)):
+            raise corrupted("base.status_", f"'{status}' only at the sample or batch limit", status)
+        return
+    if status != "stopped" or strategy.threshold_ is None or not strategy.stops_on_statistics:
+        return
+    if not strategy._ready:
+        raise corrupted("base.status_", "'stopped' only after the initial phase (_ready)", status)
+    statistic, stop = strategy.threshold_.decide(strategy.problem_, strategy.model_, strategy.t_)
+    if not stop:
+        raise corrupted("base.status_", "'stopped' only where the stopping rule stops on the saved statistics", status)
+    saved = strategy.statistic_
+    if not (saved == statistic or (np.isnan(saved) and np.isnan(statistic))):
+        raise corrupted("base.statistic_", f"the statistic of the saved model ({statistic!r})", saved)
 
 
 def state_key(path: str) -> str:
