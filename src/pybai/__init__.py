@@ -38,6 +38,7 @@ from pybai.exceptions import (
     PybaiError,
     RequestError,
     PybaiWarning,
+    RewardModelWarning,
     SessionStateError,
 )
 from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
@@ -173,4 +174,5 @@ __all__ = [
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]

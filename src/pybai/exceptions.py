@@ -16,6 +16,7 @@ __all__ = [
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]
 
 
@@ -55,3 +56,7 @@ class DegenerateInstanceError(InvalidParameterError):
 
 class PybaiWarning(UserWarning):
     """Base class of pybai's warnings (e.g. an instance whose answer is not unique)."""
+
+
+class RewardModelWarning(PybaiWarning):
+    """The rewards contradict the reward model (e.g. repeated values under a Gaussian model)."""

@@ -101,6 +101,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "certified": res.status == "stopped" and proven,
         "estimated_samples_to_stop": None if estimate is None else estimate[1],
         "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
+        "reward_model_note": problem.family.misfit(strategy.model_, problem.labels),
         "counts": _plain(res.counts.reshape(shape).astype(int)),
         "means": _plain(res.means.reshape(shape)),
         "ci_low": _plain(low.reshape(shape)),

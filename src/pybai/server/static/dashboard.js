@@ -83,7 +83,8 @@
     if (status.threshold_kind) parts.push(status.threshold_kind + " threshold");
     $("summary").textContent = parts.join(" · ");
     $("recommendation").textContent = status.answer;  // in words, with the arms' labels when they have them
-    $("message").textContent = status.message || "";
+    $("message").textContent = (status.message || "") +
+      (status.reward_model_note ? " Reward model: " + status.reward_model_note + "." : "");
     $("samples").textContent = fmt(status.samples);
     $("requests").textContent = fmt(status.requests) + " requests, " + fmt(status.answers) + " answers" +
       (status.last_answer ? "; last answer " + status.last_answer.replace("T", " ").slice(0, 19) + " UTC" : "");
