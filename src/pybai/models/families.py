@@ -147,6 +147,10 @@ class Family:
             if not epsilon < 1.0:
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             return (1.0 - epsilon, 0.0)
+        low, high = self.support
+        if not epsilon < high - low:  # every arm would be epsilon-good: nothing to identify
+            raise fail("epsilon", owner, f"a float in (0, {high - low:g}): the rewards lie in [{low:g}, {high:g}], and "
+                       f"with epsilon >= {high - low:g} every arm is epsilon-good", epsilon)
         return (1.0, self.learner_gap(epsilon))  # in the learner's units
 
     def for_truth(self, environment) -> "Family":
