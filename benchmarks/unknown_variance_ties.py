@@ -14,6 +14,7 @@ Instances (best arm first in the truth, ``mu`` the means):
 * ``spike-3``: the same spike arm against N(0.3, 0.1^2) and N(0.2, 0.1^2), delta = 0.05;
 * ``likert``: arm 0 uniform on {1, 2, 3, 4, 5} (mean 3), arm 1 N(2.9, 0.1^2), delta = 0.1;
 * ``rounded``: N(1, 1) and N(0, 1) rewards rounded to 0.001 (ties are rare but happen), delta = 0.05;
+* ``rounded-2``: the same rounded to 0.01 (ties in most runs), delta = 0.05;
 * ``gaussian``: N(1, 1) and N(0, 1) (no ties: the rule must behave as before), delta = 0.05.
 
     .venv/bin/python benchmarks/unknown_variance_ties.py --runs 400
@@ -45,6 +46,8 @@ INSTANCES = {
     "likert": ([lambda rng: float(rng.integers(1, 6)), lambda rng: rng.normal(2.9, 0.1)], {0}, 0.1),
     "rounded": ([lambda rng: round(rng.normal(1.0, 1.0), 3), lambda rng: round(rng.normal(0.0, 1.0), 3)], {0},
                 0.05),
+    "rounded-2": ([lambda rng: round(rng.normal(1.0, 1.0), 2), lambda rng: round(rng.normal(0.0, 1.0), 2)], {0},
+                  0.05),
     "gaussian": ([lambda rng: rng.normal(1.0, 1.0), lambda rng: rng.normal(0.0, 1.0)], {0}, 0.05),
 }
 

@@ -47,6 +47,8 @@ GOAL_KEY_VALUES = {"k": 2}
 EPSILONS = (None, ("additive", 0.05), ("relative", 0.1))
 PENDING = (1, 3)
 SURFACES = ("python", "cli", "http")
+#: pairs of axes whose every combination of values the sample covers (when valid ones are found)
+PAIRS = (("reward", "epsilon"), ("reward", "max_pending"), ("reward", "kind-goal"))
 DELTA = 0.1
 MAX_SAMPLES = 2_000
 BUDGET = 40
@@ -139,7 +141,8 @@ class Sample:
 
 
 def sample(size: int, seed: int = 36, tries: int = 400) -> Sample:
-    """Valid definitions covering every axis value (when some valid definition takes it), then random ones.
+    """Valid definitions covering every axis value (when some valid definition takes it), every pair of values
+    of the axes of :data:`PAIRS` that some drawn definition takes, then random ones.
 
     Deterministic for a given ``size`` and ``seed``.  With ``size`` = 0 every definition of the
     product is enumerated (hours to run: the full audit).
@@ -151,16 +154,27 @@ def sample(size: int, seed: int = 36, tries: int = 400) -> Sample:
     def pick(rng, options):
         return options[rng.integers(len(options))]
 
-    def draw(rng, fixed=None) -> Definition:
-        """Random values; the strategy first, then goals and threshold kinds among those it declares."""
-        fixed = dict([fixed]) if fixed is not None else {}
+    def draw(rng, fixed=None, plain=False) -> Definition:
+        """Random values; the strategy first, then goals and threshold kinds among those it declares.
+
+        ``plain``: the environment's own law, no epsilon, the default threshold, one request at a time
+        (the definition most likely to be valid), except for the ``fixed`` axis.
+        """
+        fixed = dict(fixed) if fixed is not None else {}
         values = {name: fixed[name] if name in fixed else pick(rng, options) for name, options in ax.items()}
+        if plain:
+            values.update({k: v for k, v in (("reward", None), ("epsilon", None), ("max_pending", 1))
+                           if k not in fixed})
         cls = get_strategy_class(values["strategy"])
         if "kind-goal" not in fixed:
             values["kind-goal"] = pick(rng, [p for p in ax["kind-goal"] if p[1] in cls.goals] or ax["kind-goal"])
         if "threshold" not in fixed:
-            kinds = [None] + list(cls.threshold_kinds) if "fixed-confidence" in cls.regimes else [None]
+            kinds = [None] + list(cls.threshold_kinds) if "fixed-confidence" in cls.regimes and not plain else [None]
             values["threshold"] = pick(rng, kinds)
+        elif values["threshold"] is not None:
+            users = [n for n in ax["strategy"] if values["threshold"] in get_strategy_class(n).threshold_kinds]
+            if "strategy" not in fixed and users:
+                values["strategy"] = pick(rng, users)
         return build(values)
 
     def consider(d: Definition) -> bool:
@@ -184,11 +198,18 @@ def sample(size: int, seed: int = 36, tries: int = 400) -> Sample:
         for value in values:
             if any(_value(d, name) == value for d, _ in out.valid):
                 continue
-            for _ in range(tries):
-                if consider(draw(rng, (name, value))):
+            for attempt in range(tries):
+                if consider(draw(rng, [(name, value)], plain=attempt >= 3 * tries // 4)):
                     break
             else:
                 out.uncovered.append((name, value))
+    for first, second in PAIRS:  # then every pair of these axes' values that some valid definition takes
+        for pair in itertools.product(ax[first], ax[second]):
+            if any((_value(d, first), _value(d, second)) == pair for d, _ in out.valid):
+                continue
+            for _ in range(tries // 8):
+                if consider(draw(rng, list(zip((first, second), pair)))):
+                    break
     budget = tries * size
     while len(out.valid) < size and budget > 0:
         consider(draw(rng))
@@ -269,4 +290,51 @@ def truth(problem, kind: str, stream: str) -> dict:
             out["sd"] = 0.05
         elif key == "theta":
             out["theta"] = np.linspace(1.0, 0.2, np.asarray(problem.features).shape[1]).tolist()
+    return out
+
+
+def experiment(definition: Definition, stream: str, name: str = "combo") -> dict | None:
+    """A tiny experiment file (2 replications, at most 300 samples) of ``definition`` on a truth of ``stream``.
+
+    None when the environment kind and goal do not read as a session file even with ``uniform``
+    (the truth needs the learner's problem: its support and shape).
+    """
+    plain = Definition(definition.kind, definition.goal, definition.reward, definition.epsilon, None,
+                       "uniform", 1)
+    spec = check(plain)
+    if isinstance(spec, ConfigError):
+        return None
+    doc = definition.document(name=name)
+    doc.pop("session")
+    env = {k: v for k, v in doc["environment"].items() if k != "arms"}
+    env.update(truth(spec.problem, definition.kind, stream))
+    doc.update(environment=env, replications=2)
+    if "delta" in doc["problem"]:
+        doc["problem"]["max_samples"] = 300
+    return doc
+
+
+def sample_experiments(strategies, seed: int = 36, tries: int = 200) -> list[Definition]:
+    """For each of ``strategies`` (those no session took, e.g. reference rules), a definition ``pybai run`` reads."""
+    from pybai.config.experiment import parse_experiment
+
+    rng = np.random.default_rng(seed)
+    ax = axes()
+    out = []
+    for name in strategies:
+        cls = get_strategy_class(name)
+        pairs = [p for p in ax["kind-goal"] if p[1] in cls.goals]
+        kinds = [None] + list(cls.threshold_kinds) if "fixed-confidence" in cls.regimes else [None]
+        for _ in range(tries):
+            d = Definition(*pairs[rng.integers(len(pairs))], ax["reward"][rng.integers(len(ax["reward"]))],
+                           EPSILONS[rng.integers(len(EPSILONS))], kinds[rng.integers(len(kinds))], name, 1)
+            doc = experiment(d, "ordinary")
+            if doc is None:
+                continue
+            try:
+                parse_experiment(doc)
+            except ConfigError:
+                continue
+            out.append(d)
+            break
     return out

@@ -374,17 +374,18 @@ class GaussianUnknownVariance(Family):
         return {"reward_model": "gaussian-unknown-variance", "statistic": self.statistic}
 
     def misfit(self, model: Model, labels=None) -> str | None:
-        """The arms that repeated a reward exactly (``model.tied``), which the proven rule does not count."""
+        """The arms whose variance estimate rests on ties (``model.tied``), which the proven rule does not count."""
         tied = getattr(model, "tied", None)
         if tied is None or not tied.any():
             return None
         arms = np.flatnonzero(tied)
         shown = ", ".join(arm_name(a, labels) for a in arms[:10]) + (", ..." if arms.size > 10 else "")
-        return (f"{shown} repeated a reward exactly: Gaussian rewards never repeat, so reward_model "
-                f"\"gaussian-unknown-variance\" does not fit, and the proven rule does not stop on "
-                f"{'this arm' if arms.size == 1 else 'these arms'} (until {'it has' if arms.size == 1 else 'each has'} "
-                f"shown more than {TIE_VALUES} distinct values); rewards in a known range fit "
-                f"reward_model = \"bounded\" with reward_range = [low, high]")
+        one = arms.size == 1
+        return (f"{shown} repeated {'its' if one else 'their'} rewards (fewer than half of them are distinct "
+                f"values): Gaussian rewards never repeat, so reward_model \"gaussian-unknown-variance\" does not "
+                f"fit, and the proven rule does not stop on {'this arm' if one else 'these arms'} while that lasts "
+                f"(or until {'it has' if one else 'each has'} shown more than {TIE_VALUES} distinct values); "
+                f"rewards in a known range fit reward_model = \"bounded\" with reward_range = [low, high]")
 
     def sample_sd(self, model: Model) -> np.ndarray:
         """The unbiased sample standard deviation sqrt(S / (N - 1)); NaN below two samples."""

@@ -15,25 +15,16 @@ Neither ever forms a sum of squares of raw rewards, so rewards of 1e8 + noise ke
 variance to about machine precision (a sum-of-squares formula loses it all).
 
 **Repeated rewards.**  Each source also keeps its distinct rewards, up to :data:`TIE_VALUES` of
-them (:mod:`pybai.models._distinct`: 1 kB per source): :attr:`MeansAndVariances.tied` marks a
-source that repeated a reward exactly while it had shown at most that many distinct values.  A
-Gaussian law never repeats a value (ties have probability 0), so a tie is evidence that the model
-does not fit the rewards (a value the arm returns with positive probability, a coarse rounding, a
-constant arm), and the variance estimate then rests on the repeated values: the proven stopping
-rule (:mod:`pybai.stopping.unknown_variance`) does not count such a source's evidence, and the
-first tie raises a :class:`~pybai.exceptions.RewardModelWarning` once.  A source that has shown
-more than ``TIE_VALUES`` distinct values counts again (its store overflows): by then its variance
-rests on that many distinct values (rewards measured to a finite resolution get there once their
-spread covers that many steps of it).
-
-The variance reported is the maximum-likelihood estimate sigma_hat^2 = S / N (divide by N,
-not N - 1): it is the one the generalized likelihood ratio of the unknown-variance Gaussian
-produces (maximising the likelihood of N(mu, s^2) over s^2 at fixed mu gives
-s^2 = S/N + (mu_hat - mu)^2, whence the GLR term (N/2) ln(1 + (mu_hat - mu)^2 / sigma_hat^2)),
-and it is the empirical variance of Jourdan, Degenne & Kaufmann, "Dealing with unknown
-variances in best-arm identification" (ALT 2023, arXiv 2210.00974) in both of their
-stopping statistics (see :mod:`pybai.problems.best_arm._unknown_variance`).  A variance
-needs two samples: below that it is NaN, never a silent 0.
+them (:mod:`pybai.models._distinct`: 1 kB per source).  A Gaussian law never repeats a value (ties
+have probability 0), so repeated rewards are evidence that the model does not fit (a value the
+arm returns with positive probability, a coarse scale, a constant arm).  A source's variance
+estimate *rests on ties* (:attr:`MeansAndVariances.tied`) when fewer than half of its rewards are
+distinct values, d < N / 2, while it has shown at most ``TIE_VALUES`` distinct values: the proven
+stopping rule (:mod:`pybai.stopping.unknown_variance`) does not count such a source's evidence,
+and the first such source raises a :class:`~pybai.exceptions.RewardModelWarning` once.  A run of
+equal rewards (sample variance 0), a two-point or a five-point law are tied after a few samples;
+measurements rounded to a small fraction of their spread repeat now and then but keep d >= N / 2,
+and a source that has shown more than ``TIE_VALUES`` distinct values counts whatever its ties.
 
 Examples
 --------
@@ -54,19 +45,19 @@ from typing import cast
 import numpy as np
 
 from pybai.exceptions import InvalidParameterError, RewardModelWarning
-from pybai.models._distinct import OVERFLOWED, check_store, repeated, store_update
+from pybai.models._distinct import OVERFLOWED, check_store, store_update
 from pybai.models.base import Model
 
 __all__ = ["MeansAndVariances", "TIE_VALUES", "TIE_WARNING"]
 
-#: distinct rewards kept per source to detect repeated ones (beyond them a source counts as tie-free)
+#: distinct rewards kept per source to detect ties (beyond them a source counts whatever its ties)
 TIE_VALUES = 64
 
-#: the warning of the first repeated reward (one text, so that Python shows it once per process)
+#: the warning of the first source whose rewards repeat (one text, so that Python shows it once per process)
 TIE_WARNING = ("rewards repeat exactly under reward_model \"gaussian-unknown-variance\": Gaussian rewards never "
                "repeat, so the model does not fit them, and the proven stopping rule will not stop on an arm "
-               f"whose variance estimate rests on repeated rewards (until it has shown more than {TIE_VALUES} "
-               "distinct values). Rewards in a known range fit reward_model = \"bounded\" with "
+               "fewer than half of whose rewards are distinct values (while it has shown at most "
+               f"{TIE_VALUES} of them). Rewards in a known range fit reward_model = \"bounded\" with "
                "reward_range = [low, high]")
 
 
@@ -112,18 +103,20 @@ class MeansAndVariances(Model):
     # ------------------------------------------------------------------ statistics
     @property
     def tied(self) -> np.ndarray:
-        """Per source: it repeated a reward while it had shown at most :data:`TIE_VALUES` distinct values.
+        """Per source: fewer than half of its rewards are distinct values, while it has shown at most
+        :data:`TIE_VALUES` of them (its variance estimate rests on ties; module docstring).
 
-        The stopping rule does not count the evidence of such a source (module docstring); a
-        source counts again once it has shown more distinct values.
+        The stopping rule does not count the evidence of such a source.
         """
-        return repeated(self.n_values, self.value_counts)
+        return (self.n_values >= 0) & (2 * self.n_values < self.value_counts.sum(axis=1))
 
     def _record(self, sources: np.ndarray, rewards: np.ndarray) -> None:
-        """Add the rewards to the stores of distinct values; warn at the first repeated one."""
-        if store_update(sources, rewards, self.values, self.value_counts, self.n_values) and not self._warned:
+        """Add the rewards to the stores of distinct values; warn when a source first rests on ties."""
+        if store_update(sources, rewards, self.values, self.value_counts, self.n_values) and not self._warned \
+                and self.tied.any():
             self._warned = True
             warnings.warn(RewardModelWarning(TIE_WARNING + "."), stacklevel=4)
+
     @property
     def variances(self) -> np.ndarray:
         """sigma_hat^2 = S / N per source (maximum likelihood); NaN below two samples."""

@@ -79,18 +79,19 @@ branch-and-bound on that bound either finds a point with g < ln x (no stop) or c
 g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
 When xbar_a <= xbar_b the infimum is at most ln B+_a(xbar_a) + ln B-_b(xbar_b) < 0: no stop.
 
-**Repeated rewards.**  The rule gives no evidence to an arm whose rewards repeated a value while
-it had shown at most 64 distinct values (:attr:`~pybai.models.unknown_variance.MeansAndVariances.tied`):
-every pair with such an arm fails, as if its Bayes factors were 1 (the value before its second
-sample; with one factor 1 the infimum over the piece is at most ln B+_a(xbar_a) <= 0).  Under
-the model this changes nothing: two draws of a Gaussian law are equal with probability 0, so
-with probability 1 no arm is ever tied and the theorem above holds word for word.  Off the
-model it is what keeps a variance estimate of (nearly) 0 from reading as an exactly known mean:
-an arm paying 0 with probability 0.95 and 10 otherwise shows a run of zeros, sample variance 0,
-and Bayes factors that certified any Gaussian arm against it after a dozen samples
-(``benchmarks/unknown_variance_ties.py``).  A tie is evidence that the model does not fit; the
-model warns once (:class:`~pybai.exceptions.RewardModelWarning`) and session status says which
-arms repeated rewards and which reward model fits (``"bounded"`` with a ``reward_range``).
+**Repeated rewards.**  The rule gives no evidence to an arm whose variance estimate rests on ties:
+fewer than half of its rewards are distinct values while it has shown at most 64 of them
+(:attr:`~pybai.models.unknown_variance.MeansAndVariances.tied`).  Every pair with such an arm
+fails, as if its Bayes factors were 1 (the value before its second sample; with one factor 1 the
+infimum over the piece is at most ln B+_a(xbar_a) <= 0).  Under the model this changes nothing:
+two draws of a Gaussian law are equal with probability 0, so with probability 1 no arm is ever
+tied and the theorem above holds word for word.  Off the model it is what keeps a variance
+estimate of (nearly) 0 from reading as an exactly known mean: an arm paying 0 with probability
+0.95 and 10 otherwise shows a run of zeros, sample variance 0, and Bayes factors that certified a
+Gaussian arm against it after a dozen samples (``benchmarks/unknown_variance_ties.py``).  A tie is
+evidence that the model does not fit; the model warns once
+(:class:`~pybai.exceptions.RewardModelWarning`) and session status says which arms are tied and
+which reward model fits (``"bounded"`` with a ``reward_range``).
 
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln x + 2 ln 8 + ln t, about
 the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
@@ -210,7 +211,7 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
 def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset, tied):
     """Pieces {lambda_j >= lambda_i + offset}: arm j's samples shifted by -offset make them unshifted.
 
-    A pair with a ``tied`` arm (its rewards repeated a value: no Gaussian evidence) does not pass.
+    A pair with a ``tied`` arm (its variance estimate rests on repeated rewards: no Gaussian evidence) does not pass.
     """
     worst = math.inf
     for ii in range(top.shape[0]):
@@ -281,7 +282,7 @@ class UnknownVarianceThreshold(Threshold):
 
         ``model`` is a :class:`~pybai.models.unknown_variance.MeansAndVariances` (counts, means and
         sums of squared deviations); ``variances`` is not used (the rule needs no variance).  A
-        pair with an arm the model marks ``tied`` (it repeated a reward) does not pass (module
+        pair with an arm the model marks ``tied`` (its variance rests on repeated rewards) does not pass (module
         docstring, "Repeated rewards").  The
         pieces are {lambda_j >= lambda_i + offset} (additive epsilon: the Bayes factor of arm j at
         lambda is that of its samples shifted by -offset at lambda - offset); ``slope`` must be 1

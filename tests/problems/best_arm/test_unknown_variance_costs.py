@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -152,3 +154,32 @@ def test_best_arm_glr_from_the_model():
     one.update(np.array([0, 0, 1, 1, 2]), np.array([1.0, 2.0, 0.0, 0.5, 0.2]))
     for kind in (PLUGIN, TRANSPORT):
         assert np.isnan(glr_best_arm_uv(kind, one.counts, one.estimate, one.variances)[0])
+
+
+@pytest.mark.parametrize("args", [
+    (5.0, 1e-300, 1e-12, 5.0, 0.0, 1e-12),       # constant arms 1e-300 apart (variances at the floor)
+    (5.0, 5e-324, 1e-12, 5.0, 0.0, 1e-12),       # a subnormal difference
+    (3.0, 1e-160, 1e-320, 4.0, 0.0, 1e-12),      # a subnormal variance on one side
+    (5.0, 1.0, 1e-300, 5.0, 0.0, 1e-300),        # ratios near the top of the floats
+    (5.0, 1e100, 1e-300, 5.0, -1e100, 1.0),      # a ratio that overflows: that mean is pinned
+    (5.0, 1e100, 1e-300, 5.0, -1e100, 1e-300),   # both overflow
+    (5.0, 1.0, 0.0, 5.0, 0.0, 1.0),              # a variance of 0
+])
+def test_transport_pair_at_degenerate_scales_divides_by_no_underflowed_number(args):
+    z, u = transport_pair(*args)
+    n1, x1, s1, n2, x2, s2 = args
+    assert z >= 0.0 and x2 <= u <= x1
+    if s1 > 0.0 and s2 > 0.0 and math.isfinite(z):
+        # the value is the objective at u, within the first-order bound of the end solutions (1e-280 n)
+        assert z == pytest.approx(objective(u, *args), rel=1e-9, abs=1e-270)
+    if x1 - x2 < 1e-150:
+        assert z < 1e-250  # nothing separates arms 1e-300 apart
+
+
+def test_transport_pair_keeps_its_arithmetic_on_usual_scales():
+    from pybai.models._transport import _transport_t
+
+    for n1, x1, s1, n2, x2, s2 in random_instances(3, 100):
+        d2 = (x1 - x2) ** 2
+        h, t = _transport_t(n1 / (n1 + n2), s1 / d2, s2 / d2)
+        assert transport_pair(n1, x1, s1, n2, x2, s2) == (0.5 * (n1 + n2) * h, x2 + t * (x1 - x2))
