@@ -183,3 +183,25 @@ def test_transport_pair_keeps_its_arithmetic_on_usual_scales():
         d2 = (x1 - x2) ** 2
         h, t = _transport_t(n1 / (n1 + n2), s1 / d2, s2 / d2)
         assert transport_pair(n1, x1, s1, n2, x2, s2) == (0.5 * (n1 + n2) * h, x2 + t * (x1 - x2))
+
+
+@pytest.mark.parametrize("code", [PLUGIN, TRANSPORT])
+def test_the_oracle_is_scale_free_down_to_the_smallest_allowed_sigma(code):
+    """Gaussian arms with sigma = 1e-100 (the end of the allowed range): products of two variances underflow;
+    T* and w* are those of the same arms at scale 1."""
+    means, var = np.array([1.0, 0.9, 0.5, 0.2]), np.ones(4)
+    t1, w1 = _kernels.oracle_best_arm(code, means, var)
+    for scale in (1e-100, 1e100):
+        t, w = _kernels.oracle_best_arm(code, means * scale, var * scale * scale)
+        assert t == pytest.approx(t1, rel=1e-9) and np.allclose(w, w1, rtol=1e-9)
+        tw, ww = _kernels.oracle_best_arm_warm(code, means * scale, var * scale * scale, np.zeros(5))
+        assert tw == pytest.approx(t1, rel=1e-9)
+
+
+def test_a_warm_start_below_the_smallest_normal_float_gives_an_infinite_time():
+    """Bernoulli-coded means 1e-300 apart (binomial fractions within the 1e-9 tolerance, bounded rewards): the
+    warm start of the last step may underflow; T* is then infinite, never a division by 0."""
+    means = np.array([0.0, 1e-300, 2e-300, 3e-300])
+    t, w = _kernels.oracle_best_arm_warm(_kl.BERNOULLI, means, np.ones(4), np.array([5.18e-317, 0, 0, 0, 0.0]))
+    assert t == math.inf or t > 1e40
+    assert np.isclose(w.sum(), 1.0)
