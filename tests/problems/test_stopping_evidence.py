@@ -1,4 +1,4 @@
-"""Problem.stopping_evidence: the statistic that decides and its level reach each other exactly when the rule stops.
+"""Threshold.evidence: the statistic that decides and its level reach each other exactly when the rule stops.
 
 Every goal with a count-dependent (per-piece) rule and a t-only one, run step by step: at every
 check, ``statistic >= level`` equals the rule's decision (:meth:`Threshold.decide`), and the level of a
@@ -54,7 +54,7 @@ def _run(problem_doc, env, threshold, seed=1, steps=4000):
         strategy.tell(sources, rewards)
         if strategy.t_ >= 2 * exp.problem.n_sources:
             problem, model, rule = strategy.problem_, strategy.model_, strategy.threshold_
-            statistic, level = problem.stopping_evidence(model, rule, strategy.t_)
+            statistic, level = rule.evidence(problem, model, strategy.t_)
             checks.append((statistic, level, rule.decide(problem, model, strategy.t_).stop))
     return exp.problem, strategy, checks
 

@@ -119,7 +119,7 @@ def test_status_statistic_and_threshold_are_the_problems(workdir, gaussian_doc):
     # evidence of the deciding pair and the rule's level ln((K - 1) / delta)
     rule = problem.threshold("delta-correct", 0.1)
     assert st["threshold_count_dependent"] and st["threshold"] == rule.level == pytest.approx(np.log(2 / 0.1))
-    assert (st["statistic"], st["threshold"]) == problem.stopping_evidence(strategy.model_, rule, 6)
+    assert (st["statistic"], st["threshold"]) == rule.evidence(problem, strategy.model_, 6)
     assert (st["statistic"] >= st["threshold"]) == rule.decide(problem, strategy.model_, 6).stop
     assert st["samples"] == 6 and st["requests"] == 6 and st["answers"] == 6 and st["pending"] is None
     sums = np.zeros(3)

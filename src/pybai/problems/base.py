@@ -251,11 +251,6 @@ class Problem(ABC):
         """
         return self.statistic(model)
 
-    def stopping_evidence(self, model: Model, threshold: Threshold, t: int) -> tuple[float, float]:
-        """The statistic of what decides the stopping rule now and its level: ``threshold`` stops exactly when
-        ``statistic >= level`` (:meth:`Threshold.evidence <pybai.stopping.base.Threshold.evidence>`)."""
-        return threshold.evidence(self, model, t)
-
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
@@ -414,10 +409,9 @@ class Problem(ABC):
     def closest_pair(self, model: Model) -> tuple[int, int] | None:
         """The two sources whose comparison is weakest now: (one in the answer, its closest rival).
 
-        Default, for answers that are sets of independent arms (``"answer-mask"``): the pair
-        (i in the empirical answer, j outside) of smallest transportation cost (in whichever
-        direction separates them)
-        inf_m N_i d(mu_i, m) + N_j d(mu_j, m), the piece that sets the GLR statistic; None for
+        Default, for answers that are sets of independent arms (``"answer-mask"``): the pair (i in the
+        empirical answer, j outside) of smallest transportation cost (in whichever direction separates
+        them) inf_m N_i d(mu_i, m) + N_j d(mu_j, m), the piece that sets the GLR statistic; None for
         other problems or while a source has no estimate (what a near-tie report names).
         """
         means = model.estimate
@@ -438,11 +432,8 @@ class Problem(ABC):
         return True
 
     def check_truth(self, means: np.ndarray) -> None:
-        """Refuse a truth on which this problem's correctness is not defined (default: every truth is fine).
-
-        Called by the experiment files' reader before a run; e.g. a relative epsilon on a
-        negative best mean (:mod:`pybai.problems.tolerance`).
-        """
+        """Refuse a truth on which correctness is not defined (default: none), before a run; e.g. a relative
+        epsilon on a negative best mean (:mod:`pybai.problems.tolerance`)."""
 
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         """Whether ``answer`` is *a* correct answer for ``means``.
@@ -486,11 +477,10 @@ class Problem(ABC):
     def error_probability_epsilon(self, simple_regrets) -> float | None:
         """Fraction of runs whose simple regret exceeds :attr:`error_tolerance`; None when it is not set.
 
-        Decided with the tolerance of :func:`pybai.problems.tolerance.regret_exceeds`.
-
         The probability of error at tolerance epsilon of a fixed-budget recommendation
         (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of
-        the best counts as correct.  Runs without a regret (NaN) are left out.
+        the best counts as correct (decided by :func:`pybai.problems.tolerance.regret_exceeds`).
+        Runs without a regret (NaN) are left out.
         """
         if self.error_tolerance is None:
             return None

@@ -132,8 +132,8 @@ def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool
     initial phase); that point is marked when ``stopped``.  NaN values (some source without an
     estimate yet) and ``-inf`` ones (a comparison not yet ranked) are not drawn.
     ``count_dependent``: the rule tests each comparison with its own counts; the statistic is
-    then the evidence of the comparison that decides (:meth:`Problem.stopping_evidence
-    <pybai.problems.base.Problem.stopping_evidence>`) and the level is the rule's.
+    then the evidence of the comparison that decides (:meth:`Threshold.evidence
+    <pybai.stopping.base.Threshold.evidence>`) and the level is the rule's.
     """
     samples = np.asarray(samples, dtype=float)
     statistic = np.where(np.isfinite(np.asarray(statistic, dtype=float)), statistic, np.nan)

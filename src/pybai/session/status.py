@@ -138,7 +138,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
 def stopping_evidence(strategy) -> tuple[float, float] | None:
     """The statistic that decides the strategy's fixed-confidence stop now and its level, or None.
 
-    :meth:`Problem.stopping_evidence <pybai.problems.base.Problem.stopping_evidence>` on the
+    :meth:`Threshold.evidence <pybai.stopping.base.Threshold.evidence>` on the
     strategy's model and threshold: the rule stops exactly when ``statistic >= level``.  None in
     fixed budget, before the first sample, and for a strategy that stops by a rule of its own (it
     overrides ``_should_stop``, unless its ``glr_stopping`` says the GLR rule decides, as LUCB's).
@@ -147,7 +147,7 @@ def stopping_evidence(strategy) -> tuple[float, float] | None:
         return None
     if type(strategy)._should_stop is not Strategy._should_stop and not getattr(strategy, "glr_stopping", False):
         return None
-    return strategy.problem_.stopping_evidence(strategy.model_, strategy.threshold_, strategy.t_)
+    return strategy.threshold_.evidence(strategy.problem_, strategy.model_, strategy.t_)
 
 
 def _statistic(strategy) -> tuple[float | None, float | None]:
