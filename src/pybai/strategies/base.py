@@ -165,7 +165,7 @@ class Strategy:
                     continue
                 offered.append(f'"{kind}"')
             raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
-                       f"{problem.family.name} rewards)", self.threshold) from None
+                       f"{type(problem.family).__name__} rewards)", self.threshold) from None
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
