@@ -155,7 +155,7 @@ class Strategy:
         if not isinstance(regime, FixedConfidence):
             return
         try:
-            problem.threshold(self.threshold, regime.delta)
+            problem.threshold(self.threshold_kind, regime.delta)
         except InvalidParameterError:
             offered = []
             for kind in self.threshold_kinds:
