@@ -92,6 +92,10 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: a rule whose stopping never reads ``threshold`` and carries no proof names that stopping rule here
+    #: (the practitioners' baselines: ``"mixture-sprt"``, ...): its stops are never certified, whatever
+    #: ``threshold`` says (:mod:`pybai.strategies.certificate`), and ``threshold`` is ignored
+    stopping_rule: ClassVar[str] = ""
     #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
     #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
     single_request: ClassVar[str] = ""
