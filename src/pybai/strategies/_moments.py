@@ -1,9 +1,11 @@
-"""Per-arm sums and sums of squares of the rewards as told (the users' units), for rules with plug-in variances.
+"""Per-arm sums of squared rewards (the learner's units), for rules with plug-in variances.
 
-The practitioners' baselines (``mixture-sprt``, ``thompson-pbest``) estimate each arm's variance
-from the rewards themselves, whatever the family: the maximum-likelihood variance
-S2 / N - (S / N)^2, which for 0/1 rewards is p_hat (1 - p_hat).  The mixin keeps the two sums in
-the rule's state; the compiled loops update the same arrays with :func:`add_reward`.
+``mixture-sprt`` estimates each arm's variance from the rewards themselves, whatever the family:
+the maximum-likelihood variance S2 / N - mean^2 (p_hat (1 - p_hat) for 0/1 rewards), with N, the
+mean and the sum S from the model and S2 kept by the rule.  Rewards are taken in the learner's
+units (:meth:`~pybai.models.families.Family.learner_means`: bounded rewards rescaled to [0, 1], the
+others as told), the units of the model's sums.  The compiled loops update the same array with
+:func:`add_square`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from numba import njit
 
 from pybai.strategies._views import StateArray
 
-__all__ = ["RewardMoments", "add_reward", "plugin_variance"]
+__all__ = ["SquareSums", "add_square", "plugin_variance"]
 
 
 @njit(cache=True)
-def add_reward(reward_sums, square_sums, a, r):
-    """Add reward ``r`` of arm ``a`` to its sum and its sum of squares."""
-    reward_sums[a] += r
-    square_sums[a] += r * r
+def add_square(square_sums, a, y):
+    """Add the square of reward ``y`` (learner's units) of arm ``a``."""
+    square_sums[a] += y * y
 
 
 @njit(cache=True)
@@ -32,20 +33,19 @@ def plugin_variance(count, reward_sum, square_sum):
     return max(square_sum / count - mean * mean, 0.0)
 
 
-class RewardMoments:
-    """Mixin of a :class:`~pybai.strategies.base.Strategy`: ``reward_sums_`` and ``square_sums_`` per arm.
+class SquareSums:
+    """Mixin of a :class:`~pybai.strategies.base.Strategy`: ``square_sums_`` per arm, in the learner's units.
 
-    A rule calls :meth:`_init_moments` in its ``_initialize`` and lists ``"reward_sums_"`` and
-    ``"square_sums_"`` in its ``_state_attrs``; :meth:`_observe` adds every told reward.
+    A rule calls :meth:`_init_squares` in its ``_initialize`` and lists ``"square_sums_"`` in its
+    ``_state_attrs``; :meth:`_observe` adds every told reward's square.
     """
 
-    reward_sums_ = StateArray()
     square_sums_ = StateArray()
 
-    def _init_moments(self, n: int) -> None:
-        self._reward_sums_ = np.zeros(n)
+    def _init_squares(self, n: int) -> None:
         self._square_sums_ = np.zeros(n)
 
     def _observe(self, sources, rewards) -> None:
-        for a, r in zip(sources.tolist(), rewards.tolist()):
-            add_reward(self._reward_sums_, self._square_sums_, a, r)
+        learner = self.problem_.family.learner_means(rewards)  # type: ignore[attr-defined]
+        for a, y in zip(sources.tolist(), learner.tolist()):
+            add_square(self._square_sums_, a, y)

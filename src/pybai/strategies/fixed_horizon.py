@@ -16,8 +16,7 @@ import numpy as np
 from numba import njit
 from scipy.stats import norm
 
-from pybai._validation import check_positive_float, check_probability, fail
-from pybai.exceptions import InvalidParameterError
+from pybai._validation import check_positive_float, check_probability
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import draw_reward, record
 from pybai.strategies._own_stopping import OwnStoppingRun
@@ -94,8 +93,8 @@ class FixedHorizon(OwnStoppingRun, Strategy):
     variance : float or None, default None
         The per-arm reward variance assumed by the power analysis (for conversion rates near p:
         p (1 - p)).  None: the square of the family's sub-Gaussian scale (the known sigma of
-        Gaussian arms, 1/4 for rewards in [0, 1]: the worst case); refused for rewards without a
-        known noise scale.
+        Gaussian arms, 1/4 for rewards in [0, 1]: the worst case).  Rewards without a known noise
+        scale (``reward_model = "gaussian-unknown-variance"``) are refused.
     power : float in (0, 1), default 0.95
     threshold : str, default "heuristic"
         Ignored (the stop is the horizon); accepted for the common interface.
@@ -111,6 +110,8 @@ class FixedHorizon(OwnStoppingRun, Strategy):
 
     name = "fixed-horizon"
     goals = ("best-arm",)
+    #: the power analysis needs a noise scale: the family's known one (or a variance guess on its scale)
+    requires = frozenset({"independent-arms", "known-noise"})
     stopping_rule = "fixed-horizon"
 
     def __init__(self, *, mde: float = 0.1, variance: float | None = None, power: float = 0.95,
@@ -127,12 +128,6 @@ class FixedHorizon(OwnStoppingRun, Strategy):
         if self.variance is not None:
             check_positive_float(self.variance, "variance", owner)
         check_probability(self.power, "power", owner)
-        if problem is not None and self.variance is None:
-            try:
-                problem.family.sub_gaussian_scale
-            except InvalidParameterError:
-                raise fail("variance", owner, "a float > 0 (the rewards have no known noise scale to default to)",
-                           self.variance) from None
 
     def _initialize(self):
         family = self.problem_.family

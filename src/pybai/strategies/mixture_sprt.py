@@ -25,7 +25,7 @@ from numba import njit
 from pybai._validation import check_positive_float, check_positive_int
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import draw_reward, record
-from pybai.strategies._moments import RewardMoments, add_reward, plugin_variance
+from pybai.strategies._moments import SquareSums, add_square, plugin_variance
 from pybai.strategies._own_stopping import OwnStoppingRun
 from pybai.strategies.base import StateArray, Strategy
 from pybai.strategies.registry import register
@@ -41,7 +41,7 @@ def log_mixture_ratio(diff, var, tau2):
 
 
 @njit(cache=True)
-def _eliminate(counts, reward_sums, square_sums, active, tau2, log_level, burn_in):
+def _eliminate(counts, sums, square_sums, active, tau2, log_level, burn_in):
     """One check of every pair of active arms: ``(arms still active, largest ln Lambda)``.
 
     Arm j is eliminated when an active arm i has a larger mean and ln Lambda_ij >= ``log_level``, both
@@ -54,15 +54,15 @@ def _eliminate(counts, reward_sums, square_sums, active, tau2, log_level, burn_i
     for i in range(n):
         if not active[i] or counts[i] < burn_in:
             continue
-        mean_i = reward_sums[i] / counts[i]
-        var_i = plugin_variance(counts[i], reward_sums[i], square_sums[i]) / counts[i]
+        mean_i = sums[i] / counts[i]
+        var_i = plugin_variance(counts[i], sums[i], square_sums[i]) / counts[i]
         for j in range(n):
             if j == i or not active[j] or counts[j] < burn_in:
                 continue
-            diff = mean_i - reward_sums[j] / counts[j]
+            diff = mean_i - sums[j] / counts[j]
             if not diff > 0.0:
                 continue
-            var = var_i + plugin_variance(counts[j], reward_sums[j], square_sums[j]) / counts[j]
+            var = var_i + plugin_variance(counts[j], sums[j], square_sums[j]) / counts[j]
             if not var > 0.0:
                 continue
             value = log_mixture_ratio(diff, var, tau2)
@@ -90,8 +90,8 @@ def _next_arm(counts, active):
 
 
 @njit(cache=True)
-def _mixture_sprt_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, reward_sums, square_sums,
-                      active, tau2, log_level, burn_in):
+def _mixture_sprt_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, square_sums, active, tau2,
+                      log_level, burn_in):
     """A whole run (see :mod:`pybai.strategies._compiled`): ``(t, statistic, checked, stopped)``."""
     n_plan = plan.shape[0]
     t = 0
@@ -101,10 +101,10 @@ def _mixture_sprt_run(plan, truth, sd, bernoulli, noise, max_samples, counts, su
         a = plan[t] if t < n_plan else _next_arm(counts, active)
         r = draw_reward(noise, truth, sd, bernoulli, a)
         record(counts, sums, est, a, r)
-        add_reward(reward_sums, square_sums, a, r)
+        add_square(square_sums, a, r)
         t += 1
         if t >= n_plan:
-            left, z = _eliminate(counts, reward_sums, square_sums, active, tau2, log_level, burn_in)
+            left, z = _eliminate(counts, sums, square_sums, active, tau2, log_level, burn_in)
             checked = True
             if left == 1:
                 return t, z, checked, True
@@ -113,13 +113,14 @@ def _mixture_sprt_run(plan, truth, sd, bernoulli, noise, max_samples, counts, su
 
 
 @register
-class MixtureSPRT(RewardMoments, OwnStoppingRun, Strategy):
+class MixtureSPRT(SquareSums, OwnStoppingRun, Strategy):
     """Pairwise always-valid mixture SPRTs with Bonferroni and elimination (a practitioners' baseline, not proven).
 
     The arms still in the race are sampled in a round robin (least-sampled first, lowest index on
     ties).  After every sample each pair (i, j) of active arms with mean_i > mean_j is tested with
     the normal-mixture SPRT of Johari et al. on the difference of their means, with the plug-in
-    variances s^2 = S2 / N - (S / N)^2 of each arm's rewards (p_hat (1 - p_hat) for conversions)
+    variances s^2 = S2 / N - (S / N)^2 of each arm's rewards (p_hat (1 - p_hat) for conversions; the
+    model's counts and sums, :mod:`pybai.strategies._moments`)
     and mixing standard deviation ``tau``; arm j is eliminated once ln Lambda_ij >= ln(m / delta),
     with m = K (K - 1) / 2 pairs (Bonferroni).  The run stops when one arm survives and recommends
     it (while running: the active arm of largest mean).  Pairs are tested once both arms have
@@ -157,7 +158,7 @@ class MixtureSPRT(RewardMoments, OwnStoppingRun, Strategy):
     name = "mixture-sprt"
     goals = ("best-arm",)
     stopping_rule = "mixture-sprt"
-    _state_attrs = ("reward_sums_", "square_sums_", "active_")
+    _state_attrs = ("square_sums_", "active_")
 
     def __init__(self, *, tau: float = 0.1, burn_in: int = 100, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -172,24 +173,26 @@ class MixtureSPRT(RewardMoments, OwnStoppingRun, Strategy):
 
     def _initialize(self):
         n = self.problem_.n_sources
-        self._init_moments(n)
+        self._init_squares(n)
         self._active_ = np.ones(n, dtype=bool)
+        self._tau2 = self.problem_.family.learner_gap(float(self.tau)) ** 2  # in the model's units
         pairs = n * (n - 1) / 2.0
         self._log_level = math.log(max(pairs, 1.0) / float(self.problem_.regime.delta))
 
     def _own_loop(self, setup, rng):
         model = self.model_
         return _mixture_sprt_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, setup.max_samples,
-                                 model.counts, model.sums, model.estimate, self._reward_sums_, self._square_sums_,
-                                 self._active_, float(self.tau) ** 2, self._log_level, float(self.burn_in))
+                                 model.counts, model.sums, model.estimate, self._square_sums_, self._active_,
+                                 self._tau2, self._log_level, float(self.burn_in))
 
     def _select(self):
         return int(_next_arm(self.model_.counts, self._active_))
 
     def _should_stop(self) -> bool:
         """Eliminate the arms some active arm beats; stop when one is left (statistic: the largest ln Lambda)."""
-        left, z = _eliminate(self.model_.counts, self._reward_sums_, self._square_sums_, self._active_,
-                             float(self.tau) ** 2, self._log_level, float(self.burn_in))
+        model = self.model_
+        left, z = _eliminate(model.counts, model.sums, self._square_sums_, self._active_, self._tau2, self._log_level,
+                             float(self.burn_in))
         self.statistic_ = float(z)
         return left == 1
 

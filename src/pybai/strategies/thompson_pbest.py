@@ -18,7 +18,6 @@ from numpy.polynomial.hermite_e import hermegauss
 from pybai._validation import check_probability
 from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies._compiled import draw_reward, record
-from pybai.strategies._moments import RewardMoments, add_reward
 from pybai.strategies._own_stopping import OwnStoppingRun
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -31,7 +30,7 @@ _WEIGHTS = _WEIGHTS / math.sqrt(2.0 * math.pi)
 
 
 @njit(cache=True)
-def _posterior(counts, reward_sums, noise_var, low, width, bounded, mean, var, a, b):
+def _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a, b):
     """Each arm's posterior: mean and variance, and for rewards in [low, low + width] its Beta(a, b) (rescaled units).
 
     Bounded rewards: Beta(1 + S', 1 + N - S') with S' the sum of the rescaled rewards (the conjugate
@@ -42,15 +41,18 @@ def _posterior(counts, reward_sums, noise_var, low, width, bounded, mean, var, a
     for i in range(counts.shape[0]):
         n = counts[i]
         if bounded:
-            s = (reward_sums[i] - n * low) / width
+            s = (sums[i] - n * low) / width
             a[i] = 1.0 + s
             b[i] = 1.0 + n - s
             total = a[i] + b[i]
             mean[i] = a[i] / total
             var[i] = a[i] * b[i] / (total * total * (total + 1.0))
-        else:
-            mean[i] = reward_sums[i] / n
+        elif n > 0.0:
+            mean[i] = sums[i] / n
             var[i] = noise_var[i] / n
+        else:  # no sample (a problem whose model estimates unsampled arms): the flat prior
+            mean[i] = 0.0
+            var[i] = np.inf
 
 
 @njit(cache=True)
@@ -61,6 +63,8 @@ def _thompson_arm(rng, mean, var, a, b, bounded):
     for i in range(mean.shape[0]):
         if bounded:
             draw = rng.beta(a[i], b[i])
+        elif var[i] == np.inf:
+            draw = np.inf
         else:
             draw = mean[i] + math.sqrt(var[i]) * rng.standard_normal()
         if draw > best_draw:
@@ -75,6 +79,9 @@ def _prob_best(mean, var, nodes, weights):
 
     Each posterior replaced by the normal law of the same mean and variance; 48-point Gauss-Hermite.
     """
+    for j in range(var.shape[0]):
+        if var[j] == np.inf:  # an arm without a sample: nothing is known yet
+            return 0.0
     leader = np.argmax(mean)
     sd_l = math.sqrt(var[leader])
     total = 0.0
@@ -94,8 +101,8 @@ def _prob_best(mean, var, nodes, weights):
 
 
 @njit(cache=True)
-def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, reward_sums, square_sums,
-                        noise_var, low, width, bounded, level, rng, nodes, weights):
+def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, noise_var, low, width,
+                        bounded, level, rng, nodes, weights):
     """A whole run (see :mod:`pybai.strategies._compiled`): ``(t, statistic, checked, stopped)``."""
     n_plan = plan.shape[0]
     n = counts.shape[0]
@@ -110,14 +117,12 @@ def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, 
         if t < n_plan:
             a = plan[t]
         else:
-            _posterior(counts, reward_sums, noise_var, low, width, bounded, mean, var, a_, b_)
+            _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a_, b_)
             a = _thompson_arm(rng, mean, var, a_, b_, bounded)
-        r = draw_reward(noise, truth, sd, bernoulli, a)
-        record(counts, sums, est, a, r)
-        add_reward(reward_sums, square_sums, a, r)
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            _posterior(counts, reward_sums, noise_var, low, width, bounded, mean, var, a_, b_)
+            _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a_, b_)
             z = _prob_best(mean, var, nodes, weights)
             checked = True
             if z > level:
@@ -127,7 +132,7 @@ def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, 
 
 
 @register
-class ThompsonProbabilityBest(RewardMoments, OwnStoppingRun, Strategy):
+class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
     """Thompson sampling that stops when P(leader is best | data) > ``confidence`` (a heuristic, not proven).
 
     Each step draws one mean per arm from its posterior (with the rule's generator) and samples the
@@ -164,7 +169,6 @@ class ThompsonProbabilityBest(RewardMoments, OwnStoppingRun, Strategy):
     name = "thompson-pbest"
     goals = ("best-arm",)
     stopping_rule = "posterior-probability"
-    _state_attrs = ("reward_sums_", "square_sums_")
 
     def __init__(self, *, confidence: float = 0.95, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
@@ -176,8 +180,8 @@ class ThompsonProbabilityBest(RewardMoments, OwnStoppingRun, Strategy):
 
     def _initialize(self):
         n = self.problem_.n_sources
-        self._init_moments(n)
-        low, high = self.problem_.family.support
+        family = self.problem_.family
+        low, high = (float(x) for x in family.learner_means(np.array(family.support, dtype=float)))  # the model's units
         self._bounded = math.isfinite(low) and math.isfinite(high)
         self._low, self._width = (float(low), float(high - low)) if self._bounded else (0.0, 1.0)
         self._work = tuple(np.empty(n) for _ in range(4))  # posterior means, variances, Beta parameters
@@ -186,8 +190,7 @@ class ThompsonProbabilityBest(RewardMoments, OwnStoppingRun, Strategy):
     def _own_loop(self, setup, rng):
         model = self.model_
         return _thompson_pbest_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, setup.max_samples,
-                                   model.counts, model.sums, model.estimate, self._reward_sums_, self._square_sums_,
-                                   self._noise_var(), self._low, self._width, self._bounded, float(self.confidence), self.rng_,
+                                   model.counts, model.sums, model.estimate, self._noise_var(), self._low, self._width, self._bounded, float(self.confidence), self.rng_,
                                    _NODES, _WEIGHTS)
 
     def _noise_var(self) -> np.ndarray:
@@ -195,8 +198,8 @@ class ThompsonProbabilityBest(RewardMoments, OwnStoppingRun, Strategy):
         return self._ones if self._bounded else np.asarray(self.problem_.family.variances, dtype=float)
 
     def _update_posterior(self):
-        _posterior(self.model_.counts, self._reward_sums_, self._noise_var(), self._low, self._width, self._bounded,
-                   *self._work)
+        model = self.model_  # the believer's while requests are outstanding (counts plus pending)
+        _posterior(model.counts, model.sums, self._noise_var(), self._low, self._width, self._bounded, *self._work)
 
     def _select(self):
         self._update_posterior()
