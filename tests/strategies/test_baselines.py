@@ -187,3 +187,20 @@ def test_thompson_stops_above_its_level_on_the_beta_posteriors():
     leader = int(np.argmax(a / (a + b)))
     assert strategy.recommendation() == leader
     assert float((draws.argmax(axis=1) == leader).mean()) == pytest.approx(strategy.statistic_, abs=0.01)
+
+
+def test_thompson_with_estimated_variances_uses_student_posteriors():
+    """Unknown variances: t_{N-1} posteriors, no stop before every arm has 4 samples (a finite posterior variance)."""
+    from pybai import GaussianUnknownVariance
+
+    env = GaussianEnvironment([1.0, 0.6, 0.2], [1.0, 2.0, 0.5])
+    problem = BestArmProblem(3, GaussianUnknownVariance(3), FixedConfidence(0.05, max_samples=10**5))
+    strategy = make_strategy("thompson-pbest").start(problem, rng=2)
+    _ask_tell(strategy, env, np.random.default_rng(2))
+    assert strategy.status_ == "stopped" and strategy.counts_.min() >= 4
+    n, mean = strategy.counts_, strategy.means_
+    s = strategy.problem_.family.sample_sd(strategy.model_)
+    draws = mean + s / np.sqrt(n) * np.random.default_rng(0).standard_t(n - 1.0, size=(400_000, 3))
+    leader = int(np.argmax(mean))
+    # the rule's probability replaces each t by the normal law of its variance: close, not equal
+    assert float((draws.argmax(axis=1) == leader).mean()) == pytest.approx(strategy.statistic_, abs=0.03)

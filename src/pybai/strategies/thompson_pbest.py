@@ -28,45 +28,62 @@ __all__ = ["ThompsonProbabilityBest"]
 _NODES, _WEIGHTS = hermegauss(48)
 _WEIGHTS = _WEIGHTS / math.sqrt(2.0 * math.pi)
 
+#: the posterior of each arm's mean: normal (known variance), Beta (0/1 rewards), Student t (estimated variance)
+NORMAL, BETA, STUDENT = 0, 1, 2
+
 
 @njit(cache=True)
-def _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a, b):
-    """Each arm's posterior: mean and variance, and for rewards in [low, low + width] its Beta(a, b) (rescaled units).
+def _posterior(mode, counts, sums, noise_var, mean, var, a, b):
+    """Each arm's posterior (model units): its mean and variance, and its parameters ``a``, ``b``.
 
-    Bounded rewards: Beta(1 + S', 1 + N - S') with S' the sum of the rescaled rewards (the conjugate
-    posterior of Bernoulli arms under a uniform prior).  Otherwise N(mean_hat, sigma^2 / N) with the
-    family's variance ``noise_var`` (the conjugate posterior of Gaussian arms of known variance under
-    a flat prior; the learner's estimate when the variances are unknown).
+    ``BETA``: Beta(a, b) = Beta(1 + S, 1 + N - S) (the conjugate posterior of 0/1 rewards under a
+    uniform prior).  ``NORMAL``: N(mean_hat, sigma^2 / N) with ``noise_var`` the known sigma^2 (the
+    conjugate posterior under a flat prior); a = mean_hat, b = the standard deviation.  ``STUDENT``:
+    mean_hat + s / sqrt(N) t_{N - 1} with ``noise_var`` the unbiased sample variance s^2 (the posterior
+    under the prior 1 / sigma of an unknown variance); a = N - 1 degrees of freedom, b = s / sqrt(N),
+    variance b^2 (N - 1) / (N - 3), infinite below 4 samples.  An arm without a usable posterior yet
+    (no sample, no variance) gets an infinite variance.
     """
     for i in range(counts.shape[0]):
         n = counts[i]
-        if bounded:
-            s = (sums[i] - n * low) / width
-            a[i] = 1.0 + s
-            b[i] = 1.0 + n - s
+        if mode == BETA:
+            a[i] = 1.0 + sums[i]
+            b[i] = 1.0 + n - sums[i]
             total = a[i] + b[i]
             mean[i] = a[i] / total
             var[i] = a[i] * b[i] / (total * total * (total + 1.0))
-        elif n > 0.0:
-            mean[i] = sums[i] / n
-            var[i] = noise_var[i] / n
-        else:  # no sample (a problem whose model estimates unsampled arms): the flat prior
+            continue
+        if not (n > 0.0 and noise_var[i] == noise_var[i]):  # no sample, or no variance estimate yet
             mean[i] = 0.0
             var[i] = np.inf
+            a[i] = 0.0
+            b[i] = np.inf
+            continue
+        mean[i] = sums[i] / n
+        if mode == NORMAL:
+            a[i] = mean[i]
+            b[i] = math.sqrt(noise_var[i] / n)
+            var[i] = noise_var[i] / n
+        else:
+            a[i] = n - 1.0
+            b[i] = math.sqrt(noise_var[i] / n)
+            var[i] = b[i] * b[i] * (n - 1.0) / (n - 3.0) if n > 3.0 else np.inf
 
 
 @njit(cache=True)
-def _thompson_arm(rng, mean, var, a, b, bounded):
+def _thompson_arm(rng, mode, mean, a, b):
     """The arm of largest posterior draw (one draw per arm from the rule's generator; lowest index on ties)."""
     best = 0
     best_draw = -np.inf
     for i in range(mean.shape[0]):
-        if bounded:
+        if mode == BETA:
             draw = rng.beta(a[i], b[i])
-        elif var[i] == np.inf:
+        elif b[i] == np.inf:  # no usable posterior yet: this arm first
             draw = np.inf
+        elif mode == NORMAL:
+            draw = mean[i] + b[i] * rng.standard_normal()
         else:
-            draw = mean[i] + math.sqrt(var[i]) * rng.standard_normal()
+            draw = mean[i] + b[i] * rng.standard_t(a[i])
         if draw > best_draw:
             best_draw = draw
             best = i
@@ -78,9 +95,10 @@ def _prob_best(mean, var, nodes, weights):
     """P(the arm of largest posterior mean is best): E over its posterior of prod_b P(mu_b < x).
 
     Each posterior replaced by the normal law of the same mean and variance; 48-point Gauss-Hermite.
+    0 while an arm's variance is infinite (nothing known yet).
     """
     for j in range(var.shape[0]):
-        if var[j] == np.inf:  # an arm without a sample: nothing is known yet
+        if var[j] == np.inf:
             return 0.0
     leader = np.argmax(mean)
     sd_l = math.sqrt(var[leader])
@@ -101,9 +119,10 @@ def _prob_best(mean, var, nodes, weights):
 
 
 @njit(cache=True)
-def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, noise_var, low, width,
-                        bounded, level, rng, nodes, weights):
-    """A whole run (see :mod:`pybai.strategies._compiled`): ``(t, statistic, checked, stopped)``."""
+def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, sums, est, mode, noise_var, level,
+                        rng, nodes, weights):
+    """A whole run (see :mod:`pybai.strategies._compiled`; known variances or 0/1 rewards):
+    ``(t, statistic, checked, stopped)``."""
     n_plan = plan.shape[0]
     n = counts.shape[0]
     mean = np.empty(n)
@@ -117,12 +136,12 @@ def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, 
         if t < n_plan:
             a = plan[t]
         else:
-            _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a_, b_)
-            a = _thompson_arm(rng, mean, var, a_, b_, bounded)
+            _posterior(mode, counts, sums, noise_var, mean, var, a_, b_)
+            a = _thompson_arm(rng, mode, mean, a_, b_)
         record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
-            _posterior(counts, sums, noise_var, low, width, bounded, mean, var, a_, b_)
+            _posterior(mode, counts, sums, noise_var, mean, var, a_, b_)
             z = _prob_best(mean, var, nodes, weights)
             checked = True
             if z > level:
@@ -136,11 +155,13 @@ class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
     """Thompson sampling that stops when P(leader is best | data) > ``confidence`` (a heuristic, not proven).
 
     Each step draws one mean per arm from its posterior (with the rule's generator) and samples the
-    arm of largest draw (Thompson 1933).  Posteriors: for rewards in a bounded interval [low, high]
-    (Bernoulli conversions, bounded rewards) Beta(1 + S', 1 + N - S') on the rescaled mean, S' the sum
-    of the rewards rescaled to [0, 1] (exact for 0/1 rewards under a uniform prior); otherwise
-    N(mean_hat, sigma^2 / N) with the family's variance (exact for Gaussian arms of known variance
-    under a flat prior; the learner's estimate when the variances are unknown).
+    arm of largest draw (Thompson 1933).  The posterior of an arm's mean, read from the family:
+
+    * when the learner estimates the variances (``sample_sd`` of the family: unknown-variance
+      Gaussian, bounded rewards): mean_hat + s / sqrt(N) t_{N-1}, s^2 the unbiased sample variance
+      (the posterior of a normal mean under the prior 1 / sigma);
+    * else for rewards in a bounded interval (0/1 conversions): Beta(1 + S, 1 + N - S) (uniform prior);
+    * else N(mean_hat, sigma^2 / N) with the known variance (flat prior).
 
     How it stops: after every sample, when the posterior probability that the arm of largest posterior
     mean is the best exceeds ``confidence``, computed with each posterior replaced by the normal law of
@@ -181,30 +202,39 @@ class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
     def _initialize(self):
         n = self.problem_.n_sources
         family = self.problem_.family
-        low, high = (float(x) for x in family.learner_means(np.array(family.support, dtype=float)))  # the model's units
-        self._bounded = math.isfinite(low) and math.isfinite(high)
-        self._low, self._width = (float(low), float(high - low)) if self._bounded else (0.0, 1.0)
-        self._work = tuple(np.empty(n) for _ in range(4))  # posterior means, variances, Beta parameters
-        self._ones = np.ones(n)
+        low, high = (float(x) for x in family.learner_means(np.array(family.support, dtype=float)))  # model units
+        if family.sample_sd(self.model_) is not None:  # the learner estimates the variances
+            self._mode = STUDENT
+        elif math.isfinite(low) and math.isfinite(high):
+            self._mode = BETA
+        else:
+            self._mode = NORMAL
+        self._work = tuple(np.empty(n) for _ in range(4))  # posterior means, variances, parameters a and b
+
+    def _noise_var(self) -> np.ndarray:
+        """Per arm, the variance the posterior reads (model units): the known one, the estimated one, or unused."""
+        family = self.problem_.family
+        if self._mode == STUDENT:
+            sd = np.asarray(family.sample_sd(self.model_), dtype=float)
+            return np.array([family.learner_gap(x) ** 2 for x in sd.tolist()])
+        if self._mode == NORMAL:
+            return np.asarray(family.variances, dtype=float)
+        return self._work[3]  # unused by the Beta posterior
 
     def _own_loop(self, setup, rng):
         model = self.model_
         return _thompson_pbest_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, setup.max_samples,
-                                   model.counts, model.sums, model.estimate, self._noise_var(), self._low, self._width, self._bounded, float(self.confidence), self.rng_,
-                                   _NODES, _WEIGHTS)
-
-    def _noise_var(self) -> np.ndarray:
-        """The family's per-arm variances (the learner's estimates when unknown; unused for bounded rewards)."""
-        return self._ones if self._bounded else np.asarray(self.problem_.family.variances, dtype=float)
+                                   model.counts, model.sums, model.estimate, self._mode, self._noise_var(),
+                                   float(self.confidence), self.rng_, _NODES, _WEIGHTS)
 
     def _update_posterior(self):
         model = self.model_  # the believer's while requests are outstanding (counts plus pending)
-        _posterior(model.counts, model.sums, self._noise_var(), self._low, self._width, self._bounded, *self._work)
+        _posterior(self._mode, model.counts, model.sums, self._noise_var(), *self._work)
 
     def _select(self):
         self._update_posterior()
-        mean, var, a, b = self._work
-        return int(_thompson_arm(self.rng_, mean, var, a, b, self._bounded))
+        mean, _, a, b = self._work
+        return int(_thompson_arm(self.rng_, self._mode, mean, a, b))
 
     def _should_stop(self) -> bool:
         """Stop when P(leader is best) > confidence (the statistic: that probability)."""
