@@ -45,10 +45,20 @@ HEADLINE = [
 ]
 
 
+#: the instances in the tables' order: the field's standard ones, then the practitioners' A/B/n tests
+ORDER = ["gk16-mu1", "gk16-mu2", "gaussian-4", "gaussian-10", "unknown-variance", "bounded", "ab-5pct", "abn-1pct",
+         "abn-10pct", "abn-20pct"]
+
+
+def _rank(store: pathlib.Path) -> tuple[int, str]:
+    name = store.name.removeprefix("leaderboard-")
+    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+
+
 def collect(folder: pathlib.Path) -> list[dict]:
     """One row per (store, grid point, rule) from the stores under ``folder``."""
     rows = []
-    for store in sorted(p for p in folder.iterdir() if p.is_dir() and is_store(p)):
+    for store in sorted((p for p in folder.iterdir() if p.is_dir() and is_store(p)), key=_rank):
         stored = read_store(store)
         experiments = stored.sweep.experiments
         lines: dict[tuple[int, str], list[dict]] = {}

@@ -41,8 +41,9 @@ def _posterior(mode, counts, sums, noise_var, mean, var, a, b):
     conjugate posterior under a flat prior); a = mean_hat, b = the standard deviation.  ``STUDENT``:
     mean_hat + s / sqrt(N) t_{N - 1} with ``noise_var`` the unbiased sample variance s^2 (the posterior
     under the prior 1 / sigma of an unknown variance); a = N - 1 degrees of freedom, b = s / sqrt(N),
-    variance b^2 (N - 1) / (N - 3), infinite below 4 samples.  An arm without a usable posterior yet
-    (no sample, no variance) gets an infinite variance.
+    variance b^2 (N - 1) / (N - 3).  An arm without a posterior of finite variance yet (no sample, no
+    variance estimate, or fewer than 4 samples under ``STUDENT``) gets b and a variance infinite: Thompson
+    sampling takes it first, and the probability of being best is 0 until it has one.
     """
     for i in range(counts.shape[0]):
         n = counts[i]
@@ -64,10 +65,14 @@ def _posterior(mode, counts, sums, noise_var, mean, var, a, b):
             a[i] = mean[i]
             b[i] = math.sqrt(noise_var[i] / n)
             var[i] = noise_var[i] / n
-        else:
+        elif n > 3.0:
             a[i] = n - 1.0
             b[i] = math.sqrt(noise_var[i] / n)
-            var[i] = b[i] * b[i] * (n - 1.0) / (n - 3.0) if n > 3.0 else np.inf
+            var[i] = b[i] * b[i] * (n - 1.0) / (n - 3.0)
+        else:  # a t posterior of infinite variance: sampled before any other (as an arm without a sample)
+            a[i] = 0.0
+            b[i] = np.inf
+            var[i] = np.inf
 
 
 @njit(cache=True)
@@ -158,8 +163,9 @@ class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
     arm of largest draw (Thompson 1933).  The posterior of an arm's mean, read from the family:
 
     * when the learner estimates the variances (``sample_sd`` of the family: unknown-variance
-      Gaussian, bounded rewards): mean_hat + s / sqrt(N) t_{N-1}, s^2 the unbiased sample variance
-      (the posterior of a normal mean under the prior 1 / sigma);
+      Gaussian, bounded rewards): mean_hat + s / sqrt(N) t_{N-1}, s^2 the learner's variance estimate
+      (the posterior of a normal mean under the prior 1 / sigma), once the arm has 4 samples (a finite
+      posterior variance; until then the arm is sampled first);
     * else for rewards in a bounded interval (0/1 conversions): Beta(1 + S, 1 + N - S) (uniform prior);
     * else N(mean_hat, sigma^2 / N) with the known variance (flat prior).
 
