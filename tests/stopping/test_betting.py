@@ -58,7 +58,9 @@ def test_sub_bernoulli_uses_the_bernoulli_pair_rule():
     from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
 
     p = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05))
-    assert isinstance(p.threshold("delta-correct", 0.05), BernoulliPairMixtureThreshold)
+    assert isinstance(p.threshold("pair-mixture", 0.05), BernoulliPairMixtureThreshold)
+    from pybai.stopping.tilt import BernoulliTiltThreshold
+    assert isinstance(p.threshold("delta-correct", 0.05), BernoulliTiltThreshold)
 
 
 def _wrong_epsilon_stops(th, offset, runs=100, steps=300, seed=1):

@@ -240,6 +240,38 @@ class BettingModel(Model):
     def _refresh(self) -> None:
         self._set_moments(np.arange(self.counts.shape[0]))
 
+    def scaled_into(self, fresh: Model, factor: float) -> "BettingModel":
+        """``fresh`` (a model of the same shape) holding these rewards as if each had come ``factor`` times.
+
+        What the stopping rule would read later if the empirical law of every source stayed as it
+        is (the near-tie estimate of a running session): a wealth is a product of one factor per
+        reward, so every log-wealth ln W_j (per source, bet and level) is multiplied by ``factor``,
+        and so are the counts, the sums, the sums of squares and the store's counts (the distinct
+        values stay).  ``factor`` > 0 need not be a whole number.
+        """
+        if not isinstance(fresh, BettingModel) or fresh.up_w.shape != self.up_w.shape or (
+                fresh.values.shape != self.values.shape):
+            raise ValueError("scaled_into needs a fresh BettingModel of the same sources, bets, levels and store")
+        f = float(factor)
+        if not (f > 0.0 and math.isfinite(f)):
+            raise ValueError(f"scaled_into needs a finite factor > 0, got {factor!r}")
+        fresh.counts[:] = self.counts * f
+        fresh.sums[:] = self.sums * f
+        fresh.sq_sums[:] = self.sq_sums * f
+        if self.grid.shape[0]:
+            for logs, w, off, ln in ((self.log_up, fresh.up_w, fresh.up_off, fresh.ln_up),
+                                     (self.log_down, fresh.down_w, fresh.down_off, fresh.ln_down)):
+                scaled = f * logs                      # (sources, bets, levels); every factor is >= 1 - c > 0
+                top = scaled.max(axis=1)               # the new offset per (source, level)
+                w[:] = np.exp(scaled - top[:, None, :])
+                off[:] = top
+                ln[:] = top + np.log(w.mean(axis=1))
+        fresh.values[:] = self.values
+        fresh.value_counts[:] = self.value_counts * f
+        fresh.n_values[:] = self.n_values
+        fresh._refresh()
+        return fresh
+
     def set_statistics(self, counts, sums, sq_sums=None) -> "BettingModel":
         """Not available: the betting tables are not a function of counts and sums (replay the rewards)."""
         raise NotImplementedError("BettingModel keeps betting tables that counts and sums do not determine; "

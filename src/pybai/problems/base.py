@@ -257,10 +257,12 @@ class Problem(ABC):
         return z, margin > 0.0
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
-        """``"delta-correct"`` is the per-pair mixture rule for Gaussian and Bernoulli arms."""
+        """``"delta-correct"`` is a per-pair rule: the normal mixtures for Gaussian arms, the variance-adaptive
+        tilted mixtures (:mod:`pybai.stopping.tilt`) for Bernoulli arms (``"pair-mixture"`` still names the
+        Beta + sub-Gaussian mixtures)."""
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
-            kind = "pair-mixture"
+            kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 

@@ -12,6 +12,7 @@ from pybai.problems.best_arm._kernels import alt_gradient_best_arm, glr_best_arm
 from pybai.problems.run_kernels import TOP_K
 from pybai.problems.top_k._kernels import top_bottom_kernel, top_k_alt_gradient, top_k_mask, top_k_statistic
 from pybai.stopping._pair_mixture_kernels import min_pair_margin
+from pybai.stopping._tilt_kernels import TILT_RULE, min_tilt_margin
 
 __all__ = ["run_glr", "run_oracle", "run_mask", "run_alt_gradient", "run_pair_margin"]
 
@@ -86,5 +87,7 @@ def run_pair_margin(kind, form, counts, means, var, k):
                 j += 1
     n_scales = int(form[13])
     scales = form[14:14 + n_scales].copy()
+    if int(form[6]) == TILT_RULE:  # the variance-adaptive rule (pybai.stopping.tilt)
+        return min_tilt_margin(counts, means, top, bot, form[7], form[10], form[9], scales, 1.0, 0.0)
     return min_pair_margin(int(form[6]), counts, means, var, top, bot, form[7], form[9], form[10], scales, form[11],
                            form[12] > 0.0)

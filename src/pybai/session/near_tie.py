@@ -93,7 +93,7 @@ def samples_to_separate(problem: Problem, strategy, statistic: float, limit: flo
     def stops(total: int) -> bool:
         try:
             return _scaled_stop(problem, strategy, total)
-        except (PybaiError, TypeError, ValueError):  # a model that cannot be rebuilt from counts and sums
+        except (PybaiError, TypeError, ValueError, NotImplementedError):  # a model that cannot be scaled
             return statistic * total / t > strategy.threshold_.at(total, strategy.model_)
 
     high = max(t + 1, 2 * t)

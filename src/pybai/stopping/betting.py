@@ -67,6 +67,7 @@ from pybai.stopping._betting_refine import DEFAULT_BUDGET, refine_pair
 from pybai.stopping.base import Threshold
 from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
+from pybai.stopping.tilt import BernoulliTiltThreshold
 
 __all__ = ["BettingThreshold", "HeuristicBettingThreshold", "bounded_rules", "pair_log_wealth"]
 
@@ -203,7 +204,7 @@ class HeuristicBettingThreshold(BettingThreshold):
 
 
 def _kind(kind: str, family: str) -> str:
-    if kind in ("heuristic", "delta-correct", "pair-mixture"):
+    if kind in ("heuristic", "delta-correct", "pair-mixture", "pair-tilt"):
         return kind
     raise fail("kind", "make_threshold", f"'heuristic' or 'delta-correct' for family '{family}'", kind)
 
@@ -213,10 +214,13 @@ def bounded_rules(statistic: str):
 
     def rules(kind: str, delta: float, n_alternatives: int, n_terms: int) -> Threshold:
         family = f"bounded-{statistic}"
-        if _kind(kind, family) == "heuristic":
+        named = _kind(kind, family)
+        if named == "heuristic":
             return HeuristicThreshold(delta) if statistic == "sub-bernoulli" else HeuristicBettingThreshold(delta, 1)
         if n_terms != 2:
             raise fail("n_terms", "make_threshold", f"2 for family '{family}' (pieces of two arms)", n_terms)
+        if named == "pair-tilt" or (named == "delta-correct" and statistic == "sub-bernoulli"):
+            return BernoulliTiltThreshold(delta, n_alternatives)  # rewards in [0, 1]: valid for any such law
         if statistic == "sub-bernoulli":
             return BernoulliPairMixtureThreshold(delta, n_alternatives)
         return BettingThreshold(delta, n_alternatives)

@@ -18,6 +18,8 @@ log-likelihood ratio statistic exceeds the threshold.  One module per argument b
   :class:`~pybai.stopping.kk21.ExponentialFamilyThreshold` at the sample sizes met in practice.
 * :mod:`pybai.stopping.pair_mixture` -- the count-dependent per-pair mixture rules of best-arm
   and top-k identification (kind ``"pair-mixture"``, their ``"delta-correct"`` default).
+* :mod:`pybai.stopping.tilt` -- the variance-adaptive count-dependent per-pair rule for rewards in
+  [0, 1] (kind ``"pair-tilt"``): tilted half-normal mixtures whose variance is that of the tested level.
 * :mod:`pybai.stopping.feasible` -- the count-dependent per-piece mixture rule of the
   best-feasible-arm problem (built by :meth:`pybai.problems.feasible.problem.FeasibleArmProblem.threshold`).
 * :mod:`pybai.stopping.linear` -- the thresholds of Gaussian linear bandits: the self-normalised
@@ -51,6 +53,7 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
+from pybai.stopping.tilt import BernoulliTiltThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
 __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_family_thresholds", "DefaultKind",
@@ -59,8 +62,9 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: Accepted values of the ``kind`` argument of :func:`make_threshold`: ``"delta-correct"`` is the
 #: best proven threshold of the family; ``"kk21"``, ``"kt-mixture"`` and ``"pair-mixture"`` name
 #: proven ones (``"pair-mixture"``: the count-dependent per-piece rules of
-#: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems).
-KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture")
+#: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems;
+#: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1]).
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt")
 #: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -137,7 +141,7 @@ def make_threshold(
 
     Parameters
     ----------
-    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture"}
+    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt"}
         ``"heuristic"``: :class:`~pybai.stopping.heuristic.HeuristicThreshold` (not proven).
         ``"delta-correct"``: the tightest proven threshold for ``family``:
         :class:`~pybai.stopping.kk21.GaussianThreshold` for ``"gaussian"``,
@@ -152,7 +156,10 @@ def make_threshold(
         (:class:`~pybai.stopping.pair_mixture.GaussianPairMixtureThreshold` or
         :class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`; ``n_terms`` must be 2).
         Problems made of two-arm pieces (best arm, top-k) decide with it per piece; called
-        with ``t`` only it answers the family's t-only proven threshold.  Problems that build
+        with ``t`` only it answers the family's t-only proven threshold.
+        ``"pair-tilt"``: :class:`~pybai.stopping.tilt.BernoulliTiltThreshold`, the variance-adaptive
+        per-piece rule for rewards in [0, 1] (``family`` ``"bernoulli"``, a bounded or binomial family;
+        ``n_terms`` must be 2).  Problems that build
         their own threshold for ``"delta-correct"`` do so in
         :meth:`pybai.problems.base.Problem.threshold`.
     delta : float
@@ -198,6 +205,12 @@ def make_threshold(
         if fam == "bernoulli":
             return BernoulliPairMixtureThreshold(delta, n_alternatives)
         raise fail("family", "make_threshold", "'gaussian' or 'bernoulli' for kind 'pair-mixture'", family)
+    if kind == "pair-tilt":
+        if n_terms != 2:
+            raise fail("n_terms", "make_threshold", "2 for kind 'pair-tilt' (pieces of two arms)", n_terms)
+        if fam != "bernoulli":
+            raise fail("family", "make_threshold", "'bernoulli' (or a bounded family) for kind 'pair-tilt'", family)
+        return BernoulliTiltThreshold(delta, n_alternatives)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
     if kind == "kt-mixture" or (kind == "delta-correct" and fam == "bernoulli"):
