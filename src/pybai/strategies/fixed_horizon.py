@@ -113,6 +113,7 @@ class FixedHorizon(OwnStoppingRun, Strategy):
     #: the power analysis needs a noise scale: the family's known one (or a variance guess on its scale)
     requires = frozenset({"independent-arms", "known-noise"})
     stopping_rule = "fixed-horizon"
+    stops_on_statistics = False  # its own _should_stop, not the threshold's
 
     def __init__(self, *, mde: float = 0.1, variance: float | None = None, power: float = 0.95,
                  threshold: str = DEFAULT_KIND, n_init: int = 1):

@@ -158,6 +158,7 @@ class MixtureSPRT(SquareSums, OwnStoppingRun, Strategy):
     name = "mixture-sprt"
     goals = ("best-arm",)
     stopping_rule = "mixture-sprt"
+    stops_on_statistics = False  # its own _should_stop, not the threshold's
     _state_attrs = ("square_sums_", "active_")
 
     def __init__(self, *, tau: float = 0.1, burn_in: int = 100, threshold: str = DEFAULT_KIND, n_init: int = 1):
