@@ -96,7 +96,7 @@ def threshold_info(strategy, problem) -> dict | None:
     if kind is None:
         return None
     return {"kind": kind, "proven": is_proven(strategy, problem),
-            "default": strategy.threshold is None and not strategy.proven_rule}
+            "default": strategy.threshold is None and not (strategy.proven_rule or strategy.stopping_rule)}
 
 
 def sweep_document(
