@@ -32,7 +32,7 @@ class OwnStoppingRun(CompiledRun):
         """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered
         (:meth:`pybai.strategies._compiled.CompiledRun.simulate_run`)."""
         setup = setup_run(self, means, sigma) if self._compiled_ok() else None
-        if setup is None:
+        if setup is None or (setup.goal.c, setup.goal.e) != (1.0, 0.0):  # these loops play the plain pieces only
             return False
         t, z, checked, stopped = self._own_loop(setup, rng)
         n_plan = len(self._plan)  # type: ignore[attr-defined]

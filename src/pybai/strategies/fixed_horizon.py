@@ -143,7 +143,7 @@ class FixedHorizon(OwnStoppingRun, Strategy):
 
     def _own_loop(self, setup, rng):
         model = self.model_
-        t, stopped = _fixed_horizon_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, self.horizon_,
+        t, stopped = _fixed_horizon_run(setup.plan, setup.arms.truth, setup.arms.sd, setup.arms.bernoulli, rng, self.horizon_,
                                         setup.max_samples, model.counts, model.sums, model.estimate)
         checked = t >= setup.plan.shape[0]
         return t, self._z_statistic() if checked else 0.0, checked, stopped

@@ -181,7 +181,7 @@ class MixtureSPRT(SquareSums, OwnStoppingRun, Strategy):
 
     def _own_loop(self, setup, rng):
         model = self.model_
-        return _mixture_sprt_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, setup.max_samples,
+        return _mixture_sprt_run(setup.plan, setup.arms.truth, setup.arms.sd, setup.arms.bernoulli, rng, setup.max_samples,
                                  model.counts, model.sums, model.estimate, self._square_sums_, self._active_,
                                  self._tau2, self._log_level, float(self.burn_in))
 

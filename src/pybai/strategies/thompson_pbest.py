@@ -229,7 +229,7 @@ class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
 
     def _own_loop(self, setup, rng):
         model = self.model_
-        return _thompson_pbest_run(setup.plan, setup.truth, setup.sd, setup.bernoulli, rng, setup.max_samples,
+        return _thompson_pbest_run(setup.plan, setup.arms.truth, setup.arms.sd, setup.arms.bernoulli, rng, setup.max_samples,
                                    model.counts, model.sums, model.estimate, self._mode, self._noise_var(),
                                    float(self.confidence), self.rng_, _NODES, _WEIGHTS)
 
