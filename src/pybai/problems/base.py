@@ -222,6 +222,7 @@ class Problem(ABC):
         The default is the union bound over :attr:`n_alternatives` pieces of the alternative,
         each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`).
         """
+        _refuse_leader(kind, type(self).__name__)
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
@@ -263,6 +264,7 @@ class Problem(ABC):
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
             kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
+        _refuse_leader(kind, type(self).__name__)
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
@@ -500,3 +502,11 @@ class Problem(ABC):
             "regime": regime,
             "batch": None if self.batch is None else vars(self.batch).copy(),
         }
+
+
+def _refuse_leader(kind: Any, owner: str) -> None:
+    """Kind ``"leader"`` tests the hypotheses "arm j is the best": plain best-arm identification only
+    (:meth:`pybai.problems.best_arm.BestArmProblem.threshold`)."""
+    if isinstance(kind, str) and kind.strip().lower() == "leader":
+        raise fail("threshold", owner, "a kind this goal supports ('leader' is for best-arm identification without "
+                   "epsilon)", kind)

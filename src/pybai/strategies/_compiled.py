@@ -44,7 +44,8 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.compiled import run_glr, run_pair_margin
-from pybai.stopping.compiled import PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
+from pybai.stopping._leader_kernels import LEADER_RULE, leader_row_advance, leader_row_margin
+from pybai.stopping.compiled import PAIR_CODE, PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
 
 __all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
 
@@ -78,10 +79,19 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
     ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
     z = run_glr(kind, code, counts, est, var, k)
+    leader = forms[0, PAIR_FLAG] > 0.0 and forms[0, PAIR_CODE] == LEADER_RULE
+    if leader:  # the rule's state (leaders) advances on every row still running, as each delta's own run does
+        for i in range(done, forms.shape[0]):
+            leader_row_advance(forms[i], counts, sums, est, var)
     while done < forms.shape[0]:
         form = forms[done]
-        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's own test
-            if not (z > form[PAIR_MIN_STATISTIC] and run_pair_margin(kind, form, counts, est, var, k) > 0.0):
+        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's (hypothesis') own test
+            if not z > form[PAIR_MIN_STATISTIC]:
+                break
+            if leader:
+                if not leader_row_margin(form, counts, sums, est, var) > 0.0:
+                    break
+            elif not run_pair_margin(kind, form, counts, est, var, k) > 0.0:
                 break
         elif not z > threshold_value(form, float(t)):
             break
@@ -175,6 +185,8 @@ def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tell
     time into answered requests (default: one sample per request).
     """
     stop = int(records.stop_t[index])
+    if getattr(strategy.threshold_, "stateful", False):  # the state the loop left in the rule's row
+        strategy.threshold_.load_row_state(setup.forms[index])
     if stop >= 0:
         strategy.model_.set_statistics(records.counts[index], records.sums[index])
         tells = tells if (stop == t or tells_at is None) else tells_at(stop)

@@ -445,6 +445,8 @@ class Strategy:
         """
         if self.threshold_ is None:
             return False
+        if getattr(self.threshold_, "stateful", False):  # a rule with a state of the run's own (leaders)
+            self.threshold_.advance(self.model_, self.problem_.family.variances)
         self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
         return stop
 

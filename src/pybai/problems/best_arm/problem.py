@@ -18,6 +18,7 @@ from pybai.problems.best_arm._kernels import (
 )
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
+from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["BestArmProblem"]
 
@@ -146,8 +147,12 @@ class BestArmProblem(Problem):
         on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the
         K - 1 pairs (a, a*), a != a*.  With epsilon the pieces are {lambda_a_hat <= c lambda_b - e}
         (:attr:`pair_shift`) and the same K - 1 pairs serve (a* the first best arm;
-        docs/thresholds.md, "epsilon-best-arm identification").
+        docs/thresholds.md, "epsilon-best-arm identification").  ``"leader"`` (no epsilon): one test per
+        hypothesis "arm j is the best", without the union over pairs (:mod:`pybai.stopping.leader`).
         """
+        if isinstance(kind, str) and kind.strip().lower() == "leader" and not self.epsilon_best_arm:
+            return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
+                                  family=self.family.name)
         return self._pair_threshold(kind, delta)
 
     def stopping_decision(self, model, threshold, t):
