@@ -12,7 +12,8 @@ sums of that arm when the current segment started, and the completed segments (a
 
 State layout for K arms (``M`` = :data:`MAX_SEGMENTS`): ``[0, K)`` the leader of each hypothesis
 (-1: none yet), ``[K, 2K)`` and ``[2K, 3K)`` the count and sum of the leader when its segment started,
-``[3K, 4K)`` the number of completed segments, then ``K M`` triples (arm, count, sum).
+``[3K, 4K)`` the number of completed segments, ``[4K, 5K)`` 1.0 for a hypothesis rejected at some past
+decision (remembered: its e-process crossed the level then), then ``K M`` triples (arm, count, sum).
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ _MAX_STEPS = 200
 @njit(cache=True)
 def state_size(n_arms):
     """Length of the state of ``n_arms`` arms (module docstring)."""
-    return n_arms * (4 + 3 * MAX_SEGMENTS)
+    return n_arms * (5 + 3 * MAX_SEGMENTS)
 
 
 @njit(cache=True)
 def _seg(n_arms, j, k):
-    return 4 * n_arms + 3 * (j * MAX_SEGMENTS + k)
+    return 5 * n_arms + 3 * (j * MAX_SEGMENTS + k)
 
 
 @njit(cache=True)
@@ -328,13 +329,15 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
 
 
 @njit(cache=True)
-def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level):
-    """Smallest margin over the hypotheses H_j, j != the empirical best; stop when > 0.
+def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record):
+    """Smallest margin over the hypotheses H_j, j != the empirical best, not rejected before; stop when > 0.
 
-    ``-inf`` without a unique empirical best.  Hypotheses are visited in increasing order of the pair GLR
-    of (best, j) and the first margin <= 0 is returned at once.  ``code``: GAUSSIAN (known variances
-    ``var``) or BERNOULLI (rewards in [0, 1]; ``emax`` and ``consts`` from
-    :func:`~pybai.stopping._tilt_kernels.tilt_caps` and :func:`~pybai.stopping._tilt_kernels.scale_constants`).
+    ``-inf`` without a unique empirical best, ``inf`` when every such hypothesis was rejected before.
+    Hypotheses are visited in increasing order of the pair GLR of (best, j) and the first margin <= 0 is
+    returned at once; with ``record`` (the run's own decision, not a what-if) each hypothesis that passes
+    is marked rejected in ``state``.  ``code``: GAUSSIAN (known variances ``var``) or BERNOULLI (rewards in
+    [0, 1]; ``emax`` and ``consts`` from :func:`~pybai.stopping._tilt_kernels.tilt_caps` and
+    :func:`~pybai.stopping._tilt_kernels.scale_constants`).
     """
     K = counts.shape[0]
     best = 0
@@ -351,7 +354,7 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
         zs[j] = pair_cost(code, counts[best], means[best], var[best], counts[j], means[j], var[j])
     worst = math.inf
     for j in np.argsort(zs):
-        if j == best:
+        if j == best or state[4 * K + j] > 0.0:
             continue
         if code == GAUSSIAN:
             m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level)
@@ -361,6 +364,8 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
             worst = m
         if worst <= 0.0:
             break
+        if record:
+            state[4 * K + j] = 1.0
     return worst
 
 
@@ -387,10 +392,11 @@ def leader_row_advance(row, counts, sums, means, var):
 
 @njit(cache=True)
 def leader_row_margin(row, counts, sums, means, var):
-    """:func:`leader_min_margin` with a compiled row's numbers and state (what the Python rule computes)."""
+    """:func:`leader_min_margin` with a compiled row's numbers and state, recording (what the run's own decision
+    computes)."""
     J = int(row[_ROW_J])
     scales = row[_ROW_SCALES: _ROW_SCALES + J].copy()
     emax = tilt_caps(scales)
     consts = scale_constants(scales, emax)
     return leader_min_margin(_row_state(row), int(row[_ROW_CODE]), counts, sums, means, var, scales, emax, consts,
-                             row[7])
+                             row[7], True)

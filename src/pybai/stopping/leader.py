@@ -129,6 +129,7 @@ class LeaderThreshold(Threshold):
         self._consts = scale_constants(self._scales, self._emax)
         self.fallback = self._make_fallback()
         self.state_ = self.fresh_state()
+        self._decided: tuple | None = None  # (model, its count, margin) of the last advance()
 
     def _make_fallback(self) -> Threshold:
         return GaussianThreshold(self.delta, self.n_alternatives, 2)
@@ -147,25 +148,37 @@ class LeaderThreshold(Threshold):
         return self.fallback.values(t)
 
     def advance(self, model, variances) -> None:
-        """Update the leaders from the model's data (the run's own model, after each observation)."""
-        leader_advance(self.state_, np.asarray(model.counts, dtype=float), np.asarray(model.sums, dtype=float),
-                       np.asarray(model.estimate, dtype=float), self._code, self._variances(variances), self.sticky)
+        """The run's own decision step, on its model after each observation: update the leaders, then test
+        the hypotheses and remember those rejected (:meth:`model_margin` on this model then reads the result)."""
+        counts = np.asarray(model.counts, dtype=float)
+        sums = np.asarray(model.sums, dtype=float)
+        means = np.asarray(model.estimate, dtype=float)
+        var = self._variances(variances)
+        leader_advance(self.state_, counts, sums, means, self._code, var, self.sticky)
+        margin = float(leader_min_margin(self.state_, self._code, counts, sums, means, var, self._scales, self._emax,
+                                         self._consts, self.level, True))
+        self._decided = (model, float(counts.sum()), margin)
 
     def _variances(self, variances) -> np.ndarray:
         return np.asarray(variances, dtype=float) if self._code == GAUSSIAN else np.zeros(self.n_arms)
 
     def margin(self, counts, sums, means, variances) -> float:
-        """Smallest margin over the hypotheses j != the empirical best, with the current state; stop when > 0."""
+        """Smallest margin over the hypotheses j != the empirical best not rejected before, with the current
+        state, which it does not change (a what-if); stop when > 0."""
         return float(leader_min_margin(self.state_, self._code, np.asarray(counts, dtype=float),
                                        np.asarray(sums, dtype=float), np.asarray(means, dtype=float),
                                        self._variances(variances), self._scales, self._emax, self._consts,
-                                       self.level))
+                                       self.level, False))
 
     def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
-        """:meth:`margin` on a model (the hook problems call); plain best-arm pieces only."""
+        """The margin on a model (the hook problems call): the result of :meth:`advance` on the run's own model
+        at its current count, else :meth:`margin`.  Plain best-arm pieces only."""
         if slope != 1.0 or offset != 0.0 or len(top) != 1 or len(bottom) != self.n_arms - 1:
             raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon",
                        "pieces of another goal")
+        decided = self._decided
+        if decided is not None and decided[0] is model and decided[1] == float(np.sum(model.counts)):
+            return decided[2]
         return self.margin(model.counts, model.sums, model.estimate, variances)
 
     def compiled_pair_form(self) -> np.ndarray:
@@ -179,6 +192,12 @@ class LeaderThreshold(Threshold):
         """Take the state a compiled loop left in its row (:func:`pybai.stopping.compiled.compiled_rows`)."""
         start = LEADER_ROW_SCALES + self._scales.size
         self.state_[:] = row[start: start + self.state_.size]
+        self._decided = None
+
+    def __getstate__(self) -> dict:
+        out = dict(self.__dict__)
+        out["_decided"] = None  # a reference to a model, not part of the rule
+        return out
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_arms": self.n_arms}

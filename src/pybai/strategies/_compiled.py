@@ -79,19 +79,12 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
     ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
     z = run_glr(kind, code, counts, est, var, k)
-    leader = forms[0, PAIR_FLAG] > 0.0 and forms[0, PAIR_CODE] == LEADER_RULE
-    if leader:  # the rule's state (leaders) advances on every row still running, as each delta's own run does
-        for i in range(done, forms.shape[0]):
-            leader_row_advance(forms[i], counts, sums, est, var)
+    if forms[0, PAIR_FLAG] > 0.0 and forms[0, PAIR_CODE] == LEADER_RULE:
+        return z, _check_leader_rows(counts, sums, est, var, forms, t, z, done, stop_t, stop_z, snap_counts, snap_sums)
     while done < forms.shape[0]:
         form = forms[done]
-        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's (hypothesis') own test
-            if not z > form[PAIR_MIN_STATISTIC]:
-                break
-            if leader:
-                if not leader_row_margin(form, counts, sums, est, var) > 0.0:
-                    break
-            elif not run_pair_margin(kind, form, counts, est, var, k) > 0.0:
+        if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's own test
+            if not (z > form[PAIR_MIN_STATISTIC] and run_pair_margin(kind, form, counts, est, var, k) > 0.0):
                 break
         elif not z > threshold_value(form, float(t)):
             break
@@ -101,6 +94,28 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
         snap_sums[done, :] = sums
         done += 1
     return z, done
+
+
+@njit(cache=True)
+def _check_leader_rows(counts, sums, est, var, forms, t, z, done, stop_t, stop_z, snap_counts, snap_sums):
+    """:func:`check_deltas` for the leader rule (:mod:`pybai.stopping.leader`), whose rows hold a state:
+    every row still running advances its leaders and, above the GLR filter, decides (remembering the
+    hypotheses it rejects), as each delta's own run does at this check; the rows that stop are the first
+    ones in order (a row that stops implies every earlier one stops).  Returns the new ``done``."""
+    passed = True
+    first = done
+    for i in range(first, forms.shape[0]):
+        leader_row_advance(forms[i], counts, sums, est, var)
+        ok = z > forms[i, PAIR_MIN_STATISTIC] and leader_row_margin(forms[i], counts, sums, est, var) > 0.0
+        if ok and passed:
+            stop_t[i] = t
+            stop_z[i] = z
+            snap_counts[i, :] = counts
+            snap_sums[i, :] = sums
+            done += 1
+        else:
+            passed = False
+    return done
 
 
 class Records:
