@@ -47,7 +47,16 @@ def strategy_state(strategy) -> dict:
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
         "base": {_key(name): encode(_get(strategy, name)) for name in _BASE_ATTRS},
         "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
+        **_stopping_section(strategy),
     }
+
+
+def _stopping_section(strategy) -> dict:
+    """``{"stopping": state}`` for a stopping rule with a state of the run's own (:mod:`pybai.stopping.leader`)."""
+    threshold = getattr(strategy, "threshold_", None)
+    if getattr(threshold, "stateful", False):
+        return {"stopping": encode(threshold.state_)}
+    return {}
 
 
 def _key(path: str) -> str:
@@ -97,9 +106,12 @@ def restore_state(strategy, problem, state: dict):
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise _corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
     model = strategy.model_
+    stopping = _stopping_state(strategy, state)  # checked before anything is set
     _restore_section(model, state["model"], model.state_attrs, "model", in_place=True)
     _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
     _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
+    if stopping is not None:
+        strategy.threshold_.state_[:] = stopping
     _check_invariants(strategy)
     if strategy._pending is not None:  # handed out by ask(): read-only, as a fresh one
         strategy._pending = np.array(strategy._pending, dtype=np.intp)
@@ -108,6 +120,24 @@ def restore_state(strategy, problem, state: dict):
 
 
 _SECTIONS = ("params", "rng", "model", "base", "rule")
+
+
+def _stopping_state(strategy, state: dict):
+    """The stopping rule's own state from ``state``, checked (present exactly when the rule has one), or None."""
+    threshold = getattr(strategy, "threshold_", None)
+    if not getattr(threshold, "stateful", False):
+        if "stopping" in state:
+            raise _corrupted("stopping", "absent (this strategy's stopping rule has no state)", "present")
+        return None
+    if "stopping" not in state:
+        raise _corrupted("stopping", "present", "missing")
+    try:
+        value = np.asarray(decode(state["stopping"]), dtype=float)
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
+        raise _corrupted("stopping", "an encoded array", exc) from None
+    if value.shape != threshold.state_.shape or not np.isfinite(value).all():
+        raise _corrupted("stopping", f"finite numbers of shape {threshold.state_.shape}", value.shape)
+    return value
 _STATUSES = ("running", "stopped", "censored", "budget-spent")
 
 
