@@ -38,6 +38,8 @@ from numba import njit
 
 from pybai.models._kl import BERNOULLI, GAUSSIAN, pair_cost
 from pybai.problems.best_arm._kernels import glr_best_arm, oracle_best_arm_warm
+from pybai.stopping._leader_kernels import STICKY as LEADER_STICKY
+from pybai.stopping._leader_kernels import leader_advance, leader_min_margin, state_size
 from pybai.stopping._pair_mixture_kernels import _q_parts, pair_margin
 from pybai.stopping._tilt_kernels import scale_constants, tilt_caps, tilt_pair_margin
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
@@ -69,7 +71,9 @@ RULES = {"heur": 0, "pair": 1, "pairm": 2, "lse": 3, "lsem": 4,
          "gdiff1": 120,
          "bdiff": 30, "bdiffm": 31, "blead": 32, "bleadm": 33, "bdiff9": 35, "blead9": 36, "bdiff1": 130,
          "tilt1": 105, "grest": 40, "grestm": 41, "grest2": 42, "grest2m": 43, "grests": 44, "grestsm": 45, "grests1": 48, "grests1m": 49, "brests": 46, "brestsm": 47,
-         "gplug": 50, "gplugm": 51, "gplug1": 52, "gplug1m": 53}
+         "gplug": 50, "gplugm": 51, "gplug1": 52, "gplug1m": 53,
+         # the library's leader rule (pybai.stopping.leader: sticky leader, memory), Gaussian or Bernoulli
+         "leader": 60}
 
 
 @njit(cache=True)
@@ -555,6 +559,11 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
         if rules[r] == 42 or rules[r] == 43:
             doubling = True
     acc = np.zeros((K, 3))
+    lstate = np.zeros(state_size(K))
+    lstate[:K] = -1.0
+    lemax = tilt_caps(scales)
+    lconsts = scale_constants(scales, lemax)
+    lvar = var if code == GAUSSIAN else np.zeros(K)
     lead = np.full(K, -1, dtype=np.int64)
     seg_start = np.zeros((K, 2))
     segs = np.zeros((K, MAX_SEG, 3))
@@ -580,6 +589,8 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
         if t < K:
             continue
         for r in range(R):
+            if rules[r] == 60 and stop_t[r] < 0:
+                leader_advance(lstate, counts, sums, means, code, lvar, LEADER_STICKY)
             if stop_t[r] >= 0:
                 continue
             rule = rules[r]
@@ -593,7 +604,12 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
                 rule -= 100
                 lev = level - math.log(K - 1.0)
                 mst = min_stat - math.log(K - 1.0)
-            if rule == 46 or rule == 47:
+            if rule == 60:
+                ans = -1
+                if leader_min_margin(lstate, code, counts, sums, means, lvar, scales, lemax, lconsts,
+                                     math.log(1.0 / delta), True) > 0.0:
+                    ans = int(np.argmax(means))
+            elif rule == 46 or rule == 47:
                 ans = check_brest_rule(rule, counts, sums, means, delta, scales, certs[r], lead, seg_start, segs, nseg)
             elif rule >= 50:
                 ans = check_plug_rule(rule, counts, sums, means, var, delta, scales, certs[r], acc)
