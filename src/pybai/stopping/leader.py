@@ -40,8 +40,9 @@ a fresh mixture starts at 1, so moving the wealth into it is self-financing.  Th
 the average change only at samples of arms other than j and D_j,c only at samples of j, so each term
 D_j,c ((1/2) L_j,c + (1/2) average) is a nonnegative supermartingale of initial value 1, and so is the
 fixed-weight mixture E_j(mu).  Ville's inequality: P(exists t: E_a*(mu) >= 1/delta) <= delta.
-(ii) A wrong stop rejects H_a* (a* != a_hat), so at that time inf over H_a* of E_a* >= 1/delta, hence
-E_a*(mu) >= 1/delta: the event of (i).  No union over the other hypotheses is needed.
+(ii) A wrong stop (a* != a_hat) needs H_a* rejected at some decision time s <= t (now or remembered), so at
+s inf over H_a* of E_a* >= 1/delta, hence E_a*(mu) >= 1/delta: the event of (i), which covers all times at once
+(remembered rejections are sound).  No union over the other hypotheses is needed.
 (iii) The infimum is bounded below correctly.  Each D_j,c is nondecreasing in lambda_j and each U factor
 (fresh or not) nonincreasing in its arm's level (the monotonicity of the pair rules' terms), so E_j is
 nonincreasing in every lambda_i, i != j, and nondecreasing in lambda_j: for lambda in H_j,
