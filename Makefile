@@ -3,26 +3,29 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean docs typecheck
+.PHONY: install demo test test-fast bench clean docs typecheck
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile   # again when the extras change
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,pandas]"
 	touch $(STAMP)
 
-demo: install
-	$(BIN)/pybai demo
+demo: install   # every shipped reproduction with --quick settings, then a summary table; fails if any failed
+	$(BIN)/pybai demo --jobs 2
 
 test: install
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), one test file each at a time
 
+test-fast: install   # the inner loop: the same suite without the tests marked slow (pytest -m "not slow")
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
+
 DOCS_STAMP := $(VENV)/.installed-docs
 
 $(DOCS_STAMP): pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,docs,typecheck]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,pandas,docs,typecheck]"
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)   # the site (user guide, API reference, executed gallery) in docs/_build/html; warnings are errors

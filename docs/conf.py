@@ -48,7 +48,9 @@ suppress_warnings = [
 # API reference
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False, "show-inheritance": True}
+# no "inherited-members" key here: a default option overrides the directive's own, and the
+# strategies' pages (template autosummary/strategy.rst) list the inherited ask/tell methods
+autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_typehints = "none"            # the numpydoc "Parameters" sections carry the types
 numpydoc_show_class_members = False   # autosummary lists the members
 numpydoc_class_members_toctree = False

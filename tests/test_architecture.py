@@ -71,6 +71,20 @@ def test_public_api_is_re_exported_at_the_top():
     assert all(hasattr(pybai, name) for name in pybai.__all__)
 
 
+def test_the_lazy_public_names_are_listed_alike():
+    """pybai/__init__.py lists each lazily imported name twice (its type-checking imports, ``_LAZY``):
+    the two agree name for name and module for module, and with the eager ones make ``__all__``."""
+    import pybai
+
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    checked = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    typed = {alias.name: node.module for node in checked.body for alias in node.names}
+    assert typed == pybai._LAZY
+    eager = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+             and node.module not in ("typing", "pybai") for alias in node.names}
+    assert set(pybai.__all__) == eager | set(typed) and len(pybai.__all__) == len(set(pybai.__all__))
+
+
 #: names a strategy must not inspect by duck typing: the problem, its model and family, thresholds
 _INSPECTED = ("problem", "model", "family", "threshold")
 #: classes whose type a strategy must not test (a family's problem, model, family or threshold)
@@ -134,7 +148,7 @@ def test_every_capability_flag_is_declared_on_strategy():
     from pybai.strategies.registry import get_strategy_class, registered_names
 
     source = (PACKAGE / "strategies" / "base.py").read_text(encoding="utf-8")
-    flags = {"batched", "requires", "asks_chunks", "may_stop_early", "reference", "reference_note"}
+    flags = {"batched", "requires", "asks_chunks", "may_stop_early", "reference", "reference_note", "stops_on_statistics"}
     for flag in flags:
         assert hasattr(Strategy, flag) and f"    {flag}:" in source, flag
     for name in registered_names():

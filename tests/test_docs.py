@@ -1,17 +1,10 @@
-"""The examples in the docs run and print what they show."""
+"""The site's API reference and gallery are complete (the pages' examples: tests/docs)."""
 
-import doctest
 import pathlib
 
 import pytest
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
-
-
-@pytest.mark.parametrize("name", ["design.md", "sessions.md", "epsilon.md"])
-def test_doc_examples(name):
-    result = doctest.testfile(str(DOCS / name), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_api_reference_lists_every_public_name():

@@ -21,7 +21,7 @@ session.close()
 
 with Session.open("checkout.db") as s:  # any other process, any later day
     status = s.status()
-print(status["answer"], "after", status["samples"], "visitors")
+print(status["answer"], "after", status["samples"], "visitors; certified:", status["certified"])
 print("visitors per variant:", status["counts"])
 print("conversion:", [round(m, 3) for m in status["means"]])
 print("95% intervals:", [[round(lo, 3), round(hi, 3)] for lo, hi in zip(status["ci_low"], status["ci_high"])])

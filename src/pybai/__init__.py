@@ -16,21 +16,25 @@ Examples
 ...     strategy.tell(arms, env.sample(arms, rng))
 >>> strategy.recommendation()
 0
+
+``import pybai`` is cheap: the public names are imported from their modules on first use (a
+module ``__getattr__``), so that ``pybai --help`` does not load numba, scipy or SQLAlchemy.
 """
+
+from typing import TYPE_CHECKING
 
 from pybai import _interrupts
 
 _interrupts.at_import()  # in the pybai command only: Ctrl-C while it starts -> one line, status 130
 del _interrupts
 
+from pybai import _numba_cache  # noqa: E402
+
+_numba_cache.install()  # numba's caches of pybai's compiled code keyed to every source file it depends on
+del _numba_cache
+
 from pybai._version import __version__  # noqa: E402
-from pybai.complexity import complexity_report
-from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
-from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
-from pybai.environments import TwoPointEnvironment, UniformEnvironment
-from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
-from pybai.environments import SubpopulationGaussianEnvironment
-from pybai.exceptions import (
+from pybai.exceptions import (  # noqa: E402
     ConfigError,
     BatchLimitError,
     DegenerateInstanceError,
@@ -39,48 +43,105 @@ from pybai.exceptions import (
     RequestError,
     PybaiWarning,
     SessionStateError,
+    StorageUnavailableError,
 )
-from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
-from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
-from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
-from pybai.naming import answer_name, arm_name
-from pybai.result import RunResult
-from pybai.session import Session, list_sessions
-from pybai.simulate import run_experiment, run_replication, run_sweep
-from pybai.stopping.thresholds import make_threshold
-from pybai.strategies import (
-    GPUCB,
-    LUCB,
-    RAGE,
-    UCBE,
-    BatchRacingStrategy,
-    BatchSARStrategy,
-    BayesGap,
-    BayesUCB,
-    ConstrainedTrackAndStop,
-    ExpectedImprovement,
-    GAllocation,
-    GameSampling,
-    HalvingStrategy,
-    ProbabilityOfImprovement,
-    RoundRobinStrategy,
-    SequentialHalving,
-    Strategy,
-    SuccessiveRejects,
-    ThompsonSampling,
-    TopTwo,
-    TrackAndStop,
-    UGapEb,
-    Uniform,
-    XYAdaptive,
-    XYFullyAdaptive,
-    XYOracle,
-    XYStatic,
-    get_strategy_class,
-    make_strategy,
-    registered_names,
-)
-from pybai.strategies.state import restore_strategy
+
+if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and readers
+    from pybai.complexity import complexity_report
+    from pybai.config import Experiment, load_experiment, load_sweep, parse_experiment, parse_sweep
+    from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
+    from pybai.environments import TwoPointEnvironment, UniformEnvironment
+    from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
+    from pybai.environments import SubpopulationGaussianEnvironment
+    from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
+    from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
+    from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
+    from pybai.naming import answer_name, arm_name
+    from pybai.report.comparison import plot_comparison
+    from pybai.report.experiment_result import ExperimentResult
+    from pybai.result import RunResult
+    from pybai.session import Session, list_sessions
+    from pybai.simulate import run_experiment, run_replication, run_sweep
+    from pybai.simulate.outcomes import read_outcomes
+    from pybai.stopping.thresholds import make_threshold
+    from pybai.strategies import (
+        GPUCB,
+        LUCB,
+        RAGE,
+        UCBE,
+        BatchRacingStrategy,
+        BatchSARStrategy,
+        BayesGap,
+        BayesUCB,
+        ConstrainedTrackAndStop,
+        ExpectedImprovement,
+        GAllocation,
+        GameSampling,
+        HalvingStrategy,
+        ProbabilityOfImprovement,
+        RoundRobinStrategy,
+        SequentialHalving,
+        Strategy,
+        SuccessiveRejects,
+        ThompsonSampling,
+        TopTwo,
+        TrackAndStop,
+        UGapEb,
+        Uniform,
+        XYAdaptive,
+        XYFullyAdaptive,
+        XYOracle,
+        XYStatic,
+        get_strategy_class,
+        make_strategy,
+        registered_names,
+    )
+    from pybai.strategies.state import restore_strategy
+
+#: the module of each public name imported on first use: ``from pybai import X`` imports X's module then
+#: (tests/test_architecture.py checks that these, the imports above and ``__all__`` list the same names)
+_LAZY = {name: module for module, names in {
+    "pybai.complexity": "complexity_report",
+    "pybai.config": "Experiment load_experiment load_sweep parse_experiment parse_sweep",
+    "pybai.environments": "BernoulliEnvironment BetaEnvironment BinomialEnvironment Environment GaussianEnvironment "
+                          "TwoPointEnvironment UniformEnvironment CallableEnvironment CorrelatedGaussianEnvironment "
+                          "LinearGaussianEnvironment SubpopulationGaussianEnvironment",
+    "pybai.models": "Bernoulli BettingModel Binomial Bounded EmpiricalMeans Family Gaussian GaussianUnknownVariance "
+                    "MeansAndVariances Model",
+    "pybai.problems": "BatchSpec BestArmProblem FixedBudget FixedConfidence Problem CorrelatedBestArmProblem "
+                      "FeasibleArmProblem LinearBestArmProblem TopKProblem",
+    "pybai.naming": "answer_name arm_name",
+    "pybai.report.comparison": "plot_comparison",
+    "pybai.report.experiment_result": "ExperimentResult",
+    "pybai.result": "RunResult",
+    "pybai.simulate.outcomes": "read_outcomes",
+    "pybai.session": "Session list_sessions",
+    "pybai.simulate": "run_experiment run_replication run_sweep",
+    "pybai.stopping.thresholds": "make_threshold",
+    "pybai.strategies": "GPUCB LUCB RAGE UCBE BatchRacingStrategy BatchSARStrategy BayesGap BayesUCB "
+                        "ConstrainedTrackAndStop ExpectedImprovement GAllocation GameSampling HalvingStrategy "
+                        "ProbabilityOfImprovement RoundRobinStrategy SequentialHalving Strategy SuccessiveRejects "
+                        "ThompsonSampling TopTwo TrackAndStop UGapEb Uniform XYAdaptive XYFullyAdaptive XYOracle "
+                        "XYStatic get_strategy_class make_strategy registered_names",
+    "pybai.strategies.state": "restore_strategy",
+}.items() for name in names.split()}
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (PEP 562) and kept in the package."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pybai' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",
@@ -164,11 +225,15 @@ __all__ = [
     "arm_name",
     "answer_name",
     "RunResult",
+    "ExperimentResult",
+    "read_outcomes",
+    "plot_comparison",
     # errors
     "PybaiError",
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "StorageUnavailableError",
     "RequestError",
     "BatchLimitError",
     "DegenerateInstanceError",

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pybai.cli import _common, main
+import pybai.experiments
+from pybai.cli import main
 from pybai.cli._common import experiment_file
 from pybai.exceptions import ConfigError
 from pybai.experiments import experiment_names, experiment_path
@@ -66,8 +67,8 @@ def test_run_resolves_a_name(tmp_path, monkeypatch, capsys):
     # the shipped files run 1000 replications: a tiny stand-in checks run's wiring in well under a second
     tiny = tmp_path / "tiny.toml"
     tiny.write_text(textwrap.dedent(TINY))
-    monkeypatch.setattr(_common, "experiment_names", lambda: ["tiny"])
-    monkeypatch.setattr(_common, "experiment_path", lambda name: tiny)
+    monkeypatch.setattr(pybai.experiments, "experiment_names", lambda: ["tiny"])
+    monkeypatch.setattr(pybai.experiments, "experiment_path", lambda name: tiny)
     out = tmp_path / "res.json"
     assert main(["run", "tiny", "--quiet", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["results"][0]["replications"] == 3
@@ -96,7 +97,7 @@ def test_list_shows_every_shipped_name_with_goal_and_title():
     lines = proc.stdout.splitlines()
     assert [line.split()[0] for line in lines] == experiment_names()
     mu2 = next(line for line in lines if line.startswith(NAME + " "))
-    assert "best-arm" in mu2 and "Garivier & Kaufmann (2016), Table 2, mu2" in mu2
+    assert "best-arm" in mu2 and "instance mu2 of Garivier & Kaufmann (2016), Table 2." in mu2
     assert len({line.index(line.split()[2]) for line in lines}) == 1  # titles aligned in one column
 
 
@@ -106,5 +107,14 @@ def test_list_json(capsys):
     assert [r["name"] for r in rows] == experiment_names()
     assert all(set(r) == {"name", "goal", "title", "path"} and r["title"] and r["goal"] for r in rows)
     assert all(Path(r["path"]) == experiment_path(r["name"]) for r in rows)
-    untitled = next(r for r in rows if r["name"] == "bai-gaussian-5")  # no [reproduce]: the file's first comment
+    untitled = next(r for r in rows if r["name"] == "bai-gaussian-5")  # the file's first comment
     assert untitled["title"].startswith("Standard best-arm identification on five Gaussian arms")
+
+
+def test_list_titles_are_whole_sentences_for_users(capsys):
+    """Each title says what the experiment finds, in one sentence, without internal history."""
+    assert main(["list", "--json"]) == 0
+    for row in json.loads(capsys.readouterr().out):
+        title = row["title"]
+        assert title[0].isupper() and title.endswith("."), row
+        assert not any(word in title.lower() for word in ("issue", "session ", "round")), row

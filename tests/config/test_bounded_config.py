@@ -47,3 +47,33 @@ def test_session_file_with_a_beta_learner_kind():
     assert parse_session_file(doc).problem.family.max_values == 8
     with pytest.raises(ConfigError, match="means"):
         parse_session_file(_doc(environment={"kind": "beta", "arms": 3, "means": [0.1, 0.2, 0.3]}))
+
+
+@pytest.mark.parametrize("key, value", [("reward_range", [0, 100]), ("low", 0), ("high", 100), ("max", 100),
+                                        ("bounds", [0, 100])])
+@pytest.mark.parametrize("session", [False, True])
+def test_a_range_written_in_the_environment_points_to_the_bounded_reward_model(key, value, session):
+    """What a user writes for a revenue in [0, 100] on a Gaussian environment: one line that says how to say it."""
+    environment = {"kind": "gaussian", "arms": 3} if session else {"kind": "gaussian", "means": [1.0, 2.0]}
+    document = {"problem": {"goal": "best-arm", "delta": 0.05}, "environment": {**environment, key: value},
+                "strategy": [{"name": "tas"}]}
+    with pytest.raises(ConfigError) as info:
+        (parse_session_file if session else parse_experiment)(document)
+    text = str(info.value)
+    assert text.startswith(f"environment.{key}: not a key of the environment; rewards in a known range are "
+                           '[problem] reward_model = "bounded" with reward_range = [low, high]'), text
+    assert 'kind = "beta"' in text and "\n" not in text
+
+
+def test_bounded_on_gaussian_rewards_names_the_kinds_that_fit():
+    document = _doc({"reward_range": [0, 100]}, {"kind": "gaussian", "means": [1.0, 2.0]})
+    with pytest.raises(ConfigError, match=r'^problem\.reward_model: "bounded" on \[0, 100\] needs rewards in that '
+                                          r'range; the environment\'s "gaussian" rewards lie in \[-inf, inf\] '
+                                          r'\(bounded rewards: .*kind = "beta" or "bernoulli"'):
+        parse_experiment(document)
+
+
+def test_other_unknown_environment_keys_keep_their_suggestion():
+    with pytest.raises(ConfigError, match=r"^environment\.sigmaa: unknown key \(did you mean 'sigma'\?\)\.$"):
+        parse_experiment({"problem": {"goal": "best-arm", "delta": 0.05}, "strategy": [{"name": "tas"}],
+                          "environment": {"kind": "gaussian", "means": [0.6, 0.4], "sigmaa": 0.1}})

@@ -64,3 +64,19 @@ def test_named_linear_instances_take_labels_too():
     assert parse_experiment(_doc("best-arm", env, NAMES)).problem.labels == tuple(NAMES)
     with pytest.raises(ConfigError, match=r"^environment\.labels: expected one label per arm \(3 labels"):
         parse_experiment(_doc("best-arm", env, ["a"]))
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "bernoulli", "beta", "subpopulation-gaussian"])
+def test_a_session_file_with_labels_needs_no_arms_count(kind):
+    """The labels are the arms: ``arms`` may be left out; given too, it must agree (one line naming the key)."""
+    goal, _, learner = KINDS[kind]
+    without = {k: v for k, v in learner.items() if k != "arms"}
+    spec = parse_session_file(_doc(goal, without, NAMES))
+    assert spec.problem.n_arms == 3 and spec.problem.labels == tuple(NAMES)
+    with pytest.raises(ConfigError, match=r"^environment\.labels: expected one label per arm \(2 labels, 3 given\)"):
+        parse_session_file(_doc(goal, {**without, "arms": 2}, NAMES))
+    if kind != "subpopulation-gaussian":  # one arm is a valid feasibility question
+        with pytest.raises(ConfigError, match=r"^environment\.labels: expected at least 2 labels \(one per arm\)"):
+            parse_session_file(_doc(goal, without, ["a"]))
+    with pytest.raises(ConfigError, match=r"^environment\.arms: missing required key"):
+        parse_session_file(_doc(goal, without, None) | {"environment": without})

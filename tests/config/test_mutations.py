@@ -18,6 +18,7 @@ further, change ``derandomize`` to ``False`` and run with ``--hypothesis-seed=N`
 from __future__ import annotations
 
 import copy
+import functools
 import tomllib
 import warnings
 from pathlib import Path
@@ -51,27 +52,35 @@ def _load(path: Path) -> dict:
 DOCUMENTS = {path.name: _load(path) for path in EXPERIMENTS}
 
 
-def _session_bases() -> dict[str, dict]:
+@functools.cache
+def _session_bases(name: str) -> dict[str, tuple]:
+    """``{"FILE:LABEL": (problem, session document)}`` for the strategies of shipped file ``name``.
+
+    Built on first use, not at import: building every file's problem takes seconds, and test
+    collection should not pay it.
+    """
     bases = {}
-    for name, document in DOCUMENTS.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            experiment = parse_sweep(copy.deepcopy(document))[0]
-        for label, strategy in experiment.strategies:
-            if isinstance(strategy, XYOracle):  # a simulation-only reference (needs the true theta): no session
-                continue
-            bases[f"{name}:{label}"] = (experiment.problem, session_document(experiment.problem, strategy, name="s", seed=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        experiment = parse_sweep(copy.deepcopy(DOCUMENTS[name]))[0]
+    for label, strategy in experiment.strategies:
+        if isinstance(strategy, XYOracle):  # a simulation-only reference (needs the true theta): no session
+            continue
+        bases[f"{name}:{label}"] = (experiment.problem, session_document(experiment.problem, strategy, name="s", seed=1))
     return bases
 
 
-SESSIONS = _session_bases()
+def _all_session_documents() -> dict[str, dict]:
+    return {key: document for name in sorted(DOCUMENTS) for key, (_, document) in _session_bases(name).items()}
+
+
 SESSION_EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "session-screen.toml"
 
 
-@pytest.mark.parametrize("name", sorted(SESSIONS))
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
 def test_session_document_reads_back_as_the_same_problem(name):
-    problem, document = SESSIONS[name]
-    assert parse_session_file(copy.deepcopy(document)).problem.to_dict() == problem.to_dict()
+    for key, (problem, document) in _session_bases(name).items():
+        assert parse_session_file(copy.deepcopy(document)).problem.to_dict() == problem.to_dict(), key
 
 
 def _corrupt(data, document: dict) -> dict:
@@ -113,7 +122,7 @@ def test_a_corrupted_file_is_parsed_or_refused_in_one_line(data):
 @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_corrupted_session_file_is_parsed_or_refused_in_one_line(data):
-    bases = {name: document for name, (_, document) in SESSIONS.items()}
+    bases = _all_session_documents()
     bases["session-screen.toml"] = _load(SESSION_EXAMPLE)
     name = data.draw(st.sampled_from(sorted(bases)), label="file")
     _parsed_or_refused_in_one_line(parse_session_file, _corrupt(data, bases[name]))

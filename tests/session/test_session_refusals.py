@@ -239,3 +239,38 @@ def test_cli_user_errors_in_a_subprocess_exit_2_without_traceback(session, tmp_p
                            "--request", "1", "--csv", str(answers)], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "not pending" in proc.stderr
+
+
+def test_create_from_objects_blames_the_family_it_cannot_describe(tmp_path):
+    """A goal that session files serve, on a family none of their kinds describes: the error names the family."""
+    from dataclasses import dataclass
+
+    from pybai import BestArmProblem, FixedConfidence, Gaussian, TrackAndStop
+
+    @dataclass(frozen=True, eq=False)
+    class Laplace(Gaussian):
+        def __post_init__(self):
+            super().__post_init__()
+            object.__setattr__(self, "name", "laplace")
+
+    problem = BestArmProblem(3, Laplace(1.0, n_sources=3), FixedConfidence(0.05))
+    with pytest.raises(InvalidParameterError) as info:
+        Session.create(tmp_path / "l.db", problem=problem, strategy=TrackAndStop())
+    text = str(info.value)
+    assert "must have a reward family a session file can describe" in text
+    assert "family 'laplace' (rewards in [-inf, inf], 3 sources)" in text and "goal 'best-arm' (gaussian, " in text
+    assert not (tmp_path / "l.db").exists()
+
+
+def test_create_from_objects_with_bounded_rewards_on_any_range(tmp_path):
+    """Revenue in [0, 100]: the session file stored is kind "beta" with the problem's reward_range."""
+    from pybai import BestArmProblem, Bounded, FixedConfidence, TrackAndStop
+
+    problem = BestArmProblem(2, Bounded(2, 0.0, 100.0), FixedConfidence(0.05))
+    with Session.create(tmp_path / "r.db", problem=problem, strategy=TrackAndStop()) as s:
+        assert (s.problem.family.low, s.problem.family.high) == (0.0, 100.0)
+        request = s.ask()
+        s.tell(request.id, request.requests, [57.5] * len(request))
+        request = s.ask()
+        with pytest.raises(RequestError, match=r"in \[0, 100\]"):
+            s.tell(request.id, request.requests, [120.0] * len(request))

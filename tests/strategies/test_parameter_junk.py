@@ -11,6 +11,7 @@ check (7,500 mutations) found that 1e308 made ``oracle_growth`` (tas), ``c`` (ba
 
 from __future__ import annotations
 
+import functools
 import json
 import tomllib
 import warnings
@@ -31,6 +32,7 @@ JUNK = [None, True, False, 0, -1, 2, 10**12, 2**70, 2**1100, 0.0, 0.5, 1.5, -0.5
         float("inf"), "", "x", "C", "D", "auto", "delta-correct", [], [1], [0.5, 0.5], {}, np.float64(0.5), np.int64(3)]
 
 
+@functools.cache
 def _pairs():
     out = []
     with warnings.catch_warnings():
@@ -46,13 +48,10 @@ def _pairs():
     return out
 
 
-PAIRS = _pairs()
-
-
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_junk_parameter_is_refused_in_one_line_or_runs(data):
-    experiment, name, params = PAIRS[data.draw(st.integers(0, len(PAIRS) - 1), label="pair")]
+    experiment, name, params = _pairs()[data.draw(st.integers(0, len(_pairs()) - 1), label="pair")]
     params = dict(params)
     key = data.draw(st.sampled_from(sorted(params)), label="parameter")
     params[key] = data.draw(st.sampled_from(JUNK), label="value")
@@ -77,7 +76,7 @@ REAL = [0.5, 1, np.float64(0.5), np.int64(1), np.float32(0.5), [0.5], (1,), np.a
 def test_junk_rewards_are_refused_in_one_line_and_change_nothing(data):
     """tell() with a reward of a junk type (bool, string, complex, object, numpy scalars and arrays of those)
     raises one line naming 'rewards' and leaves the state as it was; a real number is recorded."""
-    experiment, name, params = PAIRS[data.draw(st.integers(0, len(PAIRS) - 1), label="pair")]
+    experiment, name, params = _pairs()[data.draw(st.integers(0, len(_pairs()) - 1), label="pair")]
     if experiment.problem.family.name != "gaussian" or experiment.problem.batch is not None:
         return
     with warnings.catch_warnings():

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pybai._validation import read_user_text
 from pybai.cli._common import write_json
 from pybai.exceptions import ConfigError
 
@@ -22,6 +21,8 @@ def add_parser(sub) -> None:
 
 def _leading_comment(path: Path) -> str:
     """The file's first comment line (without ``#``), else ``""``."""
+    from pybai._validation import read_user_text
+
     for line in read_user_text(path, "an experiment file (TOML)", ConfigError).splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -34,8 +35,8 @@ def _leading_comment(path: Path) -> str:
 def shipped_experiments() -> list[dict]:
     """``{name, goal, title, path}`` of every shipped experiment, by name.
 
-    The title is the ``[reproduce]`` title when the file has one, else its first comment line,
-    else its ``name``.
+    The title is the file's first comment line (a whole sentence saying what the experiment
+    finds), else its ``[reproduce]`` title, else its ``name``.
     """
     from pybai.config.experiment import read_document
     from pybai.experiments import experiment_names, experiment_path
@@ -47,7 +48,7 @@ def shipped_experiments() -> list[dict]:
         reproduce, problem = doc.get("reproduce"), doc.get("problem")
         reproduce = reproduce if isinstance(reproduce, dict) else {}
         problem = problem if isinstance(problem, dict) else {}
-        title = reproduce.get("title") or _leading_comment(path) or str(doc.get("name", name))
+        title = _leading_comment(path) or reproduce.get("title") or str(doc.get("name", name))
         rows.append({"name": name, "goal": str(problem.get("goal", "")), "title": str(title), "path": str(path)})
     return rows
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from pybai.cli._common import experiment_file, integer_argument, non_negative_int, write_json
 
 _DB_HELP = "the session database: an SQLite file, or postgresql://user@host:port/dbname"
@@ -107,6 +105,8 @@ def _open(args):
 
 
 def _describe(session) -> list[str]:
+    import numpy as np
+
     problem = session.problem
     regime = problem.regime
     family = problem.family
@@ -141,13 +141,14 @@ def _describe(session) -> list[str]:
 
 
 def _new(args) -> int:
+    from pybai._secrets import mask_credentials
     from pybai.session import Session
 
     with Session.create(args.db, experiment_file(args.file), seed=args.seed, name=args.session) as session:
         print(f'created session "{session.spec.name}" in {session.path}')
         for line in _describe(session):
             print(line)
-        print(f"next: pybai session ask --db {args.db} --csv request.csv")
+        print(f"next: pybai session ask --db {mask_credentials(args.db)} --csv request.csv")
     return 0
 
 
@@ -208,6 +209,8 @@ def _status(args) -> int:
 
 
 def _status_lines(session, status) -> list[str]:
+    import numpy as np
+
     from pybai.session import stop_reason
 
     lines = [f'session "{status["name"]}" ({session.path})'] + _describe(session)
@@ -222,9 +225,7 @@ def _status_lines(session, status) -> list[str]:
                      + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
     if status["threshold"] is not None:
         stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
-        when = ("a t-only level: the rule tests each pair with its own counts and may stop earlier"
-                if status["threshold_count_dependent"] else "the session stops when above")
-        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} ({when})")
+        lines.append(f"{status['statistic_name']} {stat} vs threshold {status['threshold']:.4g} (the session stops when it reaches it)")
     if status["estimated_samples_to_stop"] is not None:
         lines.append(f"at the current estimates the rule would stop after about {status['estimated_samples_to_stop']} "
                      "more samples")

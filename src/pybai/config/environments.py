@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pybai.config.generators import generated_builder
-from pybai.config.keys import Table
+from pybai.config.keys import Table, UnknownKeyError
+from pybai.config.reward_models import point_to_reward_models
 from pybai.config.linear import build_linear_environment
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -69,4 +70,7 @@ def register_environment(kind: str, builder: Callable[[Table], Environment]) -> 
 def build_environment(table: Table) -> Environment:
     """Build the environment described by the ``[environment]`` table."""
     kind = table.str("kind", choices=sorted(ENVIRONMENT_BUILDERS))
-    return ENVIRONMENT_BUILDERS[kind](table)
+    try:
+        return ENVIRONMENT_BUILDERS[kind](table)
+    except UnknownKeyError as exc:  # e.g. reward_range: said in [problem], with the way to say it
+        raise point_to_reward_models(exc) from None

@@ -116,23 +116,25 @@ def load_experiment(path: str | Path) -> Experiment:
     return parse_experiment(data, default_name=Path(path).stem)
 
 
-def load_sweep(path: str | Path) -> list[Experiment]:
+def load_sweep(path: str | Path, *, need_strategies: bool = True) -> list[Experiment]:
     """Every experiment of a file: one per point of its ``[grid]`` (one when it has none).
 
     Each point's ``name`` is the file's name with the point's label in brackets, e.g.
-    ``figure4[d=5]``, and its ``grid`` attribute holds the values set.
+    ``figure4[d=5]``, and its ``grid`` attribute holds the values set.  ``need_strategies``:
+    see :func:`parse_experiment`.
     """
-    return parse_sweep(read_document(path), default_name=Path(path).stem)
+    return parse_sweep(read_document(path), default_name=Path(path).stem, need_strategies=need_strategies)
 
 
-def parse_sweep(data: dict[str, Any], default_name: str = "experiment") -> list[Experiment]:
+def parse_sweep(data: dict[str, Any], default_name: str = "experiment", *,
+                need_strategies: bool = True) -> list[Experiment]:
     """Every experiment of a parsed document (see :func:`load_sweep`)."""
     from pybai.config.grid import expand_grid
 
     experiments = []
     for point in expand_grid(data):
         try:
-            experiment = parse_experiment(point.document, default_name=default_name)
+            experiment = parse_experiment(point.document, default_name=default_name, need_strategies=need_strategies)
         except ConfigError as exc:
             if not point.values:
                 raise
@@ -165,8 +167,13 @@ def _strategy_message(where: str, message: str) -> str:
     return _config_message(where, message)
 
 
-def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> Experiment:
-    """Validate a parsed experiment document."""
+def parse_experiment(data: dict[str, Any], default_name: str = "experiment", *,
+                     need_strategies: bool = True) -> Experiment:
+    """Validate a parsed experiment document.
+
+    With ``need_strategies=False`` (what only reads the problem and its truth, e.g. ``pybai
+    complexity``) the ``[[strategy]]`` tables may be left out; those given are still checked.
+    """
     top = Table(data, "")
     name = top.str("name", default_name)
     replications = top.int("replications", 100, minimum=1, maximum=REPLICATION_LIMIT)
@@ -179,8 +186,8 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment") -> 
     # required tables: table() raises when they are missing, so neither is None
     environment = build_environment(cast(Table, top.table("environment")))
     problem = build_problem(cast(Table, top.table("problem")), environment)
-    entries = top.raw("strategy")
-    if not isinstance(entries, list) or not entries:
+    entries = top.raw("strategy") if need_strategies else top.raw("strategy", [])
+    if not isinstance(entries, list) or (need_strategies and not entries):
         raise ConfigError("strategy: expected at least one [[strategy]] table.")
     strategies: list[tuple[str, Strategy]] = []
     labels: set[str] = set()

@@ -10,12 +10,20 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import _show, check_array, is_finite_number
+from pybai._validation import INT64_MAX, INT64_MIN, _show, check_array, is_finite_number
 from pybai.exceptions import ConfigError, InvalidParameterError
 
-__all__ = ["Table", "closest"]
+__all__ = ["Table", "closest", "UnknownKeyError"]
 
 _MISSING = object()
+
+
+class UnknownKeyError(ConfigError):
+    """A key that nobody read (:meth:`Table.finish`); ``key`` is its name, ``where`` its full dotted name."""
+
+    def __init__(self, message: str, key: str, where: str):
+        super().__init__(message)
+        self.key, self.where = key, where
 
 
 class Table:
@@ -63,9 +71,12 @@ class Table:
         if not isinstance(value, int) or isinstance(value, bool):
             raise ConfigError(f"{self.key(name)}: expected an integer, got {_show(given)}.")
         if minimum is not None and value < minimum:
-            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {_show(given)}.")
         if maximum is not None and value > maximum:
-            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {_show(given)}.")
+        if not INT64_MIN <= value <= INT64_MAX:  # stored (SQL BIGINT) or handed to numpy: 64 bits
+            raise ConfigError(f"{self.key(name)}: expected an integer of at most 64 bits (|n| < 2^63), "
+                              f"got {_show(given)}.")
         return value
 
     def float(self, name: builtins.str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
@@ -128,7 +139,8 @@ class Table:
         """
         extra = sorted(set(self.data) - self.used)
         if extra:
-            raise ConfigError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.")
+            raise UnknownKeyError(f"{self.key(extra[0])}: unknown key{closest(extra[0], set(self.used) | set(valid))}.",
+                                  str(extra[0]), self.key(extra[0]))
 
 
 def closest(name: str, valid) -> str:

@@ -8,6 +8,7 @@ kind                       keys
 =========================  =================================================================
 ``gaussian``               ``arms`` (K >= 2), ``sigma`` (scalar or K; default 1)
 ``bernoulli``              ``arms``
+``binomial``, ``beta``     ``arms`` (``binomial``: ``trials``)
 ``subpopulation-gaussian`` ``arms``, ``subpopulations`` (default: the length of ``weights``),
                            ``weights``, ``constrained``, ``floor``, ``sigma``, ``sampling``
 ``linear-gaussian``        ``features`` (K x d), ``sigma``
@@ -15,7 +16,8 @@ kind                       keys
                            (``arms`` optional, checked against the covariance)
 =========================  =================================================================
 
-Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`).
+Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`); where a kind
+asks for ``arms``, ``labels`` alone is enough (the labels are the arms), and both must agree.
 
 Each kind has a *learner builder* (table -> the problem constructor's keywords, the same
 dict as ``Environment.structure()`` of a simulated environment of that kind) and a
@@ -36,6 +38,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+import math
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,8 +48,8 @@ from typing import Any, cast
 import numpy as np
 
 from pybai._validation import check_memory
-from pybai.config.reward_models import REWARD_MODEL_REFUSES
-from pybai.config.keys import Table, _config_message
+from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
+from pybai.config.keys import Table, UnknownKeyError, _config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -98,8 +101,16 @@ def _compact(values: np.ndarray):
 
 # ----------------------------------------------------------------- the kinds
 def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
-    """``arms``, refused (with the estimate) when the per-cell statistics would not fit in memory."""
-    k = table.int("arms", minimum=minimum)
+    """``arms`` (or the number of ``labels``: the labels are the arms), refused (with the estimate)
+    when the per-cell statistics would not fit in memory.  When both are given they must agree."""
+    labels = table.data.get("labels")
+    named = len(labels) if isinstance(labels, list) else None
+    if named is not None and not table.has("arms"):
+        if named < minimum:
+            raise ConfigError(f"{table.key('labels')}: expected at least {minimum} labels (one per arm), got {named}.")
+        k = named
+    else:
+        k = table.int("arms", minimum=minimum)  # labels that disagree are refused with the kind's other keys
     try:
         check_memory(8 * k * cells_per_arm, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
     except InvalidParameterError as exc:
@@ -146,8 +157,8 @@ def _build_beta(table: Table) -> dict:
 
 
 def _describe_beta(problem: Problem) -> dict | None:
-    return {"arms": problem.n_sources} if problem.family.support == (0.0, 1.0) and problem.family.name.startswith(
-        "bounded") else None
+    # any bounded family: its range is the [problem] reward_range (reward_model_keys), the kind gives the arms
+    return {"arms": problem.n_sources} if problem.family.name.startswith("bounded") else None
 
 
 def _build_subpopulation(table: Table) -> dict:
@@ -232,7 +243,11 @@ def build_learner_problem(problem_table: Table, environment_table: Table) -> Pro
         if environment_table.has(key):
             raise ConfigError(f"{environment_table.key(key)}: not used under reward_model \"{model}\" (the learner "
                               f"estimates it); remove '{key}'.")
-    return build_problem_on(problem_table, kind, learner.build(environment_table))
+    try:
+        structure = learner.build(environment_table)
+    except UnknownKeyError as exc:  # e.g. reward_range: said in [problem], with the way to say it
+        raise point_to_reward_models(exc) from None
+    return build_problem_on(problem_table, kind, structure)
 
 
 @dataclass
@@ -367,9 +382,13 @@ def _close(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
     if isinstance(a, float) or isinstance(b, float):
         try:
-            return bool(np.isclose(float(a), float(b), rtol=1e-12, atol=0.0))
+            x, y = float(a), float(b)
         except (TypeError, ValueError):
             return False
+        # numpy.isclose(x, y, rtol=1e-12, atol=0) with plain floats (it cost ~0.1 ms a call here)
+        if math.isfinite(x) and math.isfinite(y):
+            return abs(x - y) <= 1e-12 * abs(y)
+        return x == y
     return a == b
 
 
@@ -398,8 +417,20 @@ def session_document(problem: Problem, strategy: Strategy, *, name: str = "sessi
         rebuilt = parse_session_file(_plain(document))
         if _close(rebuilt.problem.to_dict(), problem.to_dict()):
             return _plain(document)
+    if not candidates:
+        raise InvalidParameterError(
+            f"The 'problem' parameter of Session.create must be a problem a session file can describe "
+            f"(goal and environment kind registered in pybai.config). Got {type(problem).__name__} "
+            f"with goal '{problem.goal}', which no session environment kind serves."
+        )
     raise InvalidParameterError(
-        f"The 'problem' parameter of Session.create must be a problem a session file can describe "
-        f"(goal and environment kind registered in pybai.config). Got {type(problem).__name__} "
-        f"with goal '{problem.goal}'."
+        f"The 'problem' parameter of Session.create must have a reward family a session file can describe. "
+        f"Got {type(problem).__name__} with family '{problem.family.name}' {_family_facts(problem.family)}, which "
+        f"none of the session kinds for goal '{problem.goal}' ({', '.join(candidates)}) describes exactly."
     )
+
+
+def _family_facts(family: Any) -> str:
+    """``(support [0, 1], 3 sources)``: what tells one family of a name from another."""
+    low, high = family.support
+    return f"(rewards in [{low:g}, {high:g}], {family.size} sources)"

@@ -18,13 +18,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pybai.config.keys import Table
+from pybai._validation import SIGMA_RELATIVE_RANGE
+from pybai.config.keys import Table, UnknownKeyError
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.models.betting import DEFAULT_MAX_VALUES
 from pybai.models.bounded import BOUNDED_STATISTICS, Bounded
 from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
 
-__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model"]
+__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model",
+           "RANGE_KEYS", "point_to_reward_models"]
 
 #: name -> builder(table, environment family) -> the learner's family
 REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
@@ -44,6 +46,23 @@ def register_reward_model(name: str, builder: Callable[[Table, Family], Family],
     REWARD_MODELS[name] = builder
     REWARD_MODEL_KEYS[name] = tuple(keys)
     REWARD_MODEL_REFUSES[name] = tuple(session_refuses)
+
+
+#: ``[environment]`` keys written for rewards in a known range (e.g. a revenue between 0 and 100):
+#: the range is what the learner assumes, a ``[problem]`` reward model, not a key of the environment
+RANGE_KEYS = ("reward_range", "range", "bounds", "low", "high", "lower", "upper", "min", "max", "support")
+
+#: where bounded rewards are said, and the environment kinds whose rewards stay in a range
+BOUNDED_POINTER = ('[problem] reward_model = "bounded" with reward_range = [low, high], and an environment whose '
+                   'rewards stay in that range: kind = "beta" or "bernoulli" (a session file: kind = "beta" with '
+                   'arms or labels only); docs/reward_models.md')
+
+
+def point_to_reward_models(exc: UnknownKeyError) -> ConfigError:
+    """``exc`` itself, or for a range key in ``[environment]`` (:data:`RANGE_KEYS`) the same line with the way to say it."""
+    if exc.key not in RANGE_KEYS or not exc.where.startswith("environment."):
+        return exc
+    return ConfigError(f"{exc.where}: not a key of the environment; rewards in a known range are {BOUNDED_POINTER}.")
 
 
 def all_keys() -> tuple[str, ...]:
@@ -70,6 +89,8 @@ def apply_reward_model(table: Table, structure: dict) -> dict:
         raise ConfigError(f"{table.key('reward_model')}: this environment kind has no reward family to replace.")
     try:
         learner_family = REWARD_MODELS[name](table, family)
+    except ConfigError:  # already names its key
+        raise
     except InvalidParameterError as exc:
         raise ConfigError(f"{table.key('reward_model')}: {exc}") from None
     return {**structure, "family": learner_family}
@@ -98,9 +119,17 @@ def _bounded(table: Table, family: Family) -> Family:
     max_values = table.int("max_values", DEFAULT_MAX_VALUES, minimum=0, maximum=100_000)
     lo, hi = family.support
     if lo < low or hi > high:
-        raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that "
-                          f"range; the environment's \"{family.name}\" rewards lie in [{lo:g}, {hi:g}].")
-    return Bounded(family.size, low, high, statistic, max_values=max_values)
+        raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that range; the environment's "
+                                    f"\"{family.name}\" rewards lie in [{lo:g}, {hi:g}] (bounded rewards: {BOUNDED_POINTER}).")
+    if hi - lo < SIGMA_RELATIVE_RANGE[0] * (high - low):  # rescaled, the environment's rewards would be one point
+        raise ConfigError(f"{table.key('reward_range')}: expected a range the environment's rewards fill at least "
+                          f"{SIGMA_RELATIVE_RANGE[0]:g} of (numerically safe range); the \"{family.name}\" rewards "
+                          f"lie in [{lo:g}, {hi:g}], the range is [{low:g}, {high:g}].")
+    try:
+        return Bounded(family.size, low, high, statistic, max_values=max_values)
+    except InvalidParameterError as exc:  # a range no arithmetic can hold (its width overflows, or is lost)
+        reason = str(exc).split(" must be ", 1)[-1].rsplit(". Got", 1)[0]
+        raise ConfigError(f"{table.key('reward_range')}: expected {reason}; got [{low:g}, {high:g}].") from None
 
 
 register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"))

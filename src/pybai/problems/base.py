@@ -30,6 +30,7 @@ from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
 from pybai.models.families import Family
 from pybai.naming import check_labels
+from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
 from pybai.stopping.thresholds import make_threshold
@@ -238,29 +239,18 @@ class Problem(ABC):
         z = self.statistic(model)
         return z, z > threshold.at(t, model)
 
-    def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
-        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts.
+    def stopping_evidence(self, model: Model, threshold: Threshold, t: int) -> tuple[float, float]:
+        """The statistic of the piece that decides the stopping rule now and its level: the rule of
+        :meth:`stopping_decision` stops exactly when ``statistic >= level`` (:func:`pybai.problems.evidence.stopping_evidence`)."""
+        return stopping_evidence(self, model, threshold, t)
 
-        The pieces are {lambda_j >= lambda_i} shifted by :attr:`pair_shift` (epsilon-best-arm
-        identification: {lambda_i <= c lambda_j - e}).
-        """
-        z = self.statistic(model)
-        if not getattr(threshold, "count_dependent", False):
-            return z, z > threshold.at(t, model)
-        counted: Any = threshold  # a count-dependent threshold: it has min_statistic and min_margin
-        if not z > counted.min_statistic:  # the smallest pair GLR is z: some pair fails
-            return z, False
-        c, e = self.pair_shift
-        if c == 1.0 and e == 0.0:
-            margin = counted.model_margin(model, self.family.variances, top, bottom)
-        else:
-            margin = counted.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
-        return z, margin > 0.0
+    def _stopping_margin(self, model: Model, threshold: Threshold) -> float | None:
+        """A count-dependent rule's smallest margin over the pieces it tests now (stop when > 0); None (the default)
+        for a rule ``statistic > threshold.at(t, model)``.  Problems deciding piece by piece override it."""
+        return None
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
-        """``"delta-correct"`` is a per-pair rule: the normal mixtures for Gaussian arms, the variance-adaptive
-        tilted mixtures (:mod:`pybai.stopping.tilt`) for Bernoulli arms (``"pair-mixture"`` still names the
-        Beta + sub-Gaussian mixtures)."""
+        """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
             kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"

@@ -22,8 +22,6 @@ import os
 import time
 import warnings
 
-import numpy as np
-
 from pybai._validation import check_memory
 from pybai.exceptions import InvalidParameterError, PybaiWarning
 from pybai.naming import answer_name
@@ -45,6 +43,9 @@ _PILOT_FROM_SAMPLES = 2_000_000
 
 #: Wall-clock seconds spent on the pilot of each strategy, at most.
 _PILOT_SECONDS = 0.2
+
+#: Timed steps of the pilot of each strategy, at least (the cost is read on their second half).
+_PILOT_STEPS = 40
 
 
 def _truth(experiment):
@@ -80,28 +81,32 @@ def estimate_samples(problem, truth) -> tuple[float | None, str]:
 
 
 def pilot_seconds_per_sample(strategy, experiment, seconds: float = _PILOT_SECONDS) -> float | None:
-    """CPU seconds per sample of ``strategy`` on the experiment's first truth, from a short run."""
-    from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child, replication_seed
+    """CPU seconds per sample of ``strategy`` on the experiment's first truths, from a short run.
+
+    Each replication starts as in :func:`~pybai.simulate.runner.run_replication`
+    (:func:`~pybai.simulate.runner.start_replication`: a reference rule is told the truth).
+    """
+    from pybai.simulate.runner import start_replication
+    from pybai.simulate.seeding import replication_seed
 
     warm_up = 2 * experiment.problem.n_requests + 20  # first calls load compiled kernels: not timed
     samples, used, began = 0, 0.0, time.perf_counter()
     trace: list[tuple[int, float]] = []  # (samples, CPU seconds) after each timed step; the cost is read on the second half
     for replication in range(100):  # runs that stop early: go on with the next replications
-        seed = replication_seed(experiment.seed, replication)
-        truth = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
-        noise = np.random.default_rng(child(seed, STREAM_NOISE))
-        run = strategy.clone().start(experiment.problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+        started = start_replication(strategy, experiment.environment, experiment.problem,
+                                    replication_seed(experiment.seed, replication), replication)
+        truth, noise, run = started.truth, started.noise, started.strategy  # as run_replication starts it
         while replication == 0 and not run.stopped and run.t_ < warm_up:  # bounded by warm_up samples
             run.tell(*truth.respond(run.ask(), noise))
         if replication == 0:
             began = time.perf_counter()
         first, cpu = run.t_, time.process_time()
-        while not run.stopped and (time.perf_counter() - began < seconds or len(trace) < 40):
+        while not run.stopped and (time.perf_counter() - began < seconds or len(trace) < _PILOT_STEPS):
             run.tell(*truth.respond(run.ask(), noise))
             trace.append((samples + run.t_ - first, used + time.process_time() - cpu))
         used += time.process_time() - cpu
         samples += run.t_ - first
-        if time.perf_counter() - began >= seconds and len(trace) >= 40:
+        if time.perf_counter() - began >= seconds and len(trace) >= _PILOT_STEPS:
             break
     if len(trace) < 4:
         return used / samples if samples > 0 else None

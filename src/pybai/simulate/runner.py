@@ -15,7 +15,7 @@ from pybai.problems.base import Problem
 from pybai.simulate.seeding import STREAM_NOISE, STREAM_STRATEGY, STREAM_TRUTH, child
 from pybai.strategies.base import Strategy
 
-__all__ = ["Outcome", "run_replication", "run_replication_deltas"]
+__all__ = ["Outcome", "Replication", "start_replication", "start_copy", "run_replication", "run_replication_deltas"]
 
 
 @dataclass
@@ -35,6 +35,45 @@ class Outcome:
     gain: float | None = None  # top-k: sum of the means over the answer (Problem.answer_metrics)
     oracle_gain: float | None = None  # ... and over the true answer
     exact_correct: bool | None = None  # with epsilon: the answer is a best arm (an exact top-k set)
+
+
+@dataclass
+class Replication:
+    """The start of one replication: its truth, its noise stream and a started copy of the strategy."""
+
+    truth: Environment
+    noise: np.random.Generator
+    strategy: Strategy
+
+
+def start_copy(strategy: Strategy, problem: Problem, seed: np.random.SeedSequence, truth: Environment) -> Strategy:
+    """A fresh copy of ``strategy`` started on ``problem`` for the replication seeded by ``seed``.
+
+    The copy (:meth:`Strategy.clone`) is started with the replication's strategy stream
+    (child ``STREAM_STRATEGY`` of ``seed``); a reference rule (:attr:`Strategy.reference`, e.g.
+    ``xy-oracle``) is then told the truth's source means (:meth:`Strategy.reveal_truth`).  Every
+    place that plays a replication (:func:`run_replication`, :func:`run_replication_deltas`, the
+    pilot run of :mod:`pybai.simulate.preflight`) starts its strategy here, so none can forget a step.
+    """
+    copy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
+    if copy.reference:  # a reference point, not a real strategy: it is told the truth
+        copy.reveal_truth(truth.source_means)
+    return copy
+
+
+def start_replication(
+    strategy: Strategy, environment: Environment, problem: Problem, seed: np.random.SeedSequence,
+    replication: int | None = None,
+) -> Replication:
+    """The start of the replication seeded by ``seed``: truth, noise stream and started strategy.
+
+    The truth is ``environment.realize`` on the truth stream (child ``STREAM_TRUTH`` of ``seed``;
+    ``replication`` selects a row of a table of truths), the noise stream is child
+    ``STREAM_NOISE`` and the strategy is :func:`start_copy` of ``strategy``.
+    """
+    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
+    noise = np.random.default_rng(child(seed, STREAM_NOISE))
+    return Replication(truth, noise, start_copy(strategy, problem, seed, truth))
 
 
 def _simulated_arms(truth: Environment, problem: Problem | None = None):
@@ -73,11 +112,8 @@ def run_replication(
     """
     start = time.perf_counter()
     cpu_start = time.thread_time()
-    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
-    noise = np.random.default_rng(child(seed, STREAM_NOISE))
-    strategy = strategy.clone().start(problem, rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
-    if strategy.reference:  # a reference point, not a real strategy: it is told the truth
-        strategy.reveal_truth(truth.source_means)
+    started = start_replication(strategy, environment, problem, seed, replication)
+    truth, noise, strategy = started.truth, started.noise, started.strategy
     simulate = getattr(strategy, "simulate_run", None) if fast else None
     arms = _simulated_arms(truth, strategy.problem_) if simulate is not None else None
     if arms is not None and simulate is not None:  # arms are found only for a strategy that simulates
@@ -127,14 +163,14 @@ def run_replication_deltas(
     simulate = getattr(strategy, "simulate_deltas", None)
     if simulate is None or any(p.delta is None for p in problems):
         return None
-    truth = environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)), replication)
+    if strategy.reference:  # told the truth: it plays with it, never a shared trajectory
+        return None
     order = sorted(range(len(problems)), key=lambda i: -float(cast(float, problems[i].delta)))  # the lowest threshold first
-    starts = [strategy.clone().start(problems[i], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
-              for i in order]
-    lead = strategy.clone().start(problems[order[-1]], rng=np.random.default_rng(child(seed, STREAM_STRATEGY)))
-    arms = None if lead.reference else _simulated_arms(truth, lead.problem_)
-    noise = np.random.default_rng(child(seed, STREAM_NOISE))
-    if arms is None or not cast(Any, lead).simulate_deltas(arms[0], noise, arms[1], starts):
+    lead = start_replication(strategy, environment, problems[order[-1]], seed, replication)
+    truth, noise = lead.truth, lead.noise
+    starts = [start_copy(strategy, problems[i], seed, truth) for i in order]
+    arms = _simulated_arms(truth, lead.strategy.problem_)
+    if arms is None or not cast(Any, lead.strategy).simulate_deltas(arms[0], noise, arms[1], starts):
         return None
     share = len(problems)
     seconds, cpu = (time.perf_counter() - start) / share, (time.thread_time() - cpu_start) / share

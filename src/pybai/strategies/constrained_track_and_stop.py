@@ -48,7 +48,7 @@ class ConstrainedTrackAndStop(TrackAndStop):
     * ``oracle="exact"``: w(t) = w*(mu_hat(t)), solved to ~1e-10 relative accuracy
       at every step by :meth:`~pybai.problems.feasible.problem.FeasibleArmProblem.oracle`
       (a cold start each time: see there why warm starts are off; no recomputation is
-      skipped; timings in docs/baics.md); the default before 2026-11-25.  ``oracle="subgradient"``: the paper's cheap
+      skipped; timings in docs/baics.md).  ``oracle="subgradient"``: the paper's cheap
       variant used in its experiments (section 5): w(t) = P_simplex(w(t - 1) + alpha c(t)),
       one projected supergradient ascent step per round with step size ``step_size``
       (alpha = 1, the paper's), started from uniform weights.  With a constant step and no

@@ -55,10 +55,9 @@ class RAGE(LinearRule):
       :math:`(z' - z^*)^\top \hat\theta_k \ge \tau_k` while :math:`(z' - z^*)^\top\theta \le 0`,
       i.e. only on a deviation beyond the width; over the :math:`|Z_k| - 1` competitors and all
       rounds the error is at most :math:`\sum_k \delta_k / |Z_k| \le (\pi^2/12)\delta < \delta`.
-      The statement in the brief of issue 7 (threshold :math:`2^{-(k+2)}` with this
-      :math:`N_k`) would eliminate at half the width, which this argument does not cover; the
-      authors' published code pairs its round length with a threshold equal to the width, as
-      here.  An arm with gap :math:`\ge 2^{-k}` is eliminated in round k on the same event.
+      A threshold of :math:`2^{-(k+2)}` with this :math:`N_k` would eliminate at half the
+      width, which this argument does not cover; the authors' published code pairs its round
+      length with a threshold equal to the width, as here.  An arm with gap :math:`\ge 2^{-k}` is eliminated in round k on the same event.
     * **r(epsilon).**  The rounding's guarantee the proof uses is
       :math:`\max_y \|y\|^2_{A_N^{-1}} \le (1 + \epsilon)\rho/N` for the rounded allocation of N
       samples.  Instead of a worst-case formula, N_k is the smallest N at or above the first
@@ -104,6 +103,7 @@ class RAGE(LinearRule):
     allocation_ = StateArray()
 
     name = "rage"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     proven_rule = "RAGE's elimination rule (Fiez et al. 2019)"
     _state_attrs = ("round_", "active_", "allocation_", "asked_", "round_counts_", "round_sums_", "round_open_",
                     "survivor_", "rho_", "round_sizes_")

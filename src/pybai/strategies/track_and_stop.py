@@ -114,8 +114,8 @@ class TrackAndStop(CompiledRun, Strategy):
         plug-in weights do, which is all that the asymptotic optimality of Track-and-Stop uses
         (GK16, Thm. 14); see :meth:`pybai.strategies.tracking.Tracker.select`.
     oracle : {"fast", "certified", "exact"}, default "fast"
-        ``"exact"``: the computation of pybai before 2026-11-25: the problem's reference oracle
-        solver, at every step unless ``oracle_growth`` says otherwise.  ``"certified"``: the
+        ``"exact"``: the problem's reference oracle solver, at every step unless
+        ``oracle_growth`` says otherwise.  ``"certified"``: the
         problem's fast solver of the same oracle where it has one (linear problems: the same
         certified solve with compiled barrier steps, equal up to rounding) and the default lazy
         schedule above.  ``"fast"``: as ``"certified"``, and on problems with an approximate oracle

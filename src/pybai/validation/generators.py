@@ -52,7 +52,7 @@ The generators (every random choice from the ``rng`` passed in):
   in {2, 4, 8}, r uniform in {1, ..., b}; delta = 0.2; fixed budgets of 10, 40 and 160 batches.
   Sequential strategies refuse it (n/a).
 * ``bounded-beta``, ``bounded-uniform``, ``bounded-two-point`` (reward model ``"bounded"`` on
-  [0, 1], issue 21): K uniform in {2, ..., 4}, the best mean uniform in [0.3, 0.7] and the others
+  [0, 1]): K uniform in {2, ..., 4}, the best mean uniform in [0.3, 0.7] and the others
   below it by gaps uniform in [0.1, 0.3]; the statistic ``"kl-inf"`` or ``"sub-bernoulli"`` drawn
   with equal probability (the label says which).  Beta arms with sd uniform in [0.05, 0.2] (capped
   below sqrt(m (1 - m))); uniform arms on [m - h, m + h] with h uniform in (0, min(m, 1 - m)];

@@ -17,6 +17,7 @@ from pybai.problems.best_arm._kernels import (
     oracle_best_arm_warm,
 )
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
 from pybai.stopping.thresholds import make_threshold
 
@@ -161,9 +162,13 @@ class BestArmProblem(Problem):
         a_hat is the empirical best arm (first of tied maxima), also with epsilon."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
+        return pair_stopping(self, model, threshold, t)
+
+    def _stopping_margin(self, model, threshold):
+        """The pairs (a_hat, b), b != a_hat, a_hat the empirical best arm (first of tied maxima)."""
         best = int(np.argmax(model.estimate))
         others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
-        return self._pair_stopping(model, threshold, t, np.array([best]), others)
+        return pair_margin(self, model, threshold, np.array([best]), others)
 
     def oracle(self, means, hint: np.ndarray | None = None):
         """T*(mu) and w*(mu) (Garivier & Kaufmann 2016, Theorem 5), exact to ~1e-12.

@@ -22,6 +22,7 @@ from pybai.problems.top_k._kernels import (
 )
 from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_oracle
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import TOP_K, RunKernels
 
 __all__ = ["TopKProblem"]
@@ -178,11 +179,17 @@ class TopKProblem(Problem):
         """Stop when every pair (i top, j bottom) passes its count-dependent test."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
+        if np.isnan(self._means(model.estimate)).any():
+            return 0.0, False
+        return pair_stopping(self, model, threshold, t)
+
+    def _stopping_margin(self, model, threshold):
+        """The pairs (i in the empirical top set, j outside); -inf while a mean is undefined."""
         means = self._means(model.estimate)
         if np.isnan(means).any():
-            return 0.0, False
+            return -math.inf
         top, bot, _ = top_bottom(means, self.k)
-        return self._pair_stopping(model, threshold, t, top, bot)
+        return pair_margin(self, model, threshold, top, bot)
 
     # --- the math of the goal -------------------------------------------
     def _means(self, means) -> np.ndarray:
