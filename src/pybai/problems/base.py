@@ -33,6 +33,7 @@ from pybai.naming import check_labels
 from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
 from pybai.stopping.base import Threshold
+from pybai.stopping.leader import refuse_leader
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "lower_bound_factor"]
@@ -223,7 +224,7 @@ class Problem(ABC):
         The default is the union bound over :attr:`n_alternatives` pieces of the alternative,
         each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`).
         """
-        _refuse_leader(kind, type(self).__name__)
+        refuse_leader(kind, type(self).__name__)
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
@@ -254,7 +255,7 @@ class Problem(ABC):
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
                 "gaussian", "bernoulli"):
             kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
-        _refuse_leader(kind, type(self).__name__)
+        refuse_leader(kind, type(self).__name__)
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                               family=self.family.name)
 
@@ -492,11 +493,3 @@ class Problem(ABC):
             "regime": regime,
             "batch": None if self.batch is None else vars(self.batch).copy(),
         }
-
-
-def _refuse_leader(kind: Any, owner: str) -> None:
-    """Kind ``"leader"`` tests the hypotheses "arm j is the best": plain best-arm identification only
-    (:meth:`pybai.problems.best_arm.BestArmProblem.threshold`)."""
-    if isinstance(kind, str) and kind.strip().lower() == "leader":
-        raise fail("threshold", owner, "a kind this goal supports ('leader' is for best-arm identification without "
-                   "epsilon)", kind)

@@ -76,11 +76,19 @@ from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
-__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "LEADER_ROW_SCALES"]
+__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "LEADER_ROW_SCALES", "refuse_leader"]
 
 #: Column of a compiled row (:func:`pybai.stopping.compiled.compiled_rows`: five t-only columns, the
 #: per-pair flag, then :meth:`LeaderThreshold.compiled_pair_form`) where the scales start; the state follows them.
 LEADER_ROW_SCALES = 13
+
+
+def refuse_leader(kind: Any, owner: str) -> None:
+    """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
+    "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
+    if isinstance(kind, str) and kind.strip().lower() == "leader":
+        raise fail("threshold", owner, "a kind this goal supports ('leader' is for best-arm identification without "
+                   "epsilon)", kind)
 
 
 class LeaderThreshold(Threshold):

@@ -200,7 +200,7 @@ def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tell
     time into answered requests (default: one sample per request).
     """
     stop = int(records.stop_t[index])
-    if getattr(strategy.threshold_, "stateful", False):  # the state the loop left in the rule's row
+    if strategy.threshold_.stateful:  # the state the loop left in the rule's row
         strategy.threshold_.load_row_state(setup.forms[index])
     if stop >= 0:
         strategy.model_.set_statistics(records.counts[index], records.sums[index])

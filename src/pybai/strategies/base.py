@@ -441,13 +441,12 @@ class Strategy:
         """Hook: update the rule's own state after the model is updated."""
 
     def _should_stop(self) -> bool:
-        """Stopping rule: the problem's GLR statistic > threshold(t) in fixed confidence.
+        """Stopping rule: the problem's GLR statistic > threshold(t) in fixed confidence; never in fixed budget.
 
-        Never in fixed budget (the base stops when the budget is spent).
-        """
+        A rule with a state of the run's own (the leader rule) is advanced first."""
         if self.threshold_ is None:
             return False
-        if getattr(self.threshold_, "stateful", False):  # a rule with a state of the run's own (leaders)
+        if self.threshold_.stateful:
             self.threshold_.advance(self.model_, self.problem_.family.variances)
         self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
         return stop

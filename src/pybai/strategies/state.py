@@ -76,7 +76,7 @@ def state_digest(state: dict) -> str:
 def _stopping_section(strategy) -> dict:
     """``{"stopping": state}`` for a stopping rule with a state of the run's own (:mod:`pybai.stopping.leader`)."""
     threshold = getattr(strategy, "threshold_", None)
-    if getattr(threshold, "stateful", False):
+    if threshold is not None and threshold.stateful:
         return {"stopping": encode(threshold.state_)}
     return {}
 
@@ -156,7 +156,7 @@ _SECTIONS = ("params", "rng", "model", "base", "rule")
 def _stopping_state(strategy, state: dict):
     """The stopping rule's own state from ``state``, checked (present exactly when the rule has one), or None."""
     threshold = getattr(strategy, "threshold_", None)
-    if not getattr(threshold, "stateful", False):
+    if threshold is None or not threshold.stateful:
         if "stopping" in state:
             raise _corrupted("stopping", "absent (this strategy's stopping rule has no state)", "present")
         return None
