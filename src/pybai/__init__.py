@@ -42,6 +42,7 @@ from pybai.exceptions import (  # noqa: E402
     PybaiError,
     RequestError,
     PybaiWarning,
+    RewardModelWarning,
     SessionStateError,
     StorageUnavailableError,
 )
@@ -238,4 +239,5 @@ __all__ = [
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]
