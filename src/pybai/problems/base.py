@@ -34,6 +34,7 @@ from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
 from pybai.problems.tolerance import regret_exceeds
 from pybai.stopping.base import Threshold
+from pybai.stopping.leader import refuse_leader
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "lower_bound_factor"]
@@ -219,13 +220,10 @@ class Problem(ABC):
         return "samples" if self.batch is None else "batches"
 
     def threshold(self, kind: str, delta: float) -> Threshold:
-        """The stopping threshold of kind ``"heuristic"`` or ``"delta-correct"`` for this problem.
-
-        The default is the union bound over :attr:`n_alternatives` pieces of the alternative,
-        each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`).
-        """
-        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                              family=self.family.name)
+        """The stopping threshold of ``kind`` for this problem: by default the union bound over :attr:`n_alternatives`
+        pieces of the alternative, each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`)."""
+        refuse_leader(kind, type(self).__name__)
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=self.family.name)
 
     def stopping_decision(self, model: Model, threshold: Threshold, t: int) -> tuple[float, bool]:
         """The GLR statistic and whether the fixed-confidence stopping rule stops now.
@@ -253,6 +251,7 @@ class Problem(ABC):
         fam = self.family.name
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and fam in ("gaussian", "bernoulli"):
             kind = "pair-mixture" if fam == "gaussian" else "pair-tilt"
+        refuse_leader(kind, type(self).__name__)
         return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=fam)
 
     #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e} (epsilon-best-arm

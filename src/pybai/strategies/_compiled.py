@@ -44,7 +44,8 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.compiled import run_glr, run_pair_margin
-from pybai.stopping.compiled import PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
+from pybai.stopping._leader_kernels import LEADER_RULE, leader_row_advance, leader_row_margin
+from pybai.stopping.compiled import PAIR_CODE, PAIR_FLAG, PAIR_MIN_STATISTIC, compiled_rows, threshold_value
 
 __all__ = ["RunSetup", "CompiledRun", "Records", "setup_run", "draw_reward", "record", "check_deltas"]
 
@@ -78,6 +79,8 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
     ``(statistic, done)``; the run is over when ``done == len(forms)``.
     """
     z = run_glr(kind, code, counts, est, var, k)
+    if forms[0, PAIR_FLAG] > 0.0 and forms[0, PAIR_CODE] == LEADER_RULE:
+        return z, _check_leader_rows(counts, sums, est, var, forms, t, z, done, stop_t, stop_z, snap_counts, snap_sums)
     while done < forms.shape[0]:
         form = forms[done]
         if form[PAIR_FLAG] > 0.0:  # a per-pair rule: the GLR filter, then every pair's own test
@@ -91,6 +94,28 @@ def check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, 
         snap_sums[done, :] = sums
         done += 1
     return z, done
+
+
+@njit(cache=True)
+def _check_leader_rows(counts, sums, est, var, forms, t, z, done, stop_t, stop_z, snap_counts, snap_sums):
+    """:func:`check_deltas` for the leader rule (:mod:`pybai.stopping.leader`), whose rows hold a state:
+    every row still running advances its leaders and, above the GLR filter, decides (remembering the
+    hypotheses it rejects), as each delta's own run does at this check; the rows that stop are the first
+    ones in order (a row that stops implies every earlier one stops).  Returns the new ``done``."""
+    passed = True
+    first = done
+    for i in range(first, forms.shape[0]):
+        leader_row_advance(forms[i], counts, sums, est, var)
+        ok = z > forms[i, PAIR_MIN_STATISTIC] and leader_row_margin(forms[i], counts, sums, est, var) > 0.0
+        if ok and passed:
+            stop_t[i] = t
+            stop_z[i] = z
+            snap_counts[i, :] = counts
+            snap_sums[i, :] = sums
+            done += 1
+        else:
+            passed = False
+    return done
 
 
 class Records:
@@ -175,6 +200,8 @@ def finish(strategy, setup: RunSetup, records: Records, index: int, t: int, tell
     time into answered requests (default: one sample per request).
     """
     stop = int(records.stop_t[index])
+    if strategy.threshold_.stateful:  # the state the loop left in the rule's row
+        strategy.threshold_.load_row_state(setup.forms[index])
     if stop >= 0:
         strategy.model_.set_statistics(records.counts[index], records.sums[index])
         tells = tells if (stop == t or tells_at is None) else tells_at(stop)

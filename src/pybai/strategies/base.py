@@ -442,12 +442,11 @@ class Strategy:
         """Hook: update the rule's own state after the model is updated."""
 
     def _should_stop(self) -> bool:
-        """Stopping rule: the problem's GLR statistic > threshold(t) in fixed confidence.
-
-        Never in fixed budget (the base stops when the budget is spent).
-        """
+        """Stopping rule: the GLR statistic > threshold(t) in fixed confidence (a stateful rule advanced first)."""
         if self.threshold_ is None:
             return False
+        if self.threshold_.stateful:
+            self.threshold_.advance(self.model_, self.problem_.family.variances)
         self.statistic_, stop = self.problem_.stopping_decision(self.model_, self.threshold_, self.t_)
         return stop
 

@@ -60,6 +60,7 @@ def strategy_state(strategy) -> dict:
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
         "base": {_key(name): encode(_get(strategy, name)) for name in _BASE_ATTRS},
         "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
+        **_stopping_section(strategy),
     }
     state["digest"] = state_digest(state)
     return state
@@ -70,6 +71,14 @@ def state_digest(state: dict) -> str:
     body = {key: value for key, value in state.items() if key != "digest"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _stopping_section(strategy) -> dict:
+    """``{"stopping": state}`` for a stopping rule with a state of the run's own (:mod:`pybai.stopping.leader`)."""
+    threshold = getattr(strategy, "threshold_", None)
+    if threshold is not None and threshold.stateful:
+        return {"stopping": encode(threshold.state_)}
+    return {}
 
 
 def _key(path: str) -> str:
@@ -123,9 +132,12 @@ def restore_state(strategy, problem, state: dict):
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise _corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
     model = strategy.model_
+    stopping = _stopping_state(strategy, state)  # checked before anything is set
     _restore_section(model, state["model"], model.state_attrs, "model", in_place=True)
     _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
     _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
+    if stopping is not None:
+        strategy.threshold_.state_[:] = stopping
     _check_invariants(strategy)
     if digest is not None and state.get("digest") != digest:
         if "digest" not in state:
@@ -139,6 +151,24 @@ def restore_state(strategy, problem, state: dict):
 
 
 _SECTIONS = ("params", "rng", "model", "base", "rule")
+
+
+def _stopping_state(strategy, state: dict):
+    """The stopping rule's own state from ``state``, checked (present exactly when the rule has one), or None."""
+    threshold = getattr(strategy, "threshold_", None)
+    if threshold is None or not threshold.stateful:
+        if "stopping" in state:
+            raise _corrupted("stopping", "absent (this strategy's stopping rule has no state)", "present")
+        return None
+    if "stopping" not in state:
+        raise _corrupted("stopping", "present", "missing")
+    try:
+        value = np.asarray(decode(state["stopping"]), dtype=float)
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
+        raise _corrupted("stopping", "an encoded array", exc) from None
+    if value.shape != threshold.state_.shape or not np.isfinite(value).all():
+        raise _corrupted("stopping", f"finite numbers of shape {threshold.state_.shape}", value.shape)
+    return value
 _STATUSES = ("running", "stopped", "censored", "budget-spent")
 
 
