@@ -17,8 +17,7 @@ regime (fixed confidence: ``max_samples``; fixed budget: the budget in samples o
 never exceeded by an ask), the (b, r) limits of batches, the validation of answers, and the
 state as a JSON-safe dict (:mod:`pybai.strategies.state`).  A concrete strategy implements
 :meth:`Strategy._select` and optionally :meth:`_initialize`, :meth:`_observe`,
-:meth:`_should_stop`, :meth:`_recommend`; it lists the attributes of its own state in
-``_state_attrs``.
+:meth:`_should_stop`, :meth:`_recommend`; it lists the attributes of its own state in ``_state_attrs``.
 """
 
 from __future__ import annotations
@@ -92,6 +91,10 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: a rule that stops by its own unproven rule (not ``threshold``) names it: never certified (``"mixture-sprt"``)
+    stopping_rule: ClassVar[str] = ""
+    #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
+    stops_on_statistics: ClassVar[bool] = True
     #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
     #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
     single_request: ClassVar[str] = ""
@@ -134,6 +137,25 @@ class Strategy:
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         check_fit(self, problem, owner)
         check_initial_phase(self, problem, owner)
+        self._check_threshold(problem, owner)
+
+    def _check_threshold(self, problem: Problem, owner: str) -> None:
+        """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
+        regime = problem.regime
+        if not isinstance(regime, FixedConfidence):
+            return
+        try:
+            problem.threshold(self.threshold, regime.delta)
+        except InvalidParameterError:
+            offered = []
+            for kind in self.threshold_kinds:
+                try:
+                    problem.threshold(kind, regime.delta)
+                except InvalidParameterError:
+                    continue
+                offered.append(f'"{kind}"')
+            raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
+                       f"{problem.family.name} rewards)", self.threshold) from None
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
@@ -488,12 +510,10 @@ class Strategy:
     def get_state(self) -> dict:
         """The whole state as a JSON-safe dict (see :func:`pybai.strategies.state.strategy_state`)."""
         from pybai.strategies.state import strategy_state
-
         self._require_started()
         return strategy_state(self)
 
     def set_state(self, problem: Problem, state: dict) -> "Strategy":
         """Restore a state from :meth:`get_state` on ``problem`` (the same problem); returns self."""
         from pybai.strategies.state import restore_state
-
         return restore_state(self, problem, state)
