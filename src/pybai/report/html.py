@@ -75,10 +75,6 @@ class HtmlReport:
         self._blocks.append(f"<p>{html.escape(str(text))}</p>")
         return self
 
-    def preformatted(self, text: str) -> "HtmlReport":
-        self._blocks.append(f"<pre>{html.escape(str(text))}</pre>")
-        return self
-
     def table(self, header, rows) -> "HtmlReport":
         head = "".join(f"<th>{_cell(h)}</th>" for h in header)
         body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows)

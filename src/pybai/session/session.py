@@ -216,10 +216,9 @@ class Session:
         return replay
 
     def _read_events(self, last_request: int, last_answer: int, last_event: int):
-        """The log after the cursors (inside a transaction), with the journal when the database has one."""
+        """The log after the cursors (inside a transaction), with its journal."""
         store = self._store
-        events = store.events_after(last_request, last_answer)
-        return replace(events, journal=store.journal_after(last_event)) if store.journaled else events
+        return replace(store.events_after(last_request, last_answer), journal=store.journal_after(last_event))
 
     def _pending_text(self, strategy) -> str:
         ids = list(strategy.outstanding)
@@ -234,7 +233,7 @@ class Session:
         transaction); True when one was."""
         after = self.spec.expire_after
         strategy = replay.strategy
-        if after is None or not self._store.journaled or not self._store.writable:
+        if after is None or not self._store.writable:
             return False
         now = datetime.now(timezone.utc)
         expired = False
@@ -286,8 +285,7 @@ class Session:
                 if new:
                     now = utc_now()
                     store.add_request(rid, requests, now)
-                    if store.journaled:
-                        replay.last_event = store.add_event("request", rid, now)
+                    replay.last_event = store.add_event("request", rid, now)
             if new:
                 replay.last_request = rid
                 replay.created[rid] = now
@@ -357,13 +355,10 @@ class Session:
         RequestError
             ``request_id`` is not outstanding (unknown, answered, cancelled or expired).
         SessionStateError
-            The session has stopped, or its database predates cancels (schema 1).
+            The session has stopped.
         """
         rid = _request_id(request_id)
         store = self._store
-        if not store.journaled:
-            raise SessionStateError(f"{self.path}: this session database (schema 1, written by an older pybai) "
-                                    "has no journal: requests cannot be cancelled.")
         changed = False
         try:
             with store.writing("record the cancel"):

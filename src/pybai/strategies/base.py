@@ -308,11 +308,6 @@ class Strategy:
         self._require_started()
         return dict(self._book._open)
 
-    @property
-    def max_pending_(self) -> int:
-        """How many requests may be outstanding at once (``max_pending`` of :meth:`start`)."""
-        return self._book.limit
-
     def _checked(self, selection) -> np.ndarray:
         """The rule's selection as a read-only int array (never the rule's own array), checked
         against the request space and (b, r)."""
@@ -491,9 +486,3 @@ class Strategy:
 
         self._require_started()
         return strategy_state(self)
-
-    def set_state(self, problem: Problem, state: dict) -> "Strategy":
-        """Restore a state from :meth:`get_state` on ``problem`` (the same problem); returns self."""
-        from pybai.strategies.state import restore_state
-
-        return restore_state(self, problem, state)
