@@ -25,6 +25,7 @@ __all__ = [
     "SIGMA_RELATIVE_RANGE",
     "WEIGHTS_TOLERANCE",
     "fail",
+    "show_value",
     "check_probability",
     "check_positive_int",
     "check_positive_float",
@@ -59,7 +60,8 @@ SIGMA_RELATIVE_RANGE = (1e-8, 1e8)
 WEIGHTS_TOLERANCE = 1e-6
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """``repr(value)`` on one line, cut to 80 characters: how an error message shows a given value."""
     text = " ".join(repr(value).split())  # one line (arrays print on several)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -70,7 +72,7 @@ def fail(name: str, owner: str, expected: str, value: Any, hint: str = "") -> In
     ``hint`` (e.g. ``"did you mean 'tas'?"``) is shown in parentheses after the value.
     """
     where = f" of {owner}" if owner else ""
-    shown = _show(value) + (f" ({hint})" if hint else "")
+    shown = show_value(value) + (f" ({hint})" if hint else "")
     return InvalidParameterError(f"The '{name}' parameter{where} must be {expected}. Got {shown}.")
 
 

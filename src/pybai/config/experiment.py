@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from pybai._validation import REPLICATION_LIMIT, read_user_text
 from pybai.config.environments import build_environment
-from pybai.config.keys import Table, _config_message
+from pybai.config.keys import Table, config_message
 from pybai.config.problems import build_problem
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -164,7 +164,7 @@ def _strategy_message(where: str, message: str) -> str:
     """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
     if message.startswith(where + ".") or message.startswith(where + ":"):
         return message
-    return _config_message(where, message)
+    return config_message(where, message)
 
 
 def parse_experiment(data: dict[str, Any], default_name: str = "experiment", *,

@@ -49,7 +49,7 @@ import numpy as np
 
 from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
-from pybai.config.keys import Table, UnknownKeyError, _config_message
+from pybai.config.keys import Table, UnknownKeyError, config_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -114,7 +114,7 @@ def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
     try:
         check_memory(8 * k * cells_per_arm, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return k
 
 
@@ -203,7 +203,7 @@ def _build_linear(table: Table) -> dict:
     try:
         labels = check_labels(labels, features.shape[0], "labels")
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return {"features": features, "sigma": sigma, **({} if labels is None else {"labels": list(labels)})}
 
 

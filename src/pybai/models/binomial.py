@@ -29,7 +29,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int
 from pybai.models import _kl
-from pybai.models.families import Family, _check_n_sources
+from pybai.models.families import Family, check_n_sources
 
 __all__ = ["Binomial"]
 
@@ -60,7 +60,7 @@ class Binomial(Family):
         _var: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        _check_n_sources(self.n_sources, "Binomial")
+        check_n_sources(self.n_sources, "Binomial")
         object.__setattr__(self, "trials", check_positive_int(self.trials, "trials", "Binomial"))
         object.__setattr__(self, "name", "binomial")
         object.__setattr__(self, "code", _kl.BERNOULLI)

@@ -12,7 +12,7 @@ import numpy as np
 from pybai._validation import real_values
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["Request", "Receipt"]
+__all__ = ["Request", "Receipt", "checked_request_id", "answer_arrays"]
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,15 @@ class Receipt:
         return self.status != "running"
 
 
-def _request_id(value) -> int:
+def checked_request_id(value) -> int:
+    """``value`` as a request id (an int, not a bool), else one clear error naming ``request_id``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidParameterError(f"The 'request_id' parameter of tell must be an int. Got {value!r}.")
     return int(value)
 
 
-def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+    """The sources (int array) and rewards (float array) of an answer, one reward per source, checked."""
     src = np.asarray(sources).reshape(-1)
     if src.size and src.dtype.kind not in "iu":
         raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")

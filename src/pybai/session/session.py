@@ -33,7 +33,7 @@ from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, Req
 from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
-from pybai.session.messages import Receipt, Request, _answer_arrays, _request_id
+from pybai.session.messages import Receipt, Request, answer_arrays, checked_request_id
 from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.store import Store, utc_now
@@ -316,8 +316,8 @@ class Session:
         SessionStateError
             The session has stopped, or nothing was asked.
         """
-        rid = _request_id(request_id)
-        src, rew = _answer_arrays(self.layout.sources(sources), rewards)
+        rid = checked_request_id(request_id)
+        src, rew = answer_arrays(self.layout.sources(sources), rewards)
         changed = False
         try:
             with self._store.writing("record the answer"):
@@ -357,7 +357,7 @@ class Session:
         SessionStateError
             The session has stopped.
         """
-        rid = _request_id(request_id)
+        rid = checked_request_id(request_id)
         store = self._store
         changed = False
         try:
@@ -415,7 +415,7 @@ class Session:
     def tell_csv(self, request_id: int, path) -> Receipt:
         """:meth:`tell` with the answers of a CSV file (columns: see :mod:`pybai.session.rows`)."""
         header, rows = read_csv(path)
-        sources, rewards = self.layout.parse_answer(header, rows, _request_id(request_id), where=str(path))
+        sources, rewards = self.layout.parse_answer(header, rows, checked_request_id(request_id), where=str(path))
         return self.tell(request_id, sources, rewards)
 
     def _check_answerable(self, replay: Replay, rid: int) -> None:
