@@ -30,14 +30,13 @@ from pybai._version import __version__
 from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
-from pybai.problems.base import FixedConfidence
 from pybai.session.integrity import damaged, read_only
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
 from pybai.session.messages import Receipt, Request, answer_arrays, checked_request_id
 from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.store import Store, utc_now
-from pybai.stopping.thresholds import is_default_kind
+from pybai.stopping.thresholds import DEFAULT_KIND, is_default_kind
 from pybai.strategies.certificate import is_proven
 
 __all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
@@ -137,13 +136,11 @@ class Session:
         except (TypeError, ValueError):
             raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
                               "(no dates or non-finite numbers).") from None
-        spec = parse_session_file(document, default_name=default)
-        unchosen = is_default_kind((strategy if file is None else spec.strategy).threshold)
-        if unchosen and isinstance(spec.problem.regime, FixedConfidence):
-            # sessions certify: an unchosen threshold is the proven one, written into the stored file
-            # so that replay never depends on a default (databases without the key keep theirs)
-            document["strategy"][0]["threshold"] = SESSION_THRESHOLD
-            spec = parse_session_file(document, default_name=default)
+        if file is None and is_default_kind(strategy.threshold):  # the JSON copy wrote it as a plain string
+            document["strategy"][0]["threshold"] = DEFAULT_KIND
+        # sessions certify: an unchosen threshold is the proven one, written into the stored file (databases
+        # without the key keep theirs); the document is parsed once
+        spec = parse_session_file(document, default_name=default, unchosen_threshold=SESSION_THRESHOLD)
         store = Store.create(db, name=spec.name, document=spec.document, seed=spec.seed,
                              strategy=spec.strategy_name)
         return cls(store, spec)
