@@ -78,8 +78,8 @@ class Binomial(Family):
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         scaled = rewards * self.trials
-        ok = bool(((scaled >= -1e-9) & (scaled <= self.trials + 1e-9)
-                   & (np.abs(scaled - np.round(scaled)) <= 1e-9)).all())
+        ok = bool(np.isfinite(scaled).all()) and bool(((scaled >= -1e-9) & (scaled <= self.trials + 1e-9)
+                                                       & (np.abs(scaled - np.round(scaled)) <= 1e-9)).all())
         return None if ok else (f"multiples of 1/{self.trials} in [0, 1] (the mean of {self.trials} "
                                 "Bernoulli observations)")
 
