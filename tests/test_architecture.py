@@ -28,6 +28,8 @@ FORBIDDEN = {
     "session": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.server"),
     # the HTTP server drives sessions; it never simulates, and the command line starts it (not the reverse)
     "server": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.strategies"),
+    # the common checks drive the library as a user does; they never run the command line, a server or a sweep
+    "testing": ("pybai.cli", "pybai.server", "pybai.simulate", "pybai.report"),
 }
 
 
@@ -49,6 +51,15 @@ def test_import_boundaries(folder):
         for module in imported_modules(path):
             if module.startswith(FORBIDDEN[folder]):
                 bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, bad
+
+
+def test_only_the_tests_import_the_common_checks():
+    """pybai.testing sits on top: nothing in the package imports it (``import pybai`` never loads it,
+    nor pytest through it)."""
+    bad = [f"{path.relative_to(PACKAGE)} imports {module}" for path in PACKAGE.rglob("*.py")
+           if "testing" not in path.relative_to(PACKAGE).parts
+           for module in imported_modules(path) if module.startswith("pybai.testing")]
     assert not bad, bad
 
 
