@@ -54,9 +54,12 @@ from pybai import (
 from pybai.cli import main
 from pybai.config import load_experiment, parse_experiment
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, PybaiWarning
+from pybai.models import Bounded
 from pybai.problems.top_k import TopKProblem
 from pybai.session import Session
 from pybai.session.rows import Layout, read_csv
+
+from _toml import write_toml  # tests/_toml.py
 
 DELETE = object()
 
@@ -258,6 +261,8 @@ CASES = [
     file("subpop-constrained-ragged", {"environment": {**SUBPOP, "constrained": [[0], [0, 1]]},
                                        "problem.goal": "best-feasible-arm"}, "environment.constrained: expected a list of"),
     file("generator-arms-huge", {"environment": {"kind": "bernoulli", "generator": "power-law", "arms": 1e308}},
+         "environment.arms: expected an int >= 2 (at most 2^63 - 1), got 1e+308"),
+    file("generator-arms-past-memory", {"environment": {"kind": "bernoulli", "generator": "power-law", "arms": 10**15}},
          "environment.arms: expected small enough to fit in memory"),
     file("soare-d-huge", {"environment": {"kind": "linear-gaussian", "instance": "soare", "d": 10**12}},
          "environment.d: expected small enough to fit in memory"),
@@ -394,7 +399,50 @@ CASES = [
     api("api-feasible-means-strings", lambda: FeasibleArmProblem(2, 1, [1.0], None, 0.0, Gaussian(1.0, n_sources=2),
                                                                   FixedConfidence(0.1)).is_correct(0, ["1", "0"]),
         "'means' parameter of FeasibleArmProblem must be numbers"),
+    # --- integers bound for storage or numpy: 64 bits, never wrapped; floats whose arithmetic would overflow
+    file("seed-2-63", {"seed": 2**63}, "seed: expected an integer of at most 64 bits"),
+    file("seed-10-30", {"seed": 10**30}, "seed: expected an integer of at most 64 bits"),
+    api("api-session-seed-2-63", lambda: Session.create("/nonexistent/x.db", dict(BASE), seed=2**63),
+        "'seed' parameter of Session.create must be an int >= 0 (at most 2^63 - 1)"),
+    api("api-tell-request-2-63", lambda: _session_call(lambda s: s.tell(2**63, [0], [1.0])),
+        "'request_id' parameter of tell must be an int in [-2^63, 2^63 - 1]. Got 9223372036854775808"),
+    api("api-cancel-request-10-30", lambda: _session_call(lambda s: s.cancel(10**30)),
+        "'request_id' parameter of tell must be an int in [-2^63, 2^63 - 1]"),
+    api("api-tell-source-2-63", lambda: _session_call(lambda s: s.tell(1, [2**63], [1.0])),
+        "'sources' parameter of tell must be integer source indices. Got [9223372036854775808]"),
+    api("api-tell-source-uint64", lambda: _session_call(lambda s: s.tell(1, np.array([2**63], np.uint64), [1.0])),
+        "Got array([9223372036854775808], dtype=uint64)"),
+    api("api-tell-bare-string", lambda: _session_call(lambda s: s.tell(1, "0", [1.0])),
+        "'sources' parameter of tell must be a list of sources"),
+    api("api-max-pending-huge", lambda: _session_call(lambda s: None, max_pending=2**63),
+        "max_pending"),
+    api("api-max-pending-numpy-float", lambda: _session_call(lambda s: None, max_pending=np.float64(2.5)),
+        "session.max_pending: expected an integer, got 2.5"),
+    file("bounded-range-overflows", {"problem.reward_model": "bounded", "problem.reward_range": [0.0, 1e308],
+                                     "environment": {"kind": "bernoulli", "means": [0.6, 0.4]}},
+         "problem.reward_range: expected"),
+    file("bounded-range-inf-width", {"problem.reward_model": "bounded", "problem.reward_range": [-1e308, 1e308],
+                                     "environment": {"kind": "bernoulli", "means": [0.6, 0.4]}},
+         "problem.reward_range: expected"),
+    api("api-bounded-range-overflows", lambda: Bounded(2, 0.0, 1e308), "'reward_range' parameter of Bounded"),
+    api("api-bounded-range-lost", lambda: Bounded(2, 1e12, 1e12 + 1e-3), "'reward_range' parameter of Bounded"),
+    file("bounded-epsilon-past-the-range", {"problem.reward_model": "bounded", "problem.epsilon": 1.5,
+                                            "environment": {"kind": "bernoulli", "means": [0.6, 0.4]},
+                                            "strategy.0.threshold": "delta-correct"},
+         "problem.epsilon: expected a float in (0, 1) for bounded-kl-inf rewards"),
 ]
+
+
+def _session_call(call, **create):
+    """``call(session)`` on a new session (one request asked) in a temporary folder."""
+    import tempfile
+
+    doc = {"problem": {"goal": "best-arm", "delta": 0.1}, "environment": {"kind": "bernoulli", "arms": 3},
+           "strategy": [{"name": "uniform"}]}
+    with tempfile.TemporaryDirectory() as folder:
+        with Session.create(Path(folder) / "s.db", doc, **create) as session:
+            session.ask()
+            call(session)
 
 
 def _check_message(message: str, fragment: str) -> None:
@@ -485,37 +533,7 @@ def test_case_ids_are_unique():
 # --- the CLI: exit status 2 and one line, in-process and in a subprocess ---------------------------
 
 def _write_toml(path, doc) -> None:
-    lines = []
-
-    def value(v):
-        if isinstance(v, str):
-            return f'"{v}"'
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, float) and v != v:
-            return "nan"
-        if isinstance(v, float) and v in (float("inf"), float("-inf")):
-            return "inf" if v > 0 else "-inf"
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        return repr(v)
-
-    for key, v in doc.items():
-        if not isinstance(v, (dict, list)) or (isinstance(v, list) and v and not isinstance(v[0], dict)):
-            lines.append(f"{key} = {value(v)}")
-    for key, v in doc.items():
-        if isinstance(v, dict):
-            lines.append(f"[{key}]")
-            lines += [f"{k} = {value(x)}" for k, x in v.items() if not isinstance(x, dict)]
-            for k, x in v.items():
-                if isinstance(x, dict):
-                    lines.append(f"[{key}.{k}]")
-                    lines += [f"{kk} = {value(xx)}" for kk, xx in x.items()]
-        elif isinstance(v, list) and v and isinstance(v[0], dict):
-            for entry in v:
-                lines.append(f"[[{key}]]")
-                lines += [f"{k} = {value(x)}" for k, x in entry.items()]
-    path.write_text("\n".join(lines) + "\n")
+    write_toml(path, doc)
 
 
 CLI_CASES = [c for c in CASES if c.where == "file" and c.id in {

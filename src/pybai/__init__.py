@@ -28,6 +28,11 @@ from pybai import _interrupts
 _interrupts.at_import()  # in the pybai command only: Ctrl-C while it starts -> one line, status 130
 del _interrupts
 
+from pybai import _numba_cache  # noqa: E402
+
+_numba_cache.install()  # numba's caches of pybai's compiled code keyed to every source file it depends on
+del _numba_cache
+
 from pybai._version import __version__  # noqa: E402
 from pybai.exceptions import (  # noqa: E402
     ConfigError,
@@ -37,7 +42,9 @@ from pybai.exceptions import (  # noqa: E402
     PybaiError,
     RequestError,
     PybaiWarning,
+    RewardModelWarning,
     SessionStateError,
+    StorageUnavailableError,
 )
 
 if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and readers
@@ -51,9 +58,12 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
     from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
     from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
     from pybai.naming import answer_name, arm_name
+    from pybai.report.comparison import plot_comparison
+    from pybai.report.experiment_result import ExperimentResult
     from pybai.result import RunResult
     from pybai.session import Session, list_sessions
     from pybai.simulate import run_experiment, run_replication, run_sweep
+    from pybai.simulate.outcomes import read_outcomes
     from pybai.stopping.thresholds import make_threshold
     from pybai.strategies import (
         GPUCB,
@@ -102,7 +112,10 @@ _LAZY = {name: module for module, names in {
     "pybai.problems": "BatchSpec BestArmProblem FixedBudget FixedConfidence Problem CorrelatedBestArmProblem "
                       "FeasibleArmProblem LinearBestArmProblem TopKProblem",
     "pybai.naming": "answer_name arm_name",
+    "pybai.report.comparison": "plot_comparison",
+    "pybai.report.experiment_result": "ExperimentResult",
     "pybai.result": "RunResult",
+    "pybai.simulate.outcomes": "read_outcomes",
     "pybai.session": "Session list_sessions",
     "pybai.simulate": "run_experiment run_replication run_sweep",
     "pybai.stopping.thresholds": "make_threshold",
@@ -213,13 +226,18 @@ __all__ = [
     "arm_name",
     "answer_name",
     "RunResult",
+    "ExperimentResult",
+    "read_outcomes",
+    "plot_comparison",
     # errors
     "PybaiError",
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "StorageUnavailableError",
     "RequestError",
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,7 @@ from pybai.experiments import experiment_names, experiment_path
 from pybai.problems.base import FixedBudget
 from pybai.report.experiment import ReportFiles, ReportPart, write_report
 from pybai.report.figures import FigureData
+from pybai.report.intervals import format_number
 from pybai.report.spec import VARIANT_SEPARATOR, ReproduceSpec, apply_quick, apply_variant, parse_reproduce
 from pybai.simulate.engine import run_sweep, stored_document
 from pybai.simulate.store import ResultStore, is_store, read_store
@@ -134,12 +135,15 @@ def store_part(folder: str | Path) -> ReportPart:
         + f"; master seed {first.seed}; pybai {stored.manifest.get('pybai_version')};"
         + f" experiment digest {str(stored.manifest.get('digest'))[:12]}.",
     ]
-    if spec is not None and spec.quick and apply_quick(stored.sweep.document, spec) == stored.sweep.document:
-        facts.append("Quick run (--quick): fewer replications or grid points than the full reproduction, "
-                     "so intervals are wider than the paper's.")
+    quick = _quick_fact(stored.sweep.document, spec)
+    if quick:
+        facts.append(quick)
     part = ReportPart(data, None, stored.sweep.name, facts)
     if spec is not None:
         part.spec = spec.presentation()
+        if "{replications}" in part.spec.description:  # what ran, not what the full run would do
+            part.spec = replace(part.spec, description=part.spec.description.replace(
+                "{replications}", "/".join(map(str, reps))))
         part.heading = part.spec.title or stored.sweep.name
         if spec.as_variant is not None:
             part.variant_of = stored.sweep.name.removesuffix(VARIANT_SEPARATOR + spec.as_variant)
@@ -147,6 +151,64 @@ def store_part(folder: str | Path) -> ReportPart:
             facts.append(f"Variant {spec.as_variant} of {part.variant_of}: the same seeded replications "
                          "with the changes of its [[reproduce.variant]] table.")
     return part
+
+
+def _quick_overrides(document: dict, spec: ReproduceSpec) -> dict:
+    """The ``--quick`` overrides a document got: the file's, then its variant's."""
+    variant = (document.get("reproduce") or {}).get("as_variant")
+    return {**spec.quick, **(spec.variant(variant).quick if variant is not None else {})}
+
+
+def _read(document: dict, dotted: str):
+    value = document
+    for part in dotted.split("."):
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _full_document(document: dict, spec: ReproduceSpec) -> dict | None:
+    """The shipped file's document a quick store was run from (its variant applied), or None."""
+    name = str(document.get("name", ""))
+    stem = name.split(VARIANT_SEPARATOR, 1)[0]
+    if stem not in experiment_names():
+        return None
+    full = read_document(experiment_path(stem))
+    variant = (document.get("reproduce") or {}).get("as_variant")
+    return apply_variant(full, spec, variant, stem) if variant is not None else full
+
+
+def _shown(value) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k} = {_shown(v)}" for k, v in value.items())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_number(value)
+    return str(value)
+
+
+def _quick_fact(document: dict, spec: ReproduceSpec | None) -> str | None:
+    """What a ``--quick`` store ran, beside the full run's values: "Quick run (--quick): replications = 20
+    (the full run: 200)." (None for a full run)."""
+    if spec is None or not spec.quick or apply_quick(document, spec) != document:
+        return None
+    full = _full_document(document, spec)
+    changes = []
+    for key in _quick_overrides(document, spec):
+        if key == "grid":
+            for axis in _quick_overrides(document, spec)["grid"]:
+                ran, was = (document.get("grid") or {}).get(axis), ((full or {}).get("grid") or {}).get(axis)
+                if ran != was:
+                    changes.append(f"{axis} in {_shown(ran)}" + (f" (the full run: {_shown(was)})" if was else ""))
+            continue
+        ran = _read(document, key)
+        was = _read(full, key) if full is not None else None
+        changes.append(f"{key} = {_shown(ran)}" + (f" (the full run: {_shown(was)})" if was is not None and was != ran
+                                                   else ""))
+    return ("Quick run (--quick): " + "; ".join(changes) + ". Intervals are wider than a full run's; "
+            "the description above speaks of the full run.")
 
 
 def report_folder(folder: str | Path, out: str | Path | None = None, title: str | None = None) -> ReportFiles:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pybai.cli import _common, main
+import pybai.experiments
+from pybai.cli import main
 from pybai.cli._common import experiment_file
 from pybai.exceptions import ConfigError
 from pybai.experiments import experiment_names, experiment_path
@@ -66,8 +67,8 @@ def test_run_resolves_a_name(tmp_path, monkeypatch, capsys):
     # the shipped files run 1000 replications: a tiny stand-in checks run's wiring in well under a second
     tiny = tmp_path / "tiny.toml"
     tiny.write_text(textwrap.dedent(TINY))
-    monkeypatch.setattr(_common, "experiment_names", lambda: ["tiny"])
-    monkeypatch.setattr(_common, "experiment_path", lambda name: tiny)
+    monkeypatch.setattr(pybai.experiments, "experiment_names", lambda: ["tiny"])
+    monkeypatch.setattr(pybai.experiments, "experiment_path", lambda name: tiny)
     out = tmp_path / "res.json"
     assert main(["run", "tiny", "--quiet", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["results"][0]["replications"] == 3

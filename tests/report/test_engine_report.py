@@ -179,7 +179,12 @@ def test_reproduce_runs_quick_stores_and_reports(tmp_path, monkeypatch, capsys):
     manifest = (out / "small" / "manifest.json").read_text()
     assert '"replications": 6' in manifest and len((out / "figures").glob("*.png").__iter__().__next__().name) > 0
     assert (out / "report.html").read_text().count("<img") == 4
-    assert "Quick run" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "Quick run (--quick): replications = 6 (the full run: 12); environment.sigma in [0.5, 1.0] (the full run: " \
+           "[0.5, 1.0, 2.0])" in page
+    summary = page.split("<h2>Summary</h2>")[1].split("</ul>")[0]
+    assert "Compared: 2 strategies (tas, uniform) on best-arm identification (fixed confidence), 6 runs each, " \
+           "at each of 2 grid points." in summary and "Lowest mean samples: " in summary
     # again without --resume: refused before running; with --resume: nothing to run
     assert main(["reproduce", "small-repro", "--quick", "--out", str(out), "--quiet"]) == 2
     assert "--resume" in capsys.readouterr().err
@@ -339,3 +344,65 @@ def test_paper_rows_without_a_strategy_and_with_findings_in_words(store):
     table = paper_comparison(only, PaperTable("s", ["mean_samples"], [[10.0]]))
     assert table.rows[0][0] == 10.0 and table.rows[0][1].value == pytest.approx(
         sum(r["samples"] for r in data.rows_of(0, "tas")) / 12)
+
+
+def test_figures_speak_in_users_words_and_tell_strategies_apart(store):
+    """Axis labels, titles and legends carry no raw field names; each strategy keeps one colour in every figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from pybai.report.registry import STRATEGY_COLOURS, strategy_style
+    from pybai.reproductions import store_part
+
+    part = store_part(store)
+    data = part.data
+    colours = {}
+    for figure in part.spec.figures:
+        made = FIGURES[figure.kind].function(data, figure.options)
+        if not hasattr(made, "axes"):
+            continue
+        for ax in made.axes:
+            texts = [ax.get_xlabel(), ax.get_ylabel(), ax.get_title()]
+            legend = ax.get_legend()
+            texts += [t.get_text() for t in legend.get_texts()] if legend else []
+            for text in texts:
+                assert not re.search(r"[a-z]_[a-z]", text), (figure.kind, text)
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                if label in data.strategies():
+                    artist = handle.patches[0] if hasattr(handle, "patches") else handle[0] if isinstance(
+                        handle, tuple) else handle
+                    colour = artist.get_facecolor() if hasattr(handle, "patches") else artist.get_color()
+                    colours.setdefault(label, set()).add(to_hex(colour))
+        plt.close(made)
+    assert colours and all(c == {strategy_style(data, s)["color"]} for s, c in colours.items())
+    assert len(set(STRATEGY_COLOURS)) == 12
+
+
+def test_twelve_strategy_colours_are_far_apart():
+    """CIE76 distance in L*a*b* between every two of the 12 colours (>= 25: distinct at a glance)."""
+    import itertools
+
+    import numpy as np
+
+    from pybai.report.registry import STRATEGY_COLOURS
+
+    def lab(colour):
+        rgb = np.array([int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+        rgb = np.where(rgb > 0.04045, ((rgb + 0.055) / 1.055) ** 2.4, rgb / 12.92)
+        xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+        f = np.cbrt(np.maximum(xyz / np.array([0.95047, 1.0, 1.08883]), 0.008856))
+        return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+    distances = [np.linalg.norm(lab(a) - lab(b)) for a, b in itertools.combinations(STRATEGY_COLOURS, 2)]
+    assert min(distances) >= 25
+
+
+def test_summary_leaves_out_columns_that_are_zero_everywhere(store):
+    from pybai.report.registry import default_columns
+    from pybai.reproductions import store_part
+
+    data = store_part(store).data
+    columns = default_columns(data)
+    assert "mean_simple_regret" not in columns and "censored" not in columns  # all runs correct, none censored
+    assert "mean_batches" not in columns  # one sample per batch: the same as mean_samples
+    assert "correct_rate" in columns and "mean_samples" in columns

@@ -2,13 +2,16 @@
 
 The test starts the server on 127.0.0.1 (uvicorn in a thread, a free port), answers requests
 through the HTTP API, opens the dashboard, answers more and checks that the page shows them
-without a reload; it saves a screenshot (``PYBAI_SCREENSHOT_DIR``, else the test's tmp folder).
-Skipped, with the reason, when Chromium or Playwright is missing (``.ci/run`` installs Chromium;
-``playwright install`` is never run: the system's browser is used).
+without a reload; it checks the page at a phone's width (390 px), 1280x720 and 1400x1000 and
+saves a screenshot of each page at each size (``PYBAI_SCREENSHOT_DIR``, else the test's tmp
+folder).  Skipped, with the reason, when Chromium or Playwright is missing (``.ci/run`` installs
+Chromium; ``playwright install`` is never run: the system's browser is used).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -17,11 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from _serve_sessions import LiveServer, folder, sessions  # noqa: F401 (fixtures)
+from _serve_sessions import LiveServer, folder, make_ab, sessions  # noqa: F401 (fixtures)
 
 CHROMIUM = os.environ.get("PYBAI_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
+#: (name, width, height): a phone, a laptop, a desktop
+SIZES = [("phone", 390, 844), ("1280x720", 1280, 720), ("1400x1000", 1400, 1000)]
+#: the smallest text a reader should have to read in a figure (CSS pixels, as rendered)
+MIN_TEXT_PX = 11
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt-get install chromium)")
 
@@ -31,6 +38,11 @@ def post(url: str, body: dict) -> dict:
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
+
+
+def get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
 
 
 def answer(base: str, name: str, n: int, reward) -> dict:
@@ -43,13 +55,52 @@ def answer(base: str, name: str, n: int, reward) -> dict:
     return receipt
 
 
+def check_layout(page, size: str) -> None:
+    """Nothing wider than the window, and every figure's text at least MIN_TEXT_PX as rendered."""
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, (size, overflow)
+    smallest = page.evaluate("""() => Math.min(...[...document.querySelectorAll('svg text')]
+        .filter((t) => t.textContent.trim()).map((t) => t.getBoundingClientRect().height))""")
+    assert smallest >= MIN_TEXT_PX, (size, smallest)
+
+
+def shoot(page, shots: Path, stem: str, url: str, ready) -> None:
+    """Screenshots of ``url`` at every size of SIZES (``ready(page)`` waits for the content)."""
+    for size, width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(url)
+        ready(page)
+        page.wait_for_timeout(300)  # the figures are redrawn at the new width
+        if page.locator("svg").count():
+            check_layout(page, size)
+        page.screenshot(path=str(shots / f"{stem}-{size}.png"), full_page=True)
+
+
+def bar_and_line(page) -> tuple[float, float, bool]:
+    """(right end of the bar, position of the threshold line, bar marked done) of the stopping card."""
+    return page.evaluate("""() => {
+        const bar = document.querySelector('#glr rect.bar'), line = document.querySelector('#glr line.threshold');
+        return [Number(bar.getAttribute('x')) + Number(bar.getAttribute('width')), Number(line.getAttribute('x1')),
+                bar.classList.contains('done')];
+    }""")
+
+
 def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     expect = sync_api.expect  # waits without evaluating strings (the page's CSP forbids eval)
     shots = Path(os.environ.get("PYBAI_SCREENSHOT_DIR") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    make_ab(sessions / "tie.db", name="tie")  # two variants that convert alike: a real near tie
     with LiveServer(sessions) as server, sync_api.sync_playwright() as play:
         base = server.url
         answer(base, "checkout", 6, lambda s: float(s == 2))
+        told = {0: 0, 1: 0, 2: 0}
+
+        def alike(source):  # arms 0 and 1 convert every third visit, arm 2 never
+            told[source] += 1
+            return float(source != 2 and told[source] % 3 == 0)
+
+        answer(base, "tie", 60, alike)
         browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -77,19 +128,65 @@ def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
                 for ref in page.get_attribute(figure, "aria-labelledby").split():
                     assert page.locator(f"#{ref}").count() == 1, (figure, ref)
             assert page.get_attribute("#live", "aria-live") == "polite"
+            # the stopping card: the bar stops short of the line while running; one line on samples to stop
+            right, line, done = bar_and_line(page)
+            assert right < line and not done
+            status = json.loads(get(f"{base}/sessions/checkout/status"))
+            assert status["statistic"] < status["threshold"]
+            assert page.inner_text("#glr-text").startswith("Evidence of the deciding comparison")
+            assert page.inner_text("#to-stop").startswith("Estimated samples to stop")
+            assert len(page.inner_text("#glr-text").split()) + len(page.inner_text("#to-stop").split()) < 40
+            # times in one format
+            assert page.inner_text("#requests").endswith(" UTC") and " UTC" in page.inner_text("#live")
+            # the controls: export CSV, set epsilon (with its one-sentence guarantee and a link)
+            exported = list(csv.DictReader(io.StringIO(get(base + page.get_attribute("#export", "href")).decode())))
+            assert len(exported) == 15
+            expect(page.locator("#epsilon-form")).to_be_visible()
+            assert "at most δ" in page.inner_text("#epsilon-form")
+            assert get(base + page.get_attribute("#epsilon-form a", "href").split("#")[0]).startswith(b"<!doctype html>")
             page.click("summary")
-            page.screenshot(path=str(shots / "dashboard-running.png"), full_page=True)
+            shoot(page, shots, "dashboard-running", f"{base}/sessions/checkout?poll=0.3",
+                  lambda p: expect(p.locator("#samples")).to_have_text("15", timeout=30_000))
 
             stop_quick(base)
-            page.goto(f"{base}/sessions/quick?poll=0.3")
-            expect(page.locator("#state")).to_have_text("certified", timeout=30_000)
+            shoot(page, shots, "dashboard-certified", f"{base}/sessions/quick?poll=0.3",
+                  lambda p: expect(p.locator("#state")).to_have_text("certified", timeout=30_000))
             assert "arm 0" in page.inner_text("#recommendation")
-            page.screenshot(path=str(shots / "dashboard-certified.png"), full_page=True)
+            right, line, done = bar_and_line(page)  # stopped: the bar has reached the line
+            assert right >= line and done
+            assert page.inner_text("#to-stop").startswith("Stopped after")
+            assert page.locator("#epsilon-form").is_hidden()
+
+            # a near tie is said, with what makes it one, beside the control that ends it
+            shoot(page, shots, "dashboard-near-tie", f"{base}/sessions/tie?poll=0.3",
+                  lambda p: expect(p.locator("#tie")).to_be_visible(timeout=30_000))
+            tie = json.loads(get(f"{base}/sessions/tie/status"))["near_tie"]
+            assert tie is not None and sorted(tie["arms"]) == [0, 1]
+            assert page.inner_text("#tie").startswith("Near tie: arm 0 and arm 1. Their 95% intervals overlap and ")
+            expect(page.locator("#epsilon-form")).to_be_visible()
+
+            shoot(page, shots, "sessions", f"{base}/",
+                  lambda p: expect(p.locator("table.sessions tbody tr")).to_have_count(3, timeout=30_000))
+            rows = page.eval_on_selector_all("table.sessions tbody tr",
+                                             "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
+            assert rows[0][:4] == ["checkout", "running", "arm 2", "15"] and rows[0][4].endswith(" UTC")
+            assert rows[1][:2] == ["quick", "certified"] and rows[1][2] == "arm 0"
+            assert rows[2][:2] == ["tie", "running"] and rows[2][3] == "60"
+
+            # epsilon from the page: the session takes it and says so
+            page.set_viewport_size({"width": 1280, "height": 900})
+            page.goto(f"{base}/sessions/checkout?poll=0.3")
+            expect(page.locator("#epsilon-form")).to_be_visible(timeout=30_000)
+            page.fill("#epsilon", "0.5")
+            page.click("#epsilon-form button")
+            expect(page.locator("#summary")).to_contain_text("ε = 0.5", timeout=30_000)
         finally:
             browser.close()
     assert not problems, problems
     assert fetched and all(url.startswith(base) for url in fetched), [u for u in fetched if not u.startswith(base)]
-    assert (shots / "dashboard-running.png").stat().st_size > 10_000
+    for stem in ("dashboard-running", "dashboard-certified", "dashboard-near-tie", "sessions"):
+        for size, _, _ in SIZES:
+            assert (shots / f"{stem}-{size}.png").stat().st_size > 10_000
 
 
 def stop_quick(base: str) -> None:

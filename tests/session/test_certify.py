@@ -64,7 +64,7 @@ def test_session_from_objects_uses_delta_correct_unless_chosen(workdir, gaussian
 
 def test_session_create_parses_its_document_once(workdir, gaussian_doc, monkeypatch):
     """The unchosen threshold is decided while the document is parsed, not by parsing it again."""
-    import pybai.session.session as session_module
+    import pybai.session.definition as session_module
 
     calls = []
 

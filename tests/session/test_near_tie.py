@@ -85,15 +85,34 @@ def test_a_heuristic_session_says_an_epsilon_cannot_keep_a_guarantee(workdir):
     assert "no proven guarantee" in tie["message"]
 
 
-def test_few_samples_left_before_max_samples_is_a_near_tie(workdir):
-    d = doc([1.0, 0.7, 0.0], max_samples=60)
-    world = World(d)
-    with Session.create(workdir / "m.db", learner_document(d)) as s:
-        answer(s, world, 40)
+def test_arms_whose_intervals_are_apart_are_not_nearly_tied(workdir):
+    """At delta = 1e-30 separated arms still need far more than 10 times the samples spent, and
+    fewer than max_samples leaves: neither makes a tie while the intervals do not overlap."""
+    problem = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(1e-30, max_samples=400))
+    mean = {0: 1.0, 1: 0.0, 2: -1.0}
+    with Session.create(workdir / "apart.db", problem=problem, strategy=make_strategy("uniform"), seed=0) as s:
+        for i in range(60):
+            request = s.ask()
+            s.tell(request.id, request.requests, [mean[int(a)] + (0.5 if i % 2 else -0.5) for a in request.requests])
         st = s.status()
-    tie = st["near_tie"]
-    assert tie is not None and tie["samples_left"] == 20
-    assert tie["estimated_samples_to_separate"] is None or tie["estimated_samples_to_separate"] > 20
+    low, high = st["ci_low"], st["ci_high"]
+    assert low[0] > high[1]  # the leading pair's 95% intervals are apart
+    more = st["estimated_samples_to_stop"]
+    assert more is None or (more > NEAR_TIE_FACTOR * 60 and more > 400 - 60)
+    assert st["near_tie"] is None
+
+
+def test_overlapping_intervals_alone_are_not_a_tie(workdir):
+    """Arms 1.0 and 0.7 after 30 samples overlap, but the rule needs fewer than 10 times the samples spent."""
+    problem = BestArmProblem(3, Gaussian(0.2, n_sources=3), FixedConfidence(0.05))
+    mean = {0: 1.0, 1: 0.85, 2: 0.0}
+    with Session.create(workdir / "close.db", problem=problem, strategy=make_strategy("uniform"), seed=0) as s:
+        for i in range(30):
+            request = s.ask()
+            s.tell(request.id, request.requests, [mean[int(a)] + (0.2 if i % 2 else -0.2) for a in request.requests])
+        st = s.status()
+    assert st["ci_low"][0] <= st["ci_high"][1]
+    assert st["estimated_samples_to_stop"] <= NEAR_TIE_FACTOR * 30 and st["near_tie"] is None
 
 
 def test_samples_to_separate_is_the_first_crossing_of_the_scaled_statistic():

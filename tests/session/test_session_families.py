@@ -115,8 +115,12 @@ def test_status_statistic_and_threshold_are_the_problems(workdir, gaussian_doc):
         st = s.status()
         strategy = s._replay.strategy
         problem = s.problem
-    assert st["statistic"] == pytest.approx(problem.statistic(strategy.model_), rel=0, abs=0)
-    assert st["threshold"] == problem.threshold("delta-correct", 0.1).at(6, strategy.model_)  # the session default
+    # the session default, delta-correct, tests each pair with its own counts: the status shows the
+    # evidence of the deciding pair and the rule's level ln((K - 1) / delta)
+    rule = problem.threshold("delta-correct", 0.1)
+    assert st["threshold_count_dependent"] and st["threshold"] == rule.level == pytest.approx(np.log(2 / 0.1))
+    assert (st["statistic"], st["threshold"]) == problem.stopping_evidence(strategy.model_, rule, 6)
+    assert (st["statistic"] >= st["threshold"]) == problem.stopping_decision(strategy.model_, rule, 6)[1]
     assert st["samples"] == 6 and st["requests"] == 6 and st["answers"] == 6 and st["pending"] is None
     sums = np.zeros(3)
     counts = np.zeros(3)

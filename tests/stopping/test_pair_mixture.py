@@ -22,6 +22,7 @@ from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.pair_mixture import (DEFAULT_SCALES, BernoulliPairKTThreshold, BernoulliPairMixtureThreshold,
                                          GaussianPairMixtureThreshold)
 from pybai.stopping.thresholds import make_threshold
+from pybai.stopping.tilt import BernoulliTiltThreshold
 
 SCALES = np.array(DEFAULT_SCALES)
 NONE = np.empty(0)
@@ -307,7 +308,10 @@ def test_best_arm_problem_decides_pair_by_pair():
     h = p.threshold("heuristic", 0.1)
     assert p.stopping_decision(_model(counts, means), h, 850) == (z, z > h(850))
     bern = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("delta-correct", 0.1)
-    assert isinstance(bern, BernoulliPairMixtureThreshold) and bern.n_alternatives == 3
+    # delta-correct on Bernoulli arms is the variance-adaptive tilted rule; pair-mixture stays reachable by name
+    assert isinstance(bern, BernoulliTiltThreshold) and bern.n_alternatives == 3
+    named = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("pair-mixture", 0.1)
+    assert isinstance(named, BernoulliPairMixtureThreshold) and named.n_alternatives == 3
 
 
 def test_top_k_problem_uses_k_times_n_minus_k_pairs():

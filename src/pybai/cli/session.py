@@ -141,13 +141,14 @@ def _describe(session) -> list[str]:
 
 
 def _new(args) -> int:
+    from pybai._secrets import mask_credentials
     from pybai.session import Session
 
     with Session.create(args.db, experiment_file(args.file), seed=args.seed, name=args.session) as session:
         print(f'created session "{session.spec.name}" in {session.path}')
         for line in _describe(session):
             print(line)
-        print(f"next: pybai session ask --db {args.db} --csv request.csv")
+        print(f"next: pybai session ask --db {mask_credentials(args.db)} --csv request.csv")
     return 0
 
 
@@ -224,9 +225,7 @@ def _status_lines(session, status) -> list[str]:
                      + ("none" if pending is None else f"request {pending['request']} ({pending['size']} samples)"))
     if status["threshold"] is not None:
         stat = "undefined (some source has no sample yet)" if status["statistic"] is None else f"{status['statistic']:.4g}"
-        when = ("a t-only level: the rule tests each pair with its own counts and may stop earlier"
-                if status["threshold_count_dependent"] else "the session stops when above")
-        lines.append(f"GLR statistic {stat} vs threshold {status['threshold']:.4g} ({when})")
+        lines.append(f"{status['statistic_name']} {stat} vs threshold {status['threshold']:.4g} (the session stops when it reaches it)")
     if status["estimated_samples_to_stop"] is not None:
         lines.append(f"at the current estimates the rule would stop after about {status['estimated_samples_to_stop']} "
                      "more samples")
@@ -235,6 +234,8 @@ def _status_lines(session, status) -> list[str]:
                                       "no, " + stop_reason(status["message"])))
     if status["near_tie"] is not None:
         lines.append(f"near tie: {status['near_tie']['message']}")
+    if status.get("reward_model_note"):
+        lines.append(f"reward model: {status['reward_model_note']}")
     lines.append(f"recommendation: {status['answer']}")
     counts = np.asarray(status["counts"], dtype=float).ravel()
     means = np.array([np.nan if v is None else v for v in np.asarray(status["means"], dtype=object).ravel()], float)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import show_value, check_array, is_finite_number
+from pybai._validation import INT64_MAX, INT64_MIN, check_array, is_finite_number, show_value
 from pybai.exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["Table", "closest", "UnknownKeyError", "config_message"]
@@ -71,9 +71,12 @@ class Table:
         if not isinstance(value, int) or isinstance(value, bool):
             raise ConfigError(f"{self.key(name)}: expected an integer, got {show_value(given)}.")
         if minimum is not None and value < minimum:
-            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {show_value(given)}.")
         if maximum is not None and value > maximum:
-            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {show_value(given)}.")
+        if not INT64_MIN <= value <= INT64_MAX:  # stored (SQL BIGINT) or handed to numpy: 64 bits
+            raise ConfigError(f"{self.key(name)}: expected an integer of at most 64 bits (|n| < 2^63), "
+                              f"got {show_value(given)}.")
         return value
 
     def float(self, name: builtins.str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
@@ -147,6 +150,13 @@ def closest(name: str, valid) -> str:
 
 
 _PARAMETER_MESSAGE = re.compile(r"^The '([^']+)' parameter(?: of [\w.]+)? must be (.*?)\. Got (.*)\.$", re.S)
+
+
+def strategy_message(where: str, message: str) -> str:
+    """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
+    if message.startswith(where + ".") or message.startswith(where + ":"):
+        return message
+    return config_message(where, message)
 
 
 def config_message(prefix: str, message: str) -> str:

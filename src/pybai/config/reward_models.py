@@ -18,14 +18,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from pybai._validation import SIGMA_RELATIVE_RANGE
 from pybai.config.keys import Table, UnknownKeyError
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.models.betting import DEFAULT_MAX_VALUES
 from pybai.models.bounded import BOUNDED_STATISTICS, Bounded
 from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
 
-__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model",
-           "RANGE_KEYS", "point_to_reward_models"]
+__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "REWARD_MODEL_VARIANTS", "register_reward_model",
+           "apply_reward_model", "RANGE_KEYS", "point_to_reward_models"]
 
 #: name -> builder(table, environment family) -> the learner's family
 REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
@@ -33,18 +34,23 @@ REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
 REWARD_MODEL_KEYS: dict[str, tuple[str, ...]] = {}
 #: name -> keys of a session file's [environment] that the model estimates (refused there)
 REWARD_MODEL_REFUSES: dict[str, tuple[str, ...]] = {}
+#: name -> the settings it offers, each a table of [problem] keys (e.g. one per ``statistic``); ({},): its defaults
+REWARD_MODEL_VARIANTS: dict[str, tuple[dict, ...]] = {}
 
 
 def register_reward_model(name: str, builder: Callable[[Table, Family], Family], keys: tuple[str, ...] = (),
-                          session_refuses: tuple[str, ...] = ()) -> None:
+                          session_refuses: tuple[str, ...] = (), variants: tuple[dict, ...] = ()) -> None:
     """Make ``[problem] reward_model = name`` available; ``builder(table, family)`` returns the learner's family.
 
     ``keys``: the [problem] keys the builder reads; ``session_refuses``: [environment] keys of a
-    session file that contradict the model (e.g. a known ``sigma`` under unknown variances).
+    session file that contradict the model (e.g. a known ``sigma`` under unknown variances);
+    ``variants``: the distinct settings the model offers, as tables of [problem] keys (one per
+    statistic): what the combination checks (tests/combinations) drive through every surface.
     """
     REWARD_MODELS[name] = builder
     REWARD_MODEL_KEYS[name] = tuple(keys)
     REWARD_MODEL_REFUSES[name] = tuple(session_refuses)
+    REWARD_MODEL_VARIANTS[name] = tuple(dict(v) for v in variants) or ({},)
 
 
 #: ``[environment]`` keys written for rewards in a known range (e.g. a revenue between 0 and 100):
@@ -88,6 +94,8 @@ def apply_reward_model(table: Table, structure: dict) -> dict:
         raise ConfigError(f"{table.key('reward_model')}: this environment kind has no reward family to replace.")
     try:
         learner_family = REWARD_MODELS[name](table, family)
+    except ConfigError:  # already names its key
+        raise
     except InvalidParameterError as exc:
         raise ConfigError(f"{table.key('reward_model')}: {exc}") from None
     return {**structure, "family": learner_family}
@@ -101,7 +109,8 @@ def _unknown_variance(table: Table, family: Family) -> Family:
     return GaussianUnknownVariance(family.size, statistic)
 
 
-register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",))
+register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",),
+                      variants=tuple({"statistic": s} for s in UNKNOWN_VARIANCE_STATISTICS))
 
 
 def _bounded(table: Table, family: Family) -> Family:
@@ -118,7 +127,16 @@ def _bounded(table: Table, family: Family) -> Family:
     if lo < low or hi > high:
         raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that range; the environment's "
                                     f"\"{family.name}\" rewards lie in [{lo:g}, {hi:g}] (bounded rewards: {BOUNDED_POINTER}).")
-    return Bounded(family.size, low, high, statistic, max_values=max_values)
+    if hi - lo < SIGMA_RELATIVE_RANGE[0] * (high - low):  # rescaled, the environment's rewards would be one point
+        raise ConfigError(f"{table.key('reward_range')}: expected a range the environment's rewards fill at least "
+                          f"{SIGMA_RELATIVE_RANGE[0]:g} of (numerically safe range); the \"{family.name}\" rewards "
+                          f"lie in [{lo:g}, {hi:g}], the range is [{low:g}, {high:g}].")
+    try:
+        return Bounded(family.size, low, high, statistic, max_values=max_values)
+    except InvalidParameterError as exc:  # a range no arithmetic can hold (its width overflows, or is lost)
+        reason = str(exc).split(" must be ", 1)[-1].rsplit(". Got", 1)[0]
+        raise ConfigError(f"{table.key('reward_range')}: expected {reason}; got [{low:g}, {high:g}].") from None
 
 
-register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"))
+register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"),
+                      variants=tuple({"statistic": s} for s in BOUNDED_STATISTICS))

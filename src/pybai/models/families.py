@@ -20,7 +20,8 @@ from pybai._validation import check_array, check_choice, check_memory, check_noi
 from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
 from pybai.models.base import EmpiricalMeans, Model
-from pybai.models.unknown_variance import MeansAndVariances
+from pybai.models.unknown_variance import TIE_VALUES, MeansAndVariances
+from pybai.naming import arm_name
 
 #: Gaussian rewards further than this many noise standard deviations from 0 are refused by
 #: :meth:`Gaussian.check_rewards` (squared differences over sigma^2 stay far from overflow).
@@ -82,6 +83,14 @@ class Family:
         """The ``[problem]`` keys that name this family as a reward model (none for the environment's own)."""
         return {}
 
+    def misfit(self, model: Model, labels=None) -> str | None:
+        """What in the learner's data contradicts this family, in one sentence naming the arms, or None.
+
+        Default: nothing (None).  The unknown-variance Gaussian names the arms that repeated a
+        reward, which it does not count as evidence, and the reward model that fits.
+        """
+        return None
+
     def interval(self, model: Model, level: float):
         """Per-source marginal interval ``(low, high)`` at ``level`` when the family has its own, else None
         (then :func:`pybai.session.intervals.confidence_intervals` uses the model's or the known variance's)."""
@@ -121,6 +130,10 @@ class Family:
         """A difference of means in the user's units (an additive epsilon) in the learner's units (default: itself)."""
         return float(gap)
 
+    def additive_epsilon_limit(self) -> float | None:
+        """The additive epsilon at and above which the family's epsilon-GLR has no meaning (None: none)."""
+        return None
+
     def epsilon_shift(self, epsilon: float, epsilon_mode: str, owner: str) -> tuple[float, float]:
         """``(c, e)`` of the shifted pieces {lambda_a <= c lambda_b - e} of a positive ``epsilon`` in fixed confidence.
 
@@ -138,6 +151,14 @@ class Family:
             if not epsilon < 1.0:
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             return (1.0 - epsilon, 0.0)
+        limit = self.additive_epsilon_limit()
+        if limit is not None and not epsilon < limit:
+            raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
+                       "reward range: every arm would be epsilon-good)", epsilon)
+        low, high = self.support
+        if not epsilon < high - low:  # every arm would be epsilon-good: nothing to identify
+            raise fail("epsilon", owner, f"a float in (0, {high - low:g}): the rewards lie in [{low:g}, {high:g}], and "
+                       f"with epsilon >= {high - low:g} every arm is epsilon-good", epsilon)
         return (1.0, self.learner_gap(epsilon))  # in the learner's units
 
     def for_truth(self, environment) -> "Family":
@@ -360,6 +381,20 @@ class GaussianUnknownVariance(Family):
 
     def reward_model_keys(self) -> dict:
         return {"reward_model": "gaussian-unknown-variance", "statistic": self.statistic}
+
+    def misfit(self, model: Model, labels=None) -> str | None:
+        """The arms whose variance estimate rests on ties (``model.tied``), which the proven rule does not count."""
+        tied = getattr(model, "tied", None)
+        if tied is None or not tied.any():
+            return None
+        arms = np.flatnonzero(tied)
+        shown = ", ".join(arm_name(a, labels) for a in arms[:10]) + (", ..." if arms.size > 10 else "")
+        one = arms.size == 1
+        return (f"{shown} repeated {'its' if one else 'their'} rewards (fewer than half of them are distinct "
+                f"values): Gaussian rewards never repeat, so reward_model \"gaussian-unknown-variance\" does not "
+                f"fit, and the proven rule does not stop on {'this arm' if one else 'these arms'} while that lasts "
+                f"(or until {'it has' if one else 'each has'} shown more than {TIE_VALUES} distinct values); "
+                f"rewards in a known range fit reward_model = \"bounded\" with reward_range = [low, high]")
 
     def sample_sd(self, model: Model) -> np.ndarray:
         """The unbiased sample standard deviation sqrt(S / (N - 1)); NaN below two samples."""

@@ -30,7 +30,9 @@ from pybai.models._shifted import transport_costs, transport_split
 from pybai.models.base import Model
 from pybai.models.families import Family
 from pybai.naming import check_labels
+from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
+from pybai.problems.tolerance import regret_exceeds
 from pybai.stopping.base import Threshold
 from pybai.stopping.thresholds import make_threshold
 
@@ -237,24 +239,15 @@ class Problem(ABC):
         z = self.statistic(model)
         return z, z > threshold.at(t, model)
 
-    def _pair_stopping(self, model: Model, threshold: Threshold, t: int, top, bottom) -> tuple[float, bool]:
-        """Shared by two-arm-piece problems: per-pair margins when ``threshold`` reads counts.
+    def stopping_evidence(self, model: Model, threshold: Threshold, t: int) -> tuple[float, float]:
+        """The statistic of the piece that decides the stopping rule now and its level: the rule of
+        :meth:`stopping_decision` stops exactly when ``statistic >= level`` (:func:`pybai.problems.evidence.stopping_evidence`)."""
+        return stopping_evidence(self, model, threshold, t)
 
-        The pieces are {lambda_j >= lambda_i} shifted by :attr:`pair_shift` (epsilon-best-arm
-        identification: {lambda_i <= c lambda_j - e}).
-        """
-        z = self.statistic(model)
-        if not getattr(threshold, "count_dependent", False):
-            return z, z > threshold.at(t, model)
-        counted: Any = threshold  # a count-dependent threshold: it has min_statistic and min_margin
-        if not z > counted.min_statistic:  # the smallest pair GLR is z: some pair fails
-            return z, False
-        c, e = self.pair_shift
-        if c == 1.0 and e == 0.0:
-            margin = counted.model_margin(model, self.family.variances, top, bottom)
-        else:
-            margin = counted.model_margin(model, self.family.variances, top, bottom, slope=c, offset=e)
-        return z, margin > 0.0
+    def _stopping_margin(self, model: Model, threshold: Threshold) -> float | None:
+        """A count-dependent rule's smallest margin over the pieces it tests now (stop when > 0); None (the default)
+        for a rule ``statistic > threshold.at(t, model)``.  Problems deciding piece by piece override it."""
+        return None
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
@@ -436,6 +429,13 @@ class Problem(ABC):
         """Whether ``means`` has a unique answer (else no strategy can certify one; default True)."""
         return True
 
+    def check_truth(self, means: np.ndarray) -> None:
+        """Refuse a truth on which this problem's correctness is not defined (default: every truth is fine).
+
+        Called by the experiment files' reader before a run; e.g. a relative epsilon on a
+        negative best mean (:mod:`pybai.problems.tolerance`).
+        """
+
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         """Whether ``answer`` is *a* correct answer for ``means``.
 
@@ -476,7 +476,7 @@ class Problem(ABC):
         return None
 
     def error_probability_epsilon(self, simple_regrets) -> float | None:
-        """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.
+        """Fraction of runs whose simple regret exceeds :attr:`epsilon` (``tolerance.regret_exceeds``); None without one.
 
         The probability of error at tolerance epsilon of a fixed-budget recommendation
         (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of
@@ -486,7 +486,7 @@ class Problem(ABC):
             return None
         regrets = np.asarray(simple_regrets, dtype=float)
         regrets = regrets[~np.isnan(regrets)]
-        return float(np.mean(regrets > self.epsilon)) if regrets.size else None
+        return float(np.mean(regret_exceeds(regrets, self.epsilon))) if regrets.size else None
 
     def to_dict(self) -> dict:
         """JSON-serialisable description of the problem."""

@@ -11,7 +11,7 @@ from typing import cast
 import numpy as np
 
 from pybai import naming
-from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
+from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title, strategy_style
 
 __all__ = ["allocation", "arm_labels"]
 
@@ -98,7 +98,8 @@ def allocation(data: FigureData, options: dict):
         x = np.arange(alloc.size)
         is_reference = j == len(labels)
         ax.bar(x + (j - (len(series) - 1) / 2) * width, alloc.ravel(), width, label=label,
-               hatch="//" if is_reference else None, edgecolor="black" if is_reference else None)
+               hatch="//" if is_reference else None, edgecolor="black" if is_reference else None,
+               color="white" if is_reference else strategy_style(data, label)["color"])
     if size <= _LABELLED:
         ax.set_xticks(np.arange(size))
         ax.set_xticklabels(_names(options, "arm_names", size, arm_labels(size, data.labels)), fontsize=8,

@@ -17,7 +17,8 @@ table columns, the paper's columns, ``y`` of the figure kinds.  Evaluated by
   grid values stay those of the row);
 * ``invert``: ``over / of`` instead (a speedup); ``scale``: a factor;
 * ``source``: the mean number of samples of one source (0-based index into the flattened
-  sources), from the stored counts.
+  sources), from the stored counts;
+* ``label``: what tables and axes call it (default: said from the keys above, :meth:`DerivedMetric.describe`).
 
 Examples
 --------
@@ -34,7 +35,7 @@ from pybai.exceptions import ConfigError
 
 __all__ = ["DerivedMetric", "parse_metrics"]
 
-_KEYS = ("of", "over", "at", "invert", "scale", "source")
+_KEYS = ("of", "over", "at", "invert", "scale", "source", "label")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,32 @@ class DerivedMetric:
     invert: bool = False
     scale: float = 1.0
     source: int | None = None
+    label: str = ""
+
+    def describe(self, name_of) -> str:
+        """The metric in words: its ``label``, else its definition with ``name_of(metric)`` for the parts.
+
+        >>> DerivedMetric("r", of="mean_samples", at={"strategy": "tas"}).describe(lambda k: k.replace("_", " "))
+        'mean samples / mean samples of tas'
+        >>> DerivedMetric("x1", source=0).describe(str)
+        'mean samples of source 0'
+        """
+        if self.label:
+            return self.label
+        if self.source is not None:
+            text = f"mean samples of source {self.source}"
+        else:
+            of = name_of(self.of)
+            at = dict(self.at)
+            strategy = at.pop("strategy", None)
+            where = ", ".join(f"{str(k).rsplit('.', 1)[-1].replace('_', ' ')} = {v}" for k, v in at.items())
+            other = " ".join(part for part in (strategy and f"of {strategy}", where and f"at {where}") if part)
+            if other:
+                text = f"{of} {other} / {of}" if self.invert else f"{of} / {of} {other}"
+            else:
+                over = name_of(self.over or self.of)
+                text = f"{over} / {of}" if self.invert else f"{of} / {over}"
+        return text if self.scale == 1.0 else f"{text} (x {self.scale:g})"
 
 
 def _metric(name: str, entry: dict, where: str) -> DerivedMetric:
@@ -71,9 +98,12 @@ def _metric(name: str, entry: dict, where: str) -> DerivedMetric:
     scale = entry.get("scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale == 0:
         raise ConfigError(f"{where}.scale: expected a non-zero number, got {scale!r}.")
-    if source is not None and (set(entry) - {"source", "scale"}):
+    label = entry.get("label", "")
+    if not isinstance(label, str):
+        raise ConfigError(f"{where}.label: expected a string, got {label!r}.")
+    if source is not None and (set(entry) - {"source", "scale", "label"}):
         raise ConfigError(f"{where}: source takes no of, over, at or invert.")
-    return DerivedMetric(name, entry.get("of"), entry.get("over"), dict(at), invert, float(scale), source)
+    return DerivedMetric(name, entry.get("of"), entry.get("over"), dict(at), invert, float(scale), source, label)
 
 
 def parse_metrics(table: Any, where: str = "reproduce.metric") -> dict[str, DerivedMetric]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pybai.naming import answer_name
-from pybai.report.registry import FigureData, at_text, new_figure, register_figure, set_title
+from pybai.report.registry import FigureData, at_text, column_label, new_figure, register_figure, set_title, strategy_style
 
 __all__ = ["boxplot", "histogram"]
 
@@ -32,15 +32,19 @@ def boxplot(data: FigureData, options: dict):
     keep = [(label, values) for label, values in zip(labels, series) if values]
     fig, (ax,) = new_figure(width=max(5.0, 1.1 * len(keep) + 2))
     if keep:
-        ax.boxplot([v for _, v in keep], showmeans=True, meanprops={"marker": "^", "markerfacecolor": "white"})
+        boxes = ax.boxplot([v for _, v in keep], showmeans=True, patch_artist=True,
+                           meanprops={"marker": "^", "markerfacecolor": "white", "markeredgecolor": "black"},
+                           medianprops={"color": "black"})
+        for box, (label, _) in zip(boxes["boxes"], keep):
+            box.set(facecolor=strategy_style(data, label)["color"], alpha=0.55)
         ax.set_xticks(range(1, len(keep) + 1))
         ax.set_xticklabels([f"{label}\n(n={len(v)})" for label, v in keep], fontsize=8)
     if options.get("log_y"):
         ax.set_yscale("log")
     ax.set_xlabel("strategy (box: quartiles, line: median, triangle: mean)")
-    ax.set_ylabel(f"{options['y']} per replication")
+    ax.set_ylabel(f"{column_label(options['y'])}, per run")
     where = at_text(point)
-    set_title(ax, options, f"{data.name}: {options['y']}" + (f" ({where})" if where else ""))
+    set_title(ax, options, f"{data.name}: {column_label(options['y'])}" + (f" ({where})" if where else ""))
     ax.grid(alpha=0.3, axis="y")
     return fig
 
@@ -62,23 +66,25 @@ def histogram(data: FigureData, options: dict):
         for j, (label, vs) in enumerate(series.items()):
             texts = [str(v) for v in vs]
             freq = [texts.count(k) / len(texts) for k in keys]
-            ax.bar(np.arange(len(keys)) + (j - (len(series) - 1) / 2) * width, freq, width, label=label)
+            ax.bar(np.arange(len(keys)) + (j - (len(series) - 1) / 2) * width, freq, width, label=label,
+                   color=strategy_style(data, label)["color"])
         ax.set_xticks(range(len(keys)))
         ticks = [names[k] for k in keys]
         ax.set_xticklabels(ticks, fontsize=8, rotation=30 if max(map(len, ticks), default=0) > 6 else 0)
-        ax.set_ylabel("fraction of replications")
+        ax.set_ylabel("fraction of runs")
         ax.set_ylim(0, 1.18)  # room for the legend above the bars
     else:
         numbers = np.array([float(v) for v in values], dtype=float)
         bins = np.histogram_bin_edges(numbers[np.isfinite(numbers)], bins=int(options.get("bins", 30)))
         for label, vs in series.items():
-            ax.hist([float(v) for v in vs], bins=bins, histtype="step", lw=1.5, label=label)
-        ax.set_ylabel("replications")
+            ax.hist([float(v) for v in vs], bins=bins, histtype="step", lw=1.5, label=label,
+                    color=strategy_style(data, label)["color"])
+        ax.set_ylabel("runs")
     if options.get("log_y"):
         ax.set_yscale("log")
-    ax.set_xlabel(options["y"])
+    ax.set_xlabel(column_label(options["y"]))
     where = at_text(point)
-    set_title(ax, options, f"{data.name}: {options['y']}" + (f" ({where})" if where else ""))
+    set_title(ax, options, f"{data.name}: {column_label(options['y'])}" + (f" ({where})" if where else ""))
     if series:
         ax.legend(fontsize=8)
     return fig

@@ -19,8 +19,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pybai._output import write_output
+from pybai.report.agreement import paper_agreement
 from pybai.report.figures import FIGURES, Estimate, FigureData, TableBlock, measured, same_value
-from pybai.report.registry import column_label, default_columns, short_key
+from pybai.report.registry import column_label, default_columns, grid_label, metric_label, short_key
+from pybai.report.verdict import summary_sentences
 from pybai.report.html import HtmlReport
 from pybai.report.intervals import ratio
 from pybai.report.spec import VARIANT_SEPARATOR, FigureSpec, PaperTable, ReproduceSpec
@@ -83,16 +86,17 @@ CAPTIONS = {
 }
 
 
-def figure_caption(figure: FigureSpec) -> str:
+def figure_caption(figure: FigureSpec, data: FigureData | None = None) -> str:
     """A figure's caption: its ``caption`` or ``title`` option, else what its kind shows (never a file name)."""
     options = figure.options
+    label = (lambda k: metric_label(data, k)) if data is not None else column_label
     if options.get("caption") or options.get("title"):
         return str(options.get("caption") or options.get("title"))
     text = CAPTIONS.get(figure.kind, figure.kind.replace("-", " "))
     if figure.kind in ("boxplot", "histogram") and options.get("y"):
-        text = f"{column_label(options['y']).capitalize()}: distribution over the runs"
+        text = f"{label(options['y']).capitalize()}: distribution over the runs"
     if figure.kind == "bars":
-        text = f"{column_label(options.get('y', 'mean_samples')).capitalize()} per strategy (95% interval)"
+        text = f"{label(options.get('y', 'mean_samples')).capitalize()} per strategy (95% interval)"
         if options.get("hline"):
             text += f", beside the {column_label(str(options['hline']))}"
     if figure.kind == "allocation" and options.get("reference"):
@@ -100,10 +104,16 @@ def figure_caption(figure: FigureSpec) -> str:
     return text + "."
 
 
-def header_label(header: str) -> str:
-    """A table header for readers: ``mean_samples (paper)`` -> ``mean samples (all runs) (paper)``."""
+def header_label(header: str, data: FigureData | None = None) -> str:
+    """A table header for readers: ``mean_samples (paper)`` -> ``mean samples (paper)``; with ``data``, a
+    derived metric in words and a grid key by its name (``size`` -> ``batch size b``)."""
     key, sep, rest = str(header).partition(" (")
-    return column_label(key) + (sep + rest if sep else "")
+    if data is not None:
+        grid = next((k for k in data.grid_keys if key in (k, short_key(k))), None)
+        label = grid_label(grid) if grid is not None else metric_label(data, key)
+    else:
+        label = column_label(key)
+    return label + (sep + rest if sep else "")
 
 
 def _slug(text: str) -> str:
@@ -130,7 +140,7 @@ def _write_csv(path: Path, header, rows) -> Path:
     writer = csv.writer(buffer)
     writer.writerow(head)
     writer.writerows(body)
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    write_output(path, buffer.getvalue())
     return path
 
 
@@ -167,7 +177,9 @@ def paper_comparison(data: FigureData, paper: PaperTable) -> TableBlock:
             value = None if point is None or strategy is None else measured(data, point, strategy, m)
             cells += [row[m], "-" if value is None else value]
         rows.append(cells)
-    caption = f"Published: {paper.source}." + (f" {paper.note}" if paper.note else "")
+    note = paper.note.strip()
+    caption = f"Published: {paper.source}." + (f" {note[0].upper() + note[1:]}" if note else "")
+    caption += "" if caption.endswith(".") else "."
     return TableBlock(header, rows, caption + " pybai: mean ± 95% half-width, rates with their 95% Wilson interval,"
                       " from the stored replications.")
 
@@ -233,7 +245,18 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
     (out / "tables").mkdir(parents=True, exist_ok=True)
     page = HtmlReport(title)
     figures, tables = [], []
-    for part in parts:
+    agreements = [paper_agreement(part.data, part.spec.paper) if part.spec is not None and part.spec.paper else None
+                  for part in parts]
+    page.heading("Summary", 2)
+    for part, agreement in zip(parts, agreements):
+        lines = summary_sentences(part.data) + [fact.split(". ")[0] + "." for fact in part.facts
+                                                if fact.startswith("Quick run")]
+        if agreement is not None:
+            lines += agreement.sentences()[:2]
+        if len(parts) > 1:
+            page.paragraph(part.heading or part.data.name)
+        page.bullets(lines, "summary")
+    for part, agreement in zip(parts, agreements):
         data, spec = part.data, part.spec
         slug = _slug(data.name)
         heading = part.heading or data.name
@@ -246,18 +269,20 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
         summary = _summary(data)
         tables.append(_write_csv(out / "tables" / f"{slug}-summary.csv", summary.header, summary.rows))
         page.heading("Measured (means ± 95% half-width; rates [95% interval])", 3).table(
-            [header_label(h) for h in summary.header], _cells(summary.rows))
+            [header_label(h, data) for h in summary.header], _cells(summary.rows))
         if spec is not None and spec.paper is not None:
             comparison = paper_comparison(data, spec.paper)
             tables.append(_write_csv(out / "tables" / f"{slug}-paper.csv", comparison.header, comparison.rows))
-            page.heading("Beside the paper", 3).table([header_label(h) for h in comparison.header],
+            page.heading("Beside the paper", 3).table([header_label(h, data) for h in comparison.header],
                                                       _cells(comparison.rows))
             page.paragraph(comparison.caption)
+            if agreement is not None and agreement.sentences():
+                page.bullets(agreement.sentences(), "agreement" if not agreement.agrees else "")
         if part.baseline is not None and part.compare:
             label = data.name.removeprefix(part.baseline.name + VARIANT_SEPARATOR)
             versus = variant_comparison(data, part.baseline, part.compare, label)
             tables.append(_write_csv(out / "tables" / f"{slug}-versus.csv", versus.header, versus.rows))
-            page.heading(f"Beside {part.baseline.name}", 3).table([header_label(h) for h in versus.header],
+            page.heading(f"Beside {part.baseline.name}", 3).table([header_label(h, data) for h in versus.header],
                                                                   _cells(versus.rows))
             page.paragraph(versus.caption)
         wanted = spec.figures if spec is not None and spec.figures else default_figures(data)
@@ -272,13 +297,13 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
                 tables.append(_write_csv(out / "tables" / f"{slug}-{n}-{figure.kind}.csv", made.header, made.rows))
                 if made.caption:
                     page.heading(made.caption, 3)
-                page.table([header_label(h) for h in made.header], _cells(made.rows))
+                page.table([header_label(h, data) for h in made.header], _cells(made.rows))
                 continue
             path = out / "figures" / f"{slug}-{n}-{figure.kind}.png"
             png = figure_png(made)
             plt.close(made)
-            path.write_bytes(png)
+            write_output(path, png)
             figures.append(path)
-            page.figure(png, caption=figure_caption(figure), alt=path.name)
+            page.figure(png, caption=figure_caption(figure, data), alt=path.name)
     html = page.write(out / "report.html")
     return ReportFiles(html, figures, tables)

@@ -26,10 +26,12 @@ import base64
 import html
 import io
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pybai._version import __version__
+from pybai.report.intervals import format_number
 
 __all__ = ["HtmlReport", "figure_png"]
 
@@ -37,10 +39,13 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
 h1 { border-bottom: 2px solid #4878a8; padding-bottom: .2em; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
-th { background: #eef3f8; } td:first-child, th:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; } td { white-space: nowrap; }
+th { background: #eef3f8; } td:first-child, th:first-child, td.text { text-align: left; }
 figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
 img { max-width: 100%; } footer { color: #888; font-size: .8em; margin-top: 3em; }
+ul.summary { background: #eef3f8; border-left: 4px solid #4878a8; padding: .6em 1em .6em 2em; }
+ul.summary li { margin: .2em 0; } ul.agreement { border-left: 4px solid #c44e52; padding-left: 2em; }
+p.quick { font-weight: 600; }
 """
 
 
@@ -52,11 +57,18 @@ def figure_png(fig, dpi: int = 110) -> bytes:
 
 
 def _cell(value) -> str:
-    if isinstance(value, float):
-        text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = format_number(value)
     else:
         text = "" if value is None else str(value)
     return html.escape(text)
+
+
+_NUMERIC = re.compile(r"[-+0-9.,e ±\[\]%]*")
+
+
+def _align(value) -> str:
+    return ' class="text"' if isinstance(value, str) and not _NUMERIC.fullmatch(value) else ""
 
 
 class HtmlReport:
@@ -75,9 +87,16 @@ class HtmlReport:
         self._blocks.append(f"<p>{html.escape(str(text))}</p>")
         return self
 
+    def bullets(self, items, css: str = "") -> "HtmlReport":
+        """A list of sentences (``css``: a class for the list, e.g. ``"summary"``)."""
+        cls = f' class="{html.escape(css)}"' if css else ""
+        self._blocks.append(f"<ul{cls}>" + "".join(f"<li>{html.escape(str(i))}</li>" for i in items) + "</ul>")
+        return self
+
     def table(self, header, rows) -> "HtmlReport":
+        """A table; cells of words are aligned left, numbers (and ``value ± half-width``) right."""
         head = "".join(f"<th>{_cell(h)}</th>" for h in header)
-        body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+        body = "".join("<tr>" + "".join(f"<td{_align(v)}>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows)
         self._blocks.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
         return self
 
@@ -107,10 +126,8 @@ class HtmlReport:
         )
 
     def write(self, path) -> Path:
-        """Write the page atomically (a temporary file renamed into place) and return its path."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(self.render(), encoding="utf-8")
-        tmp.replace(target)
-        return target
+        """Write the page (:func:`pybai._output.write_output`: atomically, a device, FIFO or symbolic link
+        written through) and return its path."""
+        from pybai._output import write_output
+
+        return write_output(path, self.render())

@@ -15,7 +15,11 @@ Examples
 >>> [round(v, 3) for v in metric_interval(rows, "error_rate")]
 [0.05, 0.022, 0.112]
 >>> str(ratio(Estimate(300.0, 270.0, 330.0), 100.0))
-'3 ± 0.3'
+'3.0 ± 0.3'
+>>> format_number(1234.5), format_number(0.98765), format_number(12.0), format_number(3.2e-5)
+('1,234', '0.9877', '12', '3.2e-05')
+>>> str(Estimate(812.4, 772.2, 852.6)), str(Estimate(0.98765, 0.9754, 0.9999)), str(Estimate(0.97, 0.95, 0.98, "proportion"))
+('812 ± 40', '0.988 ± 0.012', '0.97 [0.95, 0.98]')
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MetricSpec", "METRICS", "register_metric", "metric_interval", "estimate", "Estimate", "ratio", "Z95"]
+__all__ = ["MetricSpec", "METRICS", "register_metric", "metric_interval", "estimate", "Estimate", "ratio", "Z95",
+           "format_number"]
 
 #: two-sided 95% standard normal quantile
 Z95 = 1.959963984540054
@@ -97,9 +102,39 @@ def metric_interval(rows: list[dict], metric: str) -> tuple[float, float, float]
     return estimate(values, spec.kind)
 
 
+def format_number(x) -> str:
+    """The one number format of reports: whole numbers with thousands separators, others to 4
+    significant figures (no decimals from 1,000 on, no exponent above 0.001), "-" when not finite."""
+    if x is None or isinstance(x, bool):
+        return "-" if x is None else str(x)
+    x = float(x)
+    if not math.isfinite(x):
+        return "-"
+    if x == round(x) and abs(x) < 1e15:
+        return f"{int(round(x)):,}"
+    a = abs(x)
+    if a >= 1000:
+        return f"{x:,.0f}"
+    if a >= 1e-3:
+        return f"{x:.4g}"
+    return f"{x:.2g}"
+
+
+def _decimals(half: float) -> int:
+    """Decimals that show ``half`` (a 95% half-width) to 1 significant figure, 2 when it starts with 1 or 2."""
+    exponent = math.floor(math.log10(half))
+    lead = half / 10.0 ** exponent
+    figures = 2 if lead < 2.95 else 1
+    return min(max(figures - 1 - exponent, 0), 8)
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """A measured metric with its 95% interval; prints as ``mean ± half-width`` (means) or ``p [low, high]``."""
+    """A measured metric with its 95% interval; prints as ``mean ± half-width`` (means) or ``p [low, high]``.
+
+    A mean is shown to the precision its half-width supports (the half-width to 1 significant
+    figure, 2 when it starts with 1 or 2); other numbers by :func:`format_number`.
+    """
 
     value: float
     low: float
@@ -110,11 +145,12 @@ class Estimate:
         if not math.isfinite(self.value):
             return "-"
         if self.kind == "proportion":
-            return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}]"
+            return f"{format_number(self.value)} [{format_number(self.low)}, {format_number(self.high)}]"
         half = (self.high - self.low) / 2
-        if abs(self.value) >= 100:
-            return f"{self.value:,.0f} ± {half:,.0f}"
-        return f"{self.value:.4g} ± {half:.2g}"
+        if not (math.isfinite(half) and half > 0):
+            return f"{format_number(self.value)} ± 0"
+        d = _decimals(half)
+        return f"{self.value:,.{d}f} ± {half:,.{d}f}"
 
 
 def ratio(numerator: Estimate | float, denominator: Estimate | float) -> Estimate | None:

@@ -28,6 +28,7 @@ from pybai.report.intervals import METRICS, Estimate, estimate, metric_interval,
 __all__ = [
     "FIGURES", "FigureKind", "FigureData", "TableBlock", "Estimate", "register_figure", "measured",
     "reference_value", "DEFAULT_COLUMNS", "default_columns", "column_label", "COLUMN_LABELS", "same_value", "short_key", "new_figure", "set_title", "at_text",
+    "GRID_LABELS", "grid_label", "metric_label", "STRATEGY_COLOURS", "STRATEGY_MARKERS", "strategy_style",
 ]
 
 #: result-document metrics shown by the ``table`` kind and the summary tables
@@ -82,7 +83,63 @@ COLUMN_LABELS = {
     "heuristic_stop": "T* beta(t) at its fixed point (samples)",
     "samples": "samples at stopping",
     "recommendation": "recommendation",
+    "simple_regret": "simple regret",
+    "correct": "correct answer",
+    "false_negative": "false negatives",
+    "seconds": "wall seconds",
+    "gain": "gain of the answer",
+    "batches": "batches",
+    "characteristic_time_uniform": "T*(mu) of uniform sampling",
+    "heuristic_stop_uniform": "T* beta(t) at its fixed point, uniform sampling (samples)",
+    "theory_speedup": "speedup in theory",
+    "actual_speedup": "measured speedup",
+    "exact_correct_rate": "exactly correct answers (rate)",
+    "error_probability_epsilon": "error probability (within epsilon)",
+    "h_lb": "H_LB (Soare et al., Eq. 6)",
+    "batch_complexity_bound": "batch complexity bound",
+    "dual_directions": "dual directions",
+    "answer": "answer",
 }
+
+#: what a reader sees for a grid key (an axis of a sweep); other keys: their last segment
+GRID_LABELS = {
+    "problem.delta": "delta",
+    "problem.budget": "budget",
+    "problem.epsilon": "epsilon",
+    "problem.k": "k",
+    "problem.batch.size": "batch size b",
+    "problem.batch.max_repeats": "repeats per arm and batch r",
+    "environment.d": "dimension d",
+}
+
+#: the colours of strategies in every figure of a report (the n-th strategy of a file gets the
+#: n-th colour): matplotlib's tab10 and two more, pairwise CIE76 distance >= 27
+STRATEGY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                    "#bcbd22", "#17becf", "#000000", "#a6761d")
+#: markers that tell strategies apart without colour (same order)
+STRATEGY_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
+
+
+def strategy_style(data: "FigureData", strategy: str) -> dict:
+    """``{"color", "marker"}`` of ``strategy``: its position among the file's strategies, the same in every figure
+    (beyond :data:`STRATEGY_COLOURS` colours repeat with other markers)."""
+    labels = data.strategies()
+    i = labels.index(strategy) if strategy in labels else len(labels)
+    return {"color": STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)],
+            "marker": STRATEGY_MARKERS[(i + i // len(STRATEGY_COLOURS)) % len(STRATEGY_MARKERS)]}
+
+
+def grid_label(key: str) -> str:
+    """The reader's name of grid key ``key`` (:data:`GRID_LABELS`), else its last segment with spaces."""
+    return GRID_LABELS.get(key, short_key(key).replace("_", " "))
+
+
+def metric_label(data: "FigureData", key: str) -> str:
+    """The reader's name of a metric: a derived one said in words (or its ``label``), else :func:`column_label`."""
+    derived = data.metrics.get(key)
+    if derived is not None and (derived.label or key not in COLUMN_LABELS):
+        return derived.describe(lambda k: metric_label(data, k))
+    return column_label(key)
 
 
 def column_label(key: str) -> str:
@@ -91,11 +148,29 @@ def column_label(key: str) -> str:
 
 
 def default_columns(data: FigureData) -> list[str]:
-    """The :data:`DEFAULT_COLUMNS` the results have; ``mean_samples_stopped`` only when some run was censored."""
+    """The :data:`DEFAULT_COLUMNS` that say something about these results.
+
+    A column is left out when no result has it, when it is zero in every result (nothing
+    censored, no regret: said once in the report's summary instead), when it repeats another
+    (``mean_batches`` equal to ``mean_samples``: one sample per batch), in fixed budget the samples
+    and batches when every strategy spent the same (the budget), and
+    ``mean_samples_stopped`` unless some run was censored.  ``correct_rate`` stays.
+    """
     results = [r for p in data.points for r in p["results"]]
+
+    def values(c):
+        return [r.get(c) for r in results if r.get(c) is not None]
+
+    def zero(c):
+        return c != "correct_rate" and all(isinstance(v, (int, float)) and v == 0 for v in values(c))
+
+    def spent(c):  # fixed budget: every strategy spent the same samples (or batches): the budget, not a result
+        return data.fixed_budget and c in ("mean_samples", "median_samples", "mean_batches") and len(set(values(c))) == 1
+
     censored = any(r.get("censored") for r in results)
-    return [c for c in DEFAULT_COLUMNS if any(r.get(c) is not None for r in results)
-            and (c != "mean_samples_stopped" or censored)]
+    one_per_batch = all(r.get("mean_batches") == r.get("mean_samples") for r in results)
+    return [c for c in DEFAULT_COLUMNS if values(c) and not zero(c) and not spent(c)
+            and (c != "mean_samples_stopped" or censored) and (c != "mean_batches" or not one_per_batch)]
 
 
 def register_figure(kind: str, keys: tuple[str, ...] = (), required: tuple[str, ...] = ()):
@@ -220,7 +295,7 @@ def set_title(ax, options: dict, default: str) -> None:
 
 def at_text(point: dict) -> str:
     """``d = 5, k = 10``: the grid values of a point."""
-    return ", ".join(f"{short_key(k)} = {v}" for k, v in point["grid"].items())
+    return ", ".join(f"{grid_label(k)} = {v}" for k, v in point["grid"].items())
 
 
 def _number(value):

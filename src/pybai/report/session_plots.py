@@ -94,7 +94,7 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
         pos = x + (l - (n_sub - 1) / 2) * width
         ok = ~np.isnan(grid[:, l])
         err = np.vstack([grid[:, l] - lo[:, l], hi[:, l] - grid[:, l]])[:, ok]
-        err = np.where(np.isnan(err), 0.0, err)
+        err = np.where(np.isnan(err) | (err < 0.0), 0.0, err)  # an interval that misses its mean by rounding
         line = ax.errorbar(pos[ok], grid[ok, l], yerr=err, fmt="o", ms=4 if k <= 40 else 2.5, capsize=2 if k <= 40 else 0,
                            lw=1.2, color=None if n_sub > 1 else "#4878a8", label=names[l] if n_sub > 1 else None)
         colours[l] = line[0].get_color()
@@ -126,26 +126,26 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
 
 def plot_statistic_vs_threshold(samples, statistic, threshold, ax, stopped: bool = False,
                                 count_dependent: bool = False):
-    """The GLR statistic of the empirical answer against the stopping threshold.
+    """The statistic that decides the stop against the level it must reach, answer by answer.
 
-    The session stops at the first answer where the statistic exceeds the threshold (after
-    the initial phase); that point is marked when ``stopped``.  NaN values (some source
-    without an estimate yet) are not drawn.  ``count_dependent``: the rule tests each pair with
-    its own counts and ``threshold`` is a t-only level, which a stop may not reach
-    (said in the legend and the title).
+    The session stops at the first answer where the statistic reaches the level (after the
+    initial phase); that point is marked when ``stopped``.  NaN values (some source without an
+    estimate yet) and ``-inf`` ones (a comparison not yet ranked) are not drawn.
+    ``count_dependent``: the rule tests each comparison with its own counts; the statistic is
+    then the evidence of the comparison that decides (:meth:`Problem.stopping_evidence
+    <pybai.problems.base.Problem.stopping_evidence>`) and the level is the rule's.
     """
     samples = np.asarray(samples, dtype=float)
-    statistic = np.asarray(statistic, dtype=float)
+    statistic = np.where(np.isfinite(np.asarray(statistic, dtype=float)), statistic, np.nan)
     threshold = np.asarray(threshold, dtype=float)
-    ax.plot(samples, statistic, color="#4878a8", lw=1.6, label="GLR statistic", drawstyle="steps-post")
-    label = "t-only level (the per-pair rule may stop below it)" if count_dependent else "threshold"
-    ax.plot(samples, threshold, color=_HIGHLIGHT, lw=1.6, ls="--", label=label)
+    name = "evidence of the deciding comparison" if count_dependent else "GLR statistic"
+    ax.plot(samples, statistic, color="#4878a8", lw=1.6, label=name, drawstyle="steps-post")
+    ax.plot(samples, threshold, color=_HIGHLIGHT, lw=1.6, ls="--", label="threshold")
     if stopped and samples.size and np.isfinite(statistic[-1]):
         ax.plot(samples[-1], statistic[-1], "o", color="k", ms=7, label=f"stop at {int(samples[-1])} samples", zorder=4)
     ax.set_xlabel("samples told")
     ax.set_ylabel("evidence (nats)")
-    ax.set_title("Stopping rule: each pair tested with its own counts" if count_dependent else
-                 "Stopping rule: the session stops when the statistic crosses the threshold")
+    ax.set_title("Stopping rule: the session stops when the statistic reaches the threshold")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="lower right")
     return ax

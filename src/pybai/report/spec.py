@@ -17,6 +17,7 @@ Syntax (see docs/engine.md)::
     columns = ["strategy", "mean_samples"]
     rows = [["tas", 1703]]
     note = "..."
+    ranking = { by = "mean_samples", order = [["tas"], ["uniform"]] }   # optional: a ranking in words, best first
     [reproduce.metric]                  # optional: derived metrics (pybai.report.derived)
     over_lower_bound = { of = "mean_samples", over = "lower_bound" }
     [[reproduce.variant]]               # zero or more: the file run again with changes, in its own store
@@ -56,7 +57,7 @@ __all__ = ["ReproduceSpec", "FigureSpec", "PaperTable", "VariantSpec", "parse_re
            "apply_variant", "VARIANT_SEPARATOR"]
 
 _TOP_KEYS = ("name", "title", "description", "quick", "figure", "paper", "metric", "variant", "as_variant")
-_PAPER_KEYS = ("source", "columns", "rows", "note")
+_PAPER_KEYS = ("source", "columns", "rows", "note", "ranking")
 _VARIANT_KEYS = ("name", "title", "description", "set", "quick", "figure", "paper", "compare")
 
 #: between a file's name and its variant's, in the variant's experiment name and store folder
@@ -73,12 +74,17 @@ class FigureSpec:
 
 @dataclass
 class PaperTable:
-    """Published numbers: ``columns`` names (``strategy``, grid keys, metrics) and ``rows`` of values."""
+    """Published numbers: ``columns`` names (``strategy``, grid keys, metrics) and ``rows`` of values.
+
+    ``ranking``: ``(metric, tiers)``, the paper's ranking of strategies in words (tiers of
+    strategy labels, best first), checked against the runs by :mod:`pybai.report.agreement`.
+    """
 
     source: str
     columns: list[str]
     rows: list[list[Any]]
     note: str = ""
+    ranking: tuple[str, list[list[str]]] | None = None
 
 
 @dataclass
@@ -177,7 +183,24 @@ def _paper(table: Any, where: str) -> PaperTable:
         raise ConfigError(f"{where}.columns: expected a non-empty list of column names, got {columns!r}.")
     if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == len(columns) for r in rows):
         raise ConfigError(f"{where}.rows: expected a list of rows with {len(columns)} values each (one per column).")
-    return PaperTable(_string(table, "source", where), columns, rows, str(table.get("note", "")))
+    return PaperTable(_string(table, "source", where), columns, rows, str(table.get("note", "")),
+                      _ranking(table.get("ranking"), f"{where}.ranking"))
+
+
+def _ranking(table: Any, where: str) -> tuple[str, list[list[str]]] | None:
+    """``ranking = { by = METRIC, order = [[best, ...], [next, ...]] }``, validated."""
+    if table is None:
+        return None
+    example = '{ by = "mean_gain", order = [["halving"], ["batch-sar"], ["round-robin"]] }'
+    if not isinstance(table, dict) or set(table) != {"by", "order"}:
+        raise ConfigError(f"{where}: expected a table with keys by and order, e.g. {example}.")
+    by, order = table["by"], table["order"]
+    if not isinstance(by, str) or not by:
+        raise ConfigError(f"{where}.by: expected a metric name, got {by!r}.")
+    if (not isinstance(order, list) or len(order) < 2 or not all(
+            isinstance(tier, list) and tier and all(isinstance(s, str) and s for s in tier) for tier in order)):
+        raise ConfigError(f"{where}.order: expected at least two tiers of strategy labels, best first, e.g. {example}.")
+    return by, [list(tier) for tier in order]
 
 
 def _overrides(table: Any, where: str, example: str) -> dict[str, Any]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pybai.report.intervals import Estimate
+from pybai.report.intervals import Estimate, format_number
 from pybai.report.registry import (
-    FigureData, column_label, default_columns, TableBlock, at_text, measured, new_figure, reference_value, register_figure,
-    same_value, set_title, short_key,
+    FigureData, column_label, default_columns, TableBlock, at_text, measured, metric_label, new_figure, reference_value,
+    register_figure, same_value, set_title, short_key, strategy_style,
 )
 from pybai.report.table import answer_text
 
@@ -32,7 +32,21 @@ def table(data: FigureData, options: dict) -> TableBlock:
                 continue
             rows.append([point["grid"].get(k) for k in data.grid_keys] + [strategy]
                         + [measured(data, point, strategy, c) for c in columns])
-    return TableBlock(header, rows, options.get("caption", options.get("title", "")))
+    lead = len(data.grid_keys) + 1
+    zero = [i for i, c in enumerate(columns, start=lead) if c != "correct_rate" and rows
+            and all(_is_zero(row[i]) for row in rows)]
+    caption = options.get("caption", options.get("title", ""))
+    if zero:  # a column of zeros says one thing: say it once
+        caption += (" " if caption else "") + f"(0 in every row, not shown: {', '.join(column_label(header[i]) for i in zero)})"
+        header = [h for i, h in enumerate(header) if i not in zero]
+        rows = [[v for i, v in enumerate(row) if i not in zero] for row in rows]
+    return TableBlock(header, rows, caption)
+
+
+def _is_zero(value) -> bool:
+    if isinstance(value, Estimate):
+        return value.value == 0 and value.low == 0 and value.high == 0
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0
 
 
 @register_figure("bars", keys=("y", "at", "hline", "log_y"))
@@ -58,7 +72,8 @@ def bars(data: FigureData, options: dict):
         low.append(centre - lo)
         high.append(hi - centre)
     fig, (ax,) = new_figure(width=max(5.0, 0.8 * len(labels) + 2.5))
-    ax.bar(range(len(labels)), values, yerr=[low, high], color="#4878a8", capsize=3)
+    ax.bar(range(len(labels)), values, yerr=[low, high], capsize=3,
+           color=[strategy_style(data, s)["color"] for s in labels])
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=8, rotation=20 if len(labels) > 4 else 0)
     hline = options.get("hline")
@@ -66,14 +81,14 @@ def bars(data: FigureData, options: dict):
         reference_value(data, point, hline) if isinstance(hline, str) else None)
     if line is not None:
         ax.axhline(line, color="#c44e52", ls="--",
-                   label=f"{column_label(hline)} = {line:,.4g}" if isinstance(hline, str) else None)
+                   label=f"{column_label(hline)} = {format_number(line)}" if isinstance(hline, str) else None)
         if isinstance(hline, str):
             ax.legend(fontsize=8, loc="best")
     if options.get("log_y"):
         ax.set_yscale("log")
-    ax.set_ylabel(column_label(metric) + " (95% interval)")
+    ax.set_ylabel(metric_label(data, metric) + " (95% interval)")
     where = at_text(point)
-    set_title(ax, options, f"{data.name}: {column_label(metric)}" + (f" ({where})" if where else ""))
+    set_title(ax, options, f"{data.name}: {metric_label(data, metric)}" + (f" ({where})" if where else ""))
     ax.grid(alpha=0.3, axis="y")
     return fig
 

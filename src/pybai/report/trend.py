@@ -6,7 +6,8 @@ import math
 
 from pybai.report.intervals import METRICS, Estimate
 from pybai.report.registry import (
-    FigureData, measured, new_figure, reference_value, register_figure, same_value, set_title, short_key,
+    FigureData, column_label, grid_label, measured, metric_label, new_figure, reference_value, register_figure,
+    same_value, set_title, strategy_style,
 )
 
 __all__ = ["metric_vs_grid"]
@@ -42,11 +43,9 @@ def metric_vs_grid(data: FigureData, options: dict):
     for p in points:
         groups.setdefault(tuple((k, p["grid"].get(k)) for k in others if k not in at), []).append(p)
     drawn = 0
-    import matplotlib
-
-    colours = [c["color"] for c in matplotlib.rcParams["axes.prop_cycle"]]
     styles = ["-", "--", ":", "-."]
-    for i, strategy in enumerate(data.strategies(options.get("strategies"))):
+    for strategy in data.strategies(options.get("strategies")):
+        style = strategy_style(data, strategy)
         for g, (group, pts) in enumerate(groups.items()):
             xs, ys, lo, hi = [], [], [], []
             for p in sorted(pts, key=lambda p: position(p["grid"].get(x_key))):
@@ -61,9 +60,9 @@ def metric_vs_grid(data: FigureData, options: dict):
                 hi.append(est[2] - est[0])
             if not xs:
                 continue
-            suffix = ", ".join(f"{short_key(k)}={v}" for k, v in group)
-            ax.errorbar(xs, ys, yerr=[lo, hi], marker="os^Dv"[g % 5], ms=4, capsize=3, lw=1.4,
-                        color=colours[i % len(colours)], ls=styles[g % len(styles)],
+            suffix = ", ".join(f"{grid_label(k)} = {v}" for k, v in group)
+            ax.errorbar(xs, ys, yerr=[lo, hi], marker=style["marker"], ms=4, capsize=3, lw=1.4,
+                        color=style["color"], ls=styles[g % len(styles)],
                         label=strategy + (f" ({suffix})" if suffix else ""))
             drawn += 1
     hline = options.get("hline")
@@ -73,7 +72,7 @@ def metric_vs_grid(data: FigureData, options: dict):
         ref = sorted({(position(p["grid"].get(x_key)), reference_value(data, p, hline)) for p in points}
                      - {(x, None) for x in map(position, xs_all)})
         if ref:
-            ax.plot(*zip(*ref), color="black", ls="--", lw=1, label=hline)
+            ax.plot(*zip(*ref), color="black", ls="--", lw=1, label=column_label(hline))
     if not numeric:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels(categories)
@@ -81,10 +80,10 @@ def metric_vs_grid(data: FigureData, options: dict):
         ax.set_xscale("log")
     if options.get("log_y"):
         ax.set_yscale("log")
-    ax.set_xlabel(x_key)
+    ax.set_xlabel(grid_label(x_key))
     interval = metric in METRICS or metric in data.metrics
-    ax.set_ylabel(metric + (" (95% interval)" if interval else ""))
-    set_title(ax, options, f"{data.name}: {metric} vs {short_key(x_key)}")
+    ax.set_ylabel(metric_label(data, metric) + (" (95% interval)" if interval else ""))
+    set_title(ax, options, f"{data.name}: {metric_label(data, metric)} against {grid_label(x_key)}")
     if drawn or hline is not None:
         ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)

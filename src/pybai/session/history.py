@@ -9,6 +9,7 @@ import numpy as np
 from pybai.problems.base import FixedConfidence
 from pybai.session.intervals import confidence_intervals
 from pybai.session.replay import Replay
+from pybai.session.status import stopping_evidence
 
 __all__ = ["History", "replay_history"]
 
@@ -28,8 +29,10 @@ class History:
     counts : ndarray of shape (n_answers, n_sources)
         Samples per source after each answer.
     statistic, threshold : ndarray of float
-        Fixed confidence: the GLR statistic of the empirical answer (NaN while some source
-        has no estimate) and the stopping threshold at that sample count; NaN otherwise.
+        Fixed confidence: the statistic that decides the stop and its level after each answer,
+        as in the status (:func:`pybai.session.status.stopping_evidence`: the statistic
+        reaches the level exactly at the answer that stopped the session); NaN while some source
+        has no estimate, in fixed budget and for strategies with a stopping rule of their own.
     means, ci_low, ci_high : ndarray of shape (n_sources,)
         Final estimates and 95% intervals (:mod:`pybai.session.intervals`).
     recommendation, status
@@ -64,10 +67,11 @@ def replay_history(session) -> History:
         strategy = rep.strategy
         model = strategy.model_
         stat = thr = np.nan
-        if confident:
-            thr = float(strategy.threshold_.at(strategy.t_, strategy.model_))  # type: ignore[union-attr]  # fixed confidence: a threshold
-            if not np.isnan(model.estimate).any():
-                stat = float(strategy.problem_.statistic(model))  # the learner's view (estimated variances)
+        evidence = stopping_evidence(strategy) if confident else None
+        if evidence is not None:  # what decides the stop, as in the status
+            stat, thr = evidence
+            if np.isnan(model.estimate).any():
+                stat = np.nan
         rows["requests"].append(answer.request)
         rows["times"].append(answer.created)
         rows["samples"].append(strategy.t_)

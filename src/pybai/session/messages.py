@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pybai._validation import real_values
+from pybai._validation import check_int, check_int_array, real_values
 from pybai.exceptions import InvalidParameterError
 
 __all__ = ["Request", "Receipt", "checked_request_id", "answer_arrays"]
@@ -53,18 +53,15 @@ class Receipt:
         return self.status != "running"
 
 
-def checked_request_id(value) -> int:
-    """``value`` as a request id (an int, not a bool), else one clear error naming ``request_id``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"The 'request_id' parameter of tell must be an int. Got {value!r}.")
-    return int(value)
+def checked_request_id(value, owner: str = "tell", name: str = "request_id") -> int:
+    """A request number as given to tell or cancel: an int of at most 64 bits (:func:`~pybai._validation.check_int`)."""
+    return check_int(value, name, owner)
 
 
 def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     """The sources (int array) and rewards (float array) of an answer, one reward per source, checked."""
-    src = np.asarray(sources).reshape(-1)
-    if src.size and src.dtype.kind not in "iu":
-        raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")
+    src = check_int_array(sources, "sources", "tell", expected="integer source indices") if np.size(sources) else \
+        np.asarray(sources).reshape(-1)
     rew = real_values(rewards, "rewards", "tell")
     if src.size == 0 or src.size != rew.size:
         raise InvalidParameterError(

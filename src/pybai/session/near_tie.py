@@ -14,10 +14,12 @@ On arms that are nearly tied, a fixed-confidence rule without epsilon needs abou
   current empirical gap implies if it were the true gap, so it moves with the estimates.
 * **the rule** (:data:`NEAR_TIE_FACTOR`, :data:`NEAR_TIE_MIN_SAMPLES`).  Once the session has
   at least ``NEAR_TIE_MIN_SAMPLES`` samples per source (before that every pair looks tied), it
-  reports a near tie when the estimate is "never", or goes beyond the ``max_samples`` left, or
+  reports a near tie of the leading pair when the tie is real on both counts: their confidence
+  intervals (those of the status, 95% by default) overlap, and the estimate is "never" or
   exceeds ``NEAR_TIE_FACTOR`` times the samples told so far (at the current rate the session
-  would need more than ten times what it has used: typical of arms closer than the data can
-  tell apart, rare on separated arms).
+  would need more than ten times what it has used).  Arms whose intervals are apart are not
+  tied, however long the rule still needs; a session that will reach ``max_samples`` first is
+  told so by the estimate, not called a tie.
 
 Restarting is never needed.  The proven thresholds bound a deviation of the statistics from the
 *true* means that holds at all times at once (a time-uniform, Ville-type bound); it does not
@@ -32,15 +34,18 @@ from __future__ import annotations
 import inspect
 from typing import cast
 
+import numpy as np
+
 from pybai.exceptions import PybaiError
 from pybai.naming import arm_name
 from pybai.problems.base import FixedConfidence, Problem
+from pybai.session.intervals import confidence_intervals
 
 __all__ = ["NEAR_TIE_FACTOR", "NEAR_TIE_MIN_SAMPLES", "near_tie", "progress", "samples_to_separate",
            "epsilon_command", "epsilon_later"]
 
-#: A near tie is reported when separating the leading pair needs more than this many times the
-#: samples told so far (or more than the max_samples left, or never).
+#: A near tie is reported when the leading pair's intervals overlap and separating them needs more
+#: than this many times the samples told so far (or never).
 NEAR_TIE_FACTOR = 10
 #: No near tie is reported before this many samples per source (on average).
 NEAR_TIE_MIN_SAMPLES = 10
@@ -114,8 +119,9 @@ def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
 
     None unless a fixed-confidence session is running on the problem's GLR stopping rule with
     every estimate defined (a rule with its own stopping, :attr:`Strategy.proven_rule`, has
-    none).  The samples are those of :func:`samples_to_separate` (None: never, or beyond 4 times
-    the samples left before ``max_samples``).
+    none).  The samples are those of :func:`samples_to_separate`, searched at least as far as
+    :data:`NEAR_TIE_FACTOR` times the samples so far and the samples left before ``max_samples``
+    (None: never, or beyond 4 times that).
     """
     regime = problem.regime
     if not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.proven_rule:
@@ -124,44 +130,65 @@ def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
     if strategy.t_ == 0 or (model.estimate != model.estimate).any():
         return None
     statistic = float(problem.learner_view(model).statistic(model))
-    return statistic, samples_to_separate(problem, strategy, statistic, regime.max_samples - strategy.t_)
+    reach = max(regime.max_samples - strategy.t_, NEAR_TIE_FACTOR * strategy.t_)
+    return statistic, samples_to_separate(problem, strategy, statistic, reach)
 
 
-def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = None) -> dict | None:
+def _overlap(pair, intervals) -> bool:
+    """Whether the two sources' intervals overlap (True when there is no pair to look at)."""
+    if pair is None or intervals is None:
+        return True
+    low, high = (np.asarray(v, dtype=float).ravel() for v in intervals)
+    i, j = pair
+    return bool(low[i] <= high[j] and low[j] <= high[i])
+
+
+def near_tie(problem: Problem, strategy, proven: bool, estimate: tuple | None = None,
+             intervals: tuple | None = None, level: float = 0.95) -> dict | None:
     """The near-tie report of a running fixed-confidence session without epsilon, or None.
 
-    Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``,
-    ``estimated_samples_to_separate`` (further samples; null = never, or beyond 4 times
-    max_samples), ``samples_left`` (to max_samples), ``rule``, ``epsilon_later`` (bool) and
-    ``message``.  ``estimate``: :func:`progress`, when already computed.
+    Keys: ``arms`` (the leading pair, or null when the problem names none), ``statistic``, ``factor``
+    (:data:`NEAR_TIE_FACTOR`),
+    ``estimated_samples_to_separate`` (further samples; null = never, or beyond the search),
+    ``samples_left`` (to max_samples), ``rule``, ``epsilon_later`` (bool) and ``message``.
+    ``estimate``: :func:`progress`, when already computed; ``intervals``: the status's
+    ``(low, high)`` per source at ``level`` (computed when not given).
     """
     estimate = progress(problem, strategy) if estimate is None else estimate
     if (estimate is None or strategy.t_ < NEAR_TIE_MIN_SAMPLES * problem.n_sources
             or getattr(problem, "epsilon", None) is not None):
         return None
     model = strategy.model_
+    t = strategy.t_
     statistic, more = estimate
-    left = cast(FixedConfidence, problem.regime).max_samples - strategy.t_
-    if more is not None and more <= left and strategy.t_ + more <= NEAR_TIE_FACTOR * strategy.t_:
+    if more is not None and more <= NEAR_TIE_FACTOR * t:
         return None
     pair = problem.learner_view(model).closest_pair(model)
+    if intervals is None:
+        intervals = confidence_intervals(problem, model, level)
+    if not _overlap(pair, intervals):
+        return None
+    left = cast(FixedConfidence, problem.regime).max_samples - t
     keeps, why = epsilon_later(problem, strategy, proven)
     who = ("the leading answers" if not pair else f"arms {pair[0]} and {pair[1]}" if problem.labels is None
            else " and ".join(arm_name(a, problem.labels) for a in pair))
+    overlap = "" if pair is None else f"their {100 * level:g}% intervals overlap and "
     if more is None:
         when = ("never at the current estimates (an exact empirical tie)" if statistic <= 0.0
-                else f"not within {4 * max(left, strategy.t_)} more samples")
+                else f"more than {4 * max(left, NEAR_TIE_FACTOR * t):,} further samples")
     else:
-        when = f"about {more} more samples at the current estimates"
-    beyond = "" if more is not None and more <= left else f", beyond the {left} samples left before max_samples"
-    message = f"{who} are nearly tied: separating them needs {when}{beyond}; {why}."
+        when = f"about {more:,} more samples at the current estimates"
+    beyond = "" if more is not None and more <= left else f", beyond the {left:,} samples left before max_samples"
+    message = (f"{who} are nearly tied: {overlap}separating them needs {when} (more than {NEAR_TIE_FACTOR} times "
+               f"the {t:,} samples so far){beyond}; {why}.")
     return {
         "arms": None if pair is None else [int(pair[0]), int(pair[1])],
         "statistic": statistic,
         "estimated_samples_to_separate": more,
         "samples_left": int(left),
-        "rule": (f"after {NEAR_TIE_MIN_SAMPLES} samples per source: never, more than the samples left, or more "
-                 f"than {NEAR_TIE_FACTOR} times the samples so far ({strategy.t_})"),
+        "factor": NEAR_TIE_FACTOR,
+        "rule": (f"after {NEAR_TIE_MIN_SAMPLES} samples per source: the two arms' intervals overlap and separating "
+                 f"them needs more than {NEAR_TIE_FACTOR} times the samples so far ({t}), or never"),
         "epsilon_later": keeps,
         "message": message,
     }

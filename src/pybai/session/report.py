@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybai._output import write_output
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_names
 from pybai.session.history import replay_history
@@ -69,7 +70,7 @@ def write_session_report(session: Session, out_dir) -> Path:
              ["answers stored", status["answers"]], ["completed requests (batches)", status["batches"]],
              ["pending", _pending(status["pending"])]]
     if status["threshold"] is not None:
-        facts += [["GLR statistic", status["statistic"]], ["threshold", status["threshold"]]]
+        facts += [[status["statistic_name"], status["statistic"]], ["threshold", status["threshold"]]]
     if status["threshold_kind"] is not None:
         facts += [["threshold kind", status["threshold_kind"] + (" (proven)" if status["proven"] else
                                                                  " (not a proven guarantee)")],
@@ -93,16 +94,16 @@ def write_session_report(session: Session, out_dir) -> Path:
                                   history.ci_high.reshape(shape), ax, labels=names, highlight=highlight,
                                   floors=floors)
         figures.append(("means.png", fig, "Each arm's estimated mean with its 95% interval (marginal; "
-                        "the stopping rule uses the GLR statistic below, valid over time and arms)."))
+                        "the stopping rule uses the statistic below, valid over time and arms)."))
         if np.isfinite(history.threshold).any():
             fig, ax = plt.subplots(figsize=(8, 4.2))
             plot_statistic_vs_threshold(history.samples, history.statistic, history.threshold, ax,
                                         stopped=history.status == "stopped",
                                         count_dependent=status["threshold_count_dependent"])
-            rule = (" The delta-correct rule tests each pair with its own counts, so it may stop below this "
-                    "t-only level." if status["threshold_count_dependent"] else "")
-            figures.append(("statistic.png", fig, "The GLR statistic of the current answer against the "
-                            "stopping threshold; the session stops when it crosses." + rule))
+            rule = (" The rule tests each comparison of the answer with a rival with its own counts; the curve "
+                    "is the evidence of the comparison that decides." if status["threshold_count_dependent"] else "")
+            figures.append(("statistic.png", fig, "What decides the stop against the level it must reach; the "
+                            "session stops when it reaches it." + rule))
     else:
         page.paragraph("No answers yet: the figures appear after the first tell.")
     if figures:
@@ -110,7 +111,7 @@ def write_session_report(session: Session, out_dir) -> Path:
     for name, fig, caption in figures:
         png = figure_png(fig)
         plt.close(fig)
-        (out / name).write_bytes(png)
+        write_output(out / name, png)
         page.figure(png, caption=caption, alt=name)
     if not np.isfinite(history.threshold).any() and history.samples.size:
         page.paragraph("Fixed budget: there is no stopping threshold; the session ends when the budget is spent.")

@@ -13,14 +13,27 @@ from pybai.naming import answer_name
 from pybai.problems.base import FixedConfidence
 from pybai.session.intervals import confidence_intervals
 from pybai.session.near_tie import near_tie, progress
+from pybai.strategies.base import Strategy
 from pybai.strategies.certificate import is_proven, threshold_kind
 
-__all__ = ["session_status", "describe_answer", "recommendation_label", "stop_reason"]
+__all__ = ["session_status", "describe_answer", "recommendation_label", "stop_reason", "state_label",
+           "stopping_evidence", "STATISTIC_NAMES"]
+
+#: what the status's ``statistic`` is, by whether the rule tests each piece with its own counts
+STATISTIC_NAMES = {False: "GLR statistic", True: "evidence of the deciding comparison"}
 
 
 def stop_reason(message: str) -> str:
     """A result message without its status prefix ("stopped: the answer ..." -> "the answer ...")."""
     return message.split(": ", 1)[1] if message.startswith(("stopped: ", "censored: ")) else message
+
+
+def state_label(status: str, certified: bool) -> str:
+    """Where a session stands, in a few words: "running", "certified", "stopped, not certified",
+    "censored at max_samples" or "budget spent" (the dashboard's badge and session list)."""
+    if status == "stopped":
+        return "certified" if certified else "stopped, not certified"
+    return {"censored": "censored at max_samples", "budget-spent": "budget spent"}.get(status, status)
 
 
 def describe_answer(problem, recommendation) -> str:
@@ -58,7 +71,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
     strategy = replay.strategy
     res = strategy.result()
     problem = session.problem
-    statistic, threshold = _statistic(problem, strategy)
+    statistic, threshold = _statistic(strategy)
     low, high = confidence_intervals(problem, strategy.model_, level)
     sd = problem.family.sample_sd(strategy.model_)
     shape = problem.source_shape
@@ -68,6 +81,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
     if session.spec.max_pending == 1:  # today's form: one object or null
         pending = {"request": pending[0]["request"], "size": pending[0]["size"]} if pending else None
     regime = problem.regime
+    counted = bool(getattr(strategy.threshold_, "count_dependent", False))
     proven = is_proven(strategy)
     estimate = progress(problem, strategy)
     return {
@@ -79,6 +93,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "delta": getattr(regime, "delta", None),
         "budget": getattr(regime, "budget", None),
         "status": res.status,
+        "state": state_label(res.status, res.status == "stopped" and proven),
         "stopped": bool(res.stopped),
         "message": res.message,
         "recommendation": _plain(res.recommendation),
@@ -96,11 +111,18 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "statistic": statistic,
         "threshold": threshold,
         "threshold_kind": threshold_kind(strategy),
-        "threshold_count_dependent": bool(getattr(strategy.threshold_, "count_dependent", False)),
+        "threshold_count_dependent": counted,
+        "statistic_name": None if threshold is None else STATISTIC_NAMES[counted],
         "proven": proven,
         "certified": res.status == "stopped" and proven,
+        "epsilon": getattr(problem, "epsilon", None),
+        "epsilon_mode": getattr(problem, "epsilon_mode", None) if getattr(problem, "epsilon", None) else None,
+        "epsilon_settable": bool(isinstance(regime, FixedConfidence) and res.status == "running" and proven
+                                 and hasattr(session.spec.problem, "with_epsilon") and replay.last_request > 0),
         "estimated_samples_to_stop": None if estimate is None else estimate[1],
-        "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate),
+        "max_samples": getattr(regime, "max_samples", None),
+        "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate, (low, high), level),
+        "reward_model_note": problem.family.misfit(strategy.model_, problem.labels),
         "counts": _plain(res.counts.reshape(shape).astype(int)),
         "means": _plain(res.means.reshape(shape)),
         "ci_low": _plain(low.reshape(shape)),
@@ -113,11 +135,42 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
     }
 
 
-def _statistic(problem, strategy) -> tuple[float | None, float | None]:
-    if not isinstance(problem.regime, FixedConfidence) or strategy.t_ == 0:
-        return None, None
-    threshold = float(strategy.threshold_.at(strategy.t_, strategy.model_))
-    if np.isnan(strategy.model_.estimate).any():
-        return None, threshold
-    return _plain(float(strategy.problem_.statistic(strategy.model_))), threshold
+def stopping_evidence(strategy) -> tuple[float, float] | None:
+    """The statistic that decides the strategy's fixed-confidence stop now and its level, or None.
 
+    :meth:`Problem.stopping_evidence <pybai.problems.base.Problem.stopping_evidence>` on the
+    strategy's model and threshold: the rule stops exactly when ``statistic >= level``.  None in
+    fixed budget, before the first sample, while an estimate is undefined or infinite, and for a
+    strategy that stops by a rule of its own (it
+    overrides ``_should_stop``, unless its ``glr_stopping`` says the GLR rule decides, as LUCB's).
+    """
+    if not stopping_evidence_applies(strategy) or not np.isfinite(strategy.model_.estimate).all():
+        return None  # no statistic while a source has no estimate (or one beyond the float range)
+    return strategy.problem_.stopping_evidence(strategy.model_, strategy.threshold_, strategy.t_)
+
+
+def stopping_evidence_applies(strategy) -> bool:
+    """Whether :func:`stopping_evidence` has a statistic to show: a fixed-confidence threshold, a
+    sample, and the problem's stopping rule (not one of the strategy's own)."""
+    if strategy.threshold_ is None or strategy.t_ == 0:
+        return False
+    return type(strategy)._should_stop is Strategy._should_stop or bool(getattr(strategy, "glr_stopping", False))
+
+
+def _statistic(strategy) -> tuple[float | None, float | None]:
+    """The deciding statistic and its level (:func:`stopping_evidence`): statistic >= threshold exactly
+    when the rule stops; null statistic while it is undefined (a source without an estimate)."""
+    if not np.isfinite(strategy.model_.estimate).all() and stopping_evidence_applies(strategy):
+        # a source without an estimate (or one beyond the float range): no statistic yet, the level alone
+        threshold = strategy.threshold_
+        try:
+            level = threshold.level if getattr(threshold, "count_dependent", False) else \
+                threshold.at(strategy.t_, strategy.model_)
+        except (ValueError, ArithmeticError):
+            return None, None
+        return None, _plain(float(level))
+    evidence = stopping_evidence(strategy)
+    if evidence is None:
+        return None, None
+    statistic, level = evidence
+    return _plain(statistic), _plain(level)

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from pybai._version import __version__
@@ -26,7 +27,8 @@ from pybai.exceptions import InvalidParameterError
 from pybai.simulate.executors import Executor, DaskExecutor, InlineExecutor, ProcessExecutor, cap_workers, make_executor
 from pybai.simulate.runner import Outcome
 from pybai.simulate.preflight import preflight
-from pybai.simulate.store import ResultStore, StoredResults
+from pybai.report.experiment_result import ExperimentResult
+from pybai.simulate.store import ResultStore, StoredResults, outcome_row
 from pybai.simulate.summary import summarize
 from pybai.simulate.tasks import Sweep, Task, TaskResult, make_tasks, shared_tasks
 from pybai.stopping.thresholds import is_default_kind
@@ -147,6 +149,12 @@ def sweep_document(
         document["points"] = points
         document["results"] = [dict(r, point=pt["point"], grid=pt["grid"]) for pt in points for r in pt["results"]]
     return document
+
+
+def outcome_rows(sweep: Sweep, outcomes: dict[Task, list[Outcome]]) -> list[dict]:
+    """One row per replication, in task order, as a store writes them (:func:`~pybai.simulate.store.outcome_row`)."""
+    return [outcome_row(sweep, task, task.first + i, outcome)
+            for task in sorted(outcomes) for i, outcome in enumerate(outcomes[task])]
 
 
 def stored_document(stored: StoredResults) -> dict:
@@ -298,8 +306,9 @@ def run_sweep(
     source: str | None = None,
     fsync: str = "background",
     compiled: bool | None = None,
-) -> dict:
-    """Run every task of ``sweep`` and return its result document.
+) -> ExperimentResult:
+    """Run every task of ``sweep`` and return its result document (an :class:`~pybai.result.ExperimentResult`:
+    the summaries as a dict, and every replication's outcome in ``.outcomes``).
 
     Parameters
     ----------
@@ -334,7 +343,8 @@ def run_sweep(
     try:
         run = execute_sweep(sweep, jobs=jobs, cluster=cluster, scheduler=scheduler, backend=backend, store=store,
                             progress=progress, note=note, compiled=compiled)
-        document = sweep_document(sweep, run.outcomes, run.walls, run.elapsed)
+        document = ExperimentResult(sweep_document(sweep, run.outcomes, run.walls, run.elapsed),
+                                    outcomes=partial(outcome_rows, sweep, run.outcomes))
         if store is not None:
             from pybai.report.table import format_results
 

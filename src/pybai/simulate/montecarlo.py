@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pybai.config.experiment import Experiment
 from pybai._validation import fail
 from pybai.simulate.engine import execute_sweep, run_sweep
+from pybai.report.experiment_result import ExperimentResult
 from pybai.simulate.runner import Outcome
 from pybai.simulate.tasks import BLOCK, Sweep
 
@@ -53,7 +54,8 @@ def run_outcomes(
     return run.per_strategy()
 
 
-def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Callable[[int], None] = False) -> dict:
+def run_experiment(experiment: Experiment, jobs: int = 1,
+                   progress: bool | Callable[[int], None] = False) -> ExperimentResult:
     """Run every strategy of ``experiment`` and return the result document (keys: docs/reference.md).
 
     Parameters
@@ -67,9 +69,11 @@ def run_experiment(experiment: Experiment, jobs: int = 1, progress: bool | Calla
 
     Returns
     -------
-    dict
-        ``{"name", "version", "seed", "goal", "answer", "answer_unique", "results": [...],
-        "elapsed_seconds"}`` with one summary per strategy (docs/reference.md).
+    ExperimentResult
+        A dict ``{"name", "version", "seed", "goal", "answer", "answer_unique", "results": [...],
+        "elapsed_seconds"}`` with one summary per strategy (docs/reference.md); every
+        replication's outcome in ``.outcomes`` (one row each, as a results folder stores them),
+        ``.to_dataframe()`` (pandas) and ``.plot()`` (:func:`pybai.plot_comparison`).
 
     Before any replication, :func:`~pybai.simulate.preflight.preflight` refuses results that
     would not fit in memory and warns about a non-unique answer or a long run.

@@ -138,6 +138,7 @@ class LUCB(CompiledRun, Strategy):
     """
 
     name = "lucb"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     requires = frozenset({"independent-arms", "answer-mask"})
     goals = ("best-arm", "top-k")
 
@@ -168,6 +169,11 @@ class LUCB(CompiledRun, Strategy):
     def _select(self):
         h, l, _, _ = self._pair()
         return np.array([h, l], dtype=np.intp)
+
+    @property
+    def glr_stopping(self) -> bool:
+        """Whether the problem's GLR rule decides the stop (``stopping = "glr"``), not the confidence intervals."""
+        return self.stopping == "glr"
 
     def _should_stop(self):
         if self.stopping == "glr":

@@ -22,6 +22,7 @@ from pybai.environments.bernoulli import BernoulliEnvironment
 from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
 from pybai.problems.base import FixedConfidence
 from pybai.problems.best_arm import BestArmProblem
+from pybai.strategies.base import Strategy
 from pybai.strategies.registry import get_strategy_class
 from pybai.strategies.state import restore_strategy
 from pybai.testing._outcomes import CheckSkipped, raises, run_checks
@@ -30,7 +31,7 @@ from pybai.testing.instances import build, case_id, default_label, strategy_case
 __all__ = ["play", "start", "check_runs_within_its_regime", "check_same_seed_same_run", "check_request_rules",
            "check_read_only_arrays", "check_partial_answer", "check_outstanding_requests", "check_burst_is_spread",
            "check_state_round_trip", "check_bad_parameters", "check_params_and_clone", "check_refuses_batches",
-           "check_max_samples_is_exact", "CASE_CHECKS", "RULE_CHECKS", "check_strategy"]
+           "check_max_samples_is_exact", "check_own_stopping_rule_is_declared", "CASE_CHECKS", "RULE_CHECKS", "check_strategy"]
 
 
 def play(strategy, env, noise, limit: int = 200_000) -> dict:
@@ -99,6 +100,8 @@ def check_runs_within_its_regime(case) -> None:
         if run["status"] == "stopped":
             assert strategy.result().statistic > 0, "stopped with a statistic <= 0"
     assert run["recommendation"] is not None, "no recommendation at the end"
+    final = json.loads(_state(strategy))  # a final state restores, its status checked
+    assert restore_strategy(final, problem).get_state() == final, "the final state does not restore to itself"
 
 
 def check_same_seed_same_run(case) -> None:
@@ -340,11 +343,21 @@ def check_max_samples_is_exact(name: str) -> None:
         f"a near tie with max_samples = 101 ended {run['status']} after {run['samples']} samples"
 
 
+def check_own_stopping_rule_is_declared(name: str) -> None:
+    """A rule that overrides ``_should_stop`` sets ``stops_on_statistics = False`` (a restored "stopped"
+    state is checked against the problem's stopping decision only for rules that stop by it)."""
+    cls = get_strategy_class(name)
+    if cls._should_stop is Strategy._should_stop:
+        raise CheckSkipped("the rule stops by the problem's stopping decision")
+    assert not cls.stops_on_statistics, f"{name} overrides _should_stop but keeps stops_on_statistics = True"
+
+
 #: the checks of one case (:class:`~pybai.testing.instances.Case`)
 CASE_CHECKS = (check_runs_within_its_regime, check_same_seed_same_run, check_request_rules, check_read_only_arrays,
                check_partial_answer, check_outstanding_requests, check_burst_is_spread, check_state_round_trip)
 #: the checks of one registered rule (its name)
-RULE_CHECKS = (check_bad_parameters, check_params_and_clone, check_refuses_batches, check_max_samples_is_exact)
+RULE_CHECKS = (check_bad_parameters, check_params_and_clone, check_refuses_batches, check_max_samples_is_exact,
+               check_own_stopping_rule_is_declared)
 
 
 def check_strategy(name: str, labels: Iterable[str] | None = None) -> dict[str, str]:

@@ -17,7 +17,9 @@ from pybai.problems.best_arm._kernels import (
     oracle_best_arm_warm,
 )
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
+from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
 
 __all__ = ["BestArmProblem"]
 
@@ -112,12 +114,21 @@ class BestArmProblem(Problem):
     def epsilon_good(self, means) -> np.ndarray:
         """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set).
 
-        ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
+        mu_a >= c mu* - e decided with the tolerance of :func:`pybai.problems.tolerance.epsilon_good_mask`
+        (a relative epsilon needs mu* >= 0).  ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
         user's for every family but bounded rewards, which the learner rescales to [0, 1]).
         """
         means = self.check_means(means)
         c, e = self.pair_shift
-        return means >= c * means.max() - e
+        if self.epsilon_mode == "relative":
+            check_relative_reference(means.max(), self.epsilon, type(self).__name__)
+        return epsilon_good_mask(means, means.max(), c, e)
+
+    def check_truth(self, means) -> None:
+        """Refuse a relative epsilon on a truth whose best mean is negative (:mod:`pybai.problems.tolerance`)."""
+        if self.epsilon_mode == "relative":
+            learner = self.family.learner_means(self.check_means(means))
+            check_relative_reference(learner.max(), self.epsilon, type(self).__name__)
 
     @property
     def n_sources(self) -> int:
@@ -156,9 +167,13 @@ class BestArmProblem(Problem):
         a_hat is the empirical best arm (first of tied maxima), also with epsilon."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
+        return pair_stopping(self, model, threshold, t)
+
+    def _stopping_margin(self, model, threshold):
+        """The pairs (a_hat, b), b != a_hat, a_hat the empirical best arm (first of tied maxima)."""
         best = int(np.argmax(model.estimate))
         others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
-        return self._pair_stopping(model, threshold, t, np.array([best]), others)
+        return pair_margin(self, model, threshold, np.array([best]), others)
 
     def oracle(self, means, hint: np.ndarray | None = None):
         """T*(mu) and w*(mu) (Garivier & Kaufmann 2016, Theorem 5), exact to ~1e-12.

@@ -26,6 +26,7 @@ from pybai.problems.best_arm._kernels import oracle_best_arm_warm
 from pybai.problems.feasible._qp import alt_supergradient, glr_kernel, is_degenerate
 from pybai.problems.feasible.cells import SAMPLING_MODELS, CellSpace
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.evidence import pair_stopping
 from pybai.problems.feasible.oracle import feasible_oracle, feasible_subgradient_step
 from pybai.stopping.feasible import FeasibleMixtureThreshold
 
@@ -213,12 +214,12 @@ class FeasibleArmProblem(Problem):
         """Stop when every piece of Alt(a_hat) passes its mixture test (else GLR > threshold(t))."""
         if not getattr(threshold, "count_dependent", False):
             return super().stopping_decision(model, threshold, t)
-        z = self.statistic(model)
-        if not z > threshold.min_statistic:  # proven filter: no piece can pass (module docstring)
-            return z, False
-        margin = threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
-                                      self.weights, self.floor, self.cmask, self.variances)
-        return z, margin > 0.0
+        return pair_stopping(self, model, threshold, t)  # the proven filter on the GLR, then every piece
+
+    def _stopping_margin(self, model, threshold):
+        """The smallest V_P - ln(m/delta) over the pieces of Alt(a_hat) (:class:`FeasibleMixtureThreshold`)."""
+        return threshold.min_margin(self._matrix(model.counts, "counts"), self._matrix(model.estimate),
+                                    self.weights, self.floor, self.cmask, self.variances)
 
     # --- the math of the goal -------------------------------------------
     def _matrix(self, means, name="means") -> np.ndarray:

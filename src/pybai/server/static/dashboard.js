@@ -1,5 +1,6 @@
 // pybai session dashboard: polls the session's status and history documents and redraws the page
-// (no reload, no library, no network access beyond this server).
+// (no reload, no library, no network access beyond this server).  Figures are drawn at the width
+// they are shown (one SVG unit = one CSS pixel), so their text keeps its size on a phone.
 "use strict";
 
 (function () {
@@ -12,6 +13,7 @@
   const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8C6A00", "#3B7FA6", "#6B4C9A", "#444444",
                    "#A33E00", "#00745A"];
   let lastSamples = null;
+  let last = null;  // [status, history] of the last refresh (redrawn when the window is resized)
 
   // ---------------------------------------------------------------- small helpers
   function $(id) { return document.getElementById(id); }
@@ -23,6 +25,12 @@
     return node;
   }
 
+  function label(x, y, content, cls, anchor) {
+    const node = svg("text", { x, y, "text-anchor": anchor || "start", class: cls || "tick" });
+    node.textContent = content;
+    return node;
+  }
+
   function text(tag, content, cls) {
     const node = document.createElement(tag);
     node.textContent = content;
@@ -30,10 +38,20 @@
     return node;
   }
 
+  function given(x) { return x !== null && x !== undefined; }
+
   function fmt(x, digits) {
-    if (x === null || x === undefined || Number.isNaN(x)) return "–";
+    if (!given(x) || Number.isNaN(x)) return "–";
     if (Number.isInteger(x) && Math.abs(x) < 1e9) return x.toLocaleString("en");
-    return Number(x).toPrecision(digits || 4).replace(/\.?0+(e|$)/, "$1");
+    return Number(x).toPrecision(digits || 3).replace(/\.?0+(e|$)/, "$1");
+  }
+
+  // one format for every time on the page: 2026-11-25 01:40:54 UTC (the server's pages use the same)
+  function stamp(iso) {
+    if (!iso) return "–";
+    const when = new Date(iso);
+    if (Number.isNaN(when.getTime())) return String(iso);
+    return when.toISOString().slice(0, 19).replace("T", " ") + " UTC";
   }
 
   function flat(values) { return Array.isArray(values) ? values.flat(Infinity) : []; }
@@ -48,96 +66,149 @@
     return ticks;
   }
 
+  function widthOf(node) { return Math.max(280, Math.floor(node.clientWidth || 880)); }
+
+  function clip(s, chars) { return s.length <= chars ? s : s.slice(0, Math.max(1, chars - 1)) + "…"; }
+
   // names of the sources: the status's labels when it has them, else "arm i" (cells: "arm a / subpopulation l")
   function sourceNames(status) {
     const counts = status.counts || [];
     const twoD = Array.isArray(counts[0]);
     const labels = Array.isArray(status.labels) ? status.labels : null;
-    const arm = (a) => (labels && labels[a] !== undefined ? String(labels[a]) : "arm " + a);
+    const arm = (a) => (labels && given(labels[a]) ? String(labels[a]) : "arm " + a);
     if (!twoD) return counts.map((_, a) => arm(a));
     const out = [];
-    counts.forEach((row, a) => row.forEach((_, l) => out.push(arm(a) + " / subpopulation " + l)));
+    counts.forEach((row, a) => row.forEach((_, l) => out.push(arm(a) + " / subpop. " + l)));
     return out;
   }
 
   function armNames(status, nArms) {
     const labels = Array.isArray(status.labels) ? status.labels : null;
-    return Array.from({ length: nArms }, (_, a) => (labels && labels[a] !== undefined ? String(labels[a]) : "arm " + a));
+    return Array.from({ length: nArms }, (_, a) => (labels && given(labels[a]) ? String(labels[a]) : "arm " + a));
   }
 
   // ---------------------------------------------------------------- header and cards
   function renderState(status) {
     const badge = $("state");
-    let label = status.status;
-    let cls = "badge running";
-    if (status.stopped) {
-      cls = "badge stopped";
-      if (status.certified) { label = "certified"; cls = "badge certified"; }
-      else if (status.status === "stopped") label = "stopped (not certified)";
-    }
-    badge.textContent = label;
-    badge.className = cls;
+    badge.textContent = status.state || status.status;
+    badge.className = "badge " + ({ certified: "certified", running: "running" }[status.state] || "stopped");
     const parts = [status.goal, status.strategy];
-    if (status.delta !== null && status.delta !== undefined) parts.push("δ = " + fmt(status.delta));
-    if (status.budget !== null && status.budget !== undefined) parts.push("budget " + fmt(status.budget));
+    if (given(status.delta)) parts.push("δ = " + fmt(status.delta));
+    if (given(status.epsilon)) parts.push("ε = " + fmt(status.epsilon) + (status.epsilon_mode === "relative" ? " (relative)" : ""));
+    if (given(status.budget)) parts.push("budget " + fmt(status.budget));
     if (status.threshold_kind) parts.push(status.threshold_kind + " threshold");
     $("summary").textContent = parts.join(" · ");
     $("recommendation").textContent = status.answer;  // in words, with the arms' labels when they have them
-    $("message").textContent = status.message || "";
+    $("message").textContent = (status.message || "") +
+      (status.reward_model_note ? " Reward model: " + status.reward_model_note + "." : "");
     $("samples").textContent = fmt(status.samples);
-    $("requests").textContent = fmt(status.requests) + " requests, " + fmt(status.answers) + " answers" +
-      (status.last_answer ? "; last answer " + status.last_answer.replace("T", " ").slice(0, 19) + " UTC" : "");
+    $("requests").textContent = fmt(status.requests) + " requests, " + fmt(status.answers) + " answers; last " +
+      stamp(status.last_answer);
   }
 
   function renderGlr(status) {
     const box = $("glr");
     box.replaceChildren();
     const stat = status.statistic, thr = status.threshold;
-    const words = [];
-    if (thr === null || thr === undefined) {
+    if (!given(thr)) {
       $("glr-text").textContent = status.regime === "fixed-budget"
         ? "Fixed budget: the session stops when the budget is spent (no stopping statistic)."
-        : "No statistic yet: no sample has been told.";
+        : (status.samples ? "This strategy stops by a rule of its own (no statistic to show)."
+                          : "No statistic yet: no sample has been told.");
       return;
     }
-    const top = Math.max(thr, stat || 0) * 1.15 || 1;
-    const width = 480, height = 46, x = (v) => 8 + (width - 16) * Math.min(v, top) / top;
-    const parts = [svg("rect", { x: 8, y: 10, width: width - 16, height: 18, rx: 3, class: "track" })];
-    if (stat !== null && stat !== undefined) {
-      parts.push(svg("rect", { x: 8, y: 10, width: Math.max(0, x(stat) - 8), height: 18, rx: 3,
-        class: stat >= thr ? "bar done" : "bar" }));
-    }
-    parts.push(svg("line", { x1: x(thr), x2: x(thr), y1: 4, y2: 34, class: "threshold" }));
-    const thrLabel = svg("text", { x: Math.min(x(thr), width - 8), y: 44, "text-anchor": "end", class: "tick" });
-    thrLabel.textContent = "threshold " + fmt(thr);
-    parts.push(thrLabel);
-    box.append(svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "meter", "aria-hidden": "true" }, parts));
-    if (stat === null || stat === undefined) words.push("Statistic undefined (some arm has no sample yet)");
-    else words.push(`Statistic ${fmt(stat)} vs threshold ${fmt(thr)} (${Math.round(100 * stat / thr)}%)`);
-    if (status.threshold_count_dependent) words.push("the rule tests each pair with its own counts and may stop below this level");
-    if (status.estimated_samples_to_stop !== null && status.estimated_samples_to_stop !== undefined && !status.stopped) {
-      words.push(`at the current estimates it would stop after about ${fmt(status.estimated_samples_to_stop)} more samples`);
-    }
-    if (status.near_tie && status.near_tie.message) words.push("near tie: " + status.near_tie.message);
-    $("glr-text").textContent = words.join("; ") + ".";
+    // statistic >= threshold exactly when the rule stops: the bar reaches the line then, never before
+    const value = given(stat) ? Math.max(stat, 0) : 0;
+    const top = Math.max(thr, value) * 1.1 || 1;
+    const width = widthOf(box), height = 48;
+    const x = (v) => 4 + (width - 8) * Math.min(v, top) / top;
+    const done = given(stat) && stat >= thr;
+    const parts = [svg("rect", { x: 4, y: 8, width: width - 8, height: 20, rx: 3, class: "track" }),
+                   svg("rect", { x: 4, y: 8, width: Math.max(0, x(value) - 4), height: 20, rx: 3, class: done ? "bar done" : "bar" }),
+                   svg("line", { x1: x(thr), x2: x(thr), y1: 2, y2: 34, class: "threshold" }),
+                   label(Math.min(x(thr), width - 4), 47, "threshold " + fmt(thr), "tick", "end")];
+    box.append(svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, class: "meter", "aria-hidden": "true" }, parts));
+    const what = status.statistic_name || "statistic";
+    const What = what[0].toUpperCase() + what.slice(1);
+    $("glr-text").textContent = !given(stat) ? "Statistic undefined until every arm has a sample."
+      : done ? `${What}: ${fmt(stat)}, past the threshold of ${fmt(thr)}.`
+        : stat <= 0 ? `${What}: none yet (${fmt(stat)}); the threshold is ${fmt(thr)}.`
+          : `${What}: ${fmt(stat)} of the ${fmt(thr)} needed (${Math.round(100 * stat / thr)}%).`;
   }
+
+  function renderToStop(status) {
+    const more = status.estimated_samples_to_stop;
+    let line = "";
+    if (status.stopped) line = `Stopped after ${fmt(status.samples)} samples.`;
+    else if (status.regime === "fixed-budget") line = `Stops when the budget of ${fmt(status.budget)} is spent.`;
+    else if (given(more)) {
+      const left = given(status.max_samples) ? status.max_samples - status.samples : null;
+      line = `Estimated samples to stop: about ${fmt(more)} more, at the current estimates` +
+        (given(left) && more > left ? ` (beyond the ${fmt(left)} left before max_samples).` : ".");
+    } else if (given(status.statistic)) {
+      line = status.near_tie && status.near_tie.statistic === 0
+        ? "Estimated samples to stop: never at the current estimates (an exact tie)."
+        : "Estimated samples to stop: unknown (far more than the samples so far, or not estimated for this rule).";
+    }
+    $("to-stop").textContent = line;
+    const tie = $("tie"), near = status.near_tie;
+    if (near) {
+      const who = Array.isArray(near.arms) ? armNames(status, flat(status.counts).length).filter((_, a) => near.arms.includes(a))
+        .join(" and ") : "the leading answers";
+      const take = near.statistic === 0 ? "they never separate at the current estimates (an exact tie)"
+        : `separating them would take more than ${near.factor || 10} times the ${fmt(status.samples)} samples so far`;
+      tie.textContent = `Near tie: ${who}. Their ${Math.round(100 * (status.level || 0.95))}% intervals overlap and ${take}` +
+        (status.epsilon_settable ? "; setting ε below lets the session stop." : ".");
+      tie.hidden = false;
+    } else tie.hidden = true;
+  }
+
+  function renderEpsilon(status) {
+    const form = $("epsilon-form");
+    form.hidden = !status.epsilon_settable;
+    let note = "";
+    if (given(status.epsilon)) note = `ε = ${fmt(status.epsilon)} (${status.epsilon_mode}) is in force.`;
+    if (!status.epsilon_settable && status.regime === "fixed-confidence" && !status.stopped && !status.proven) {
+      note += (note ? " " : "") + "An epsilon cannot be set here: the heuristic threshold has no guarantee to keep.";
+    }
+    $("epsilon-state").textContent = note;
+  }
+
+  async function submitEpsilon(event) {
+    event.preventDefault();
+    const out = $("epsilon-result");
+    const headers = { "Content-Type": "application/json", Accept: "application/json" };
+    const token = $("token").value.trim();
+    if (token) headers.Authorization = "Bearer " + token;
+    const body = JSON.stringify({ epsilon: Number($("epsilon").value), epsilon_mode: $("epsilon-mode").value });
+    try {
+      const response = await fetch(base + "/epsilon", { method: "POST", headers, body, cache: "no-store" });
+      const answer = await response.json().catch(() => ({}));
+      if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
+      if (!response.ok) throw new Error(answer.error || response.status + " " + response.statusText);
+      out.textContent = "Epsilon set: " + (answer.state || answer.status) + ".";
+      refresh(false);
+    } catch (error) {
+      out.textContent = "Not set: " + error.message;
+    }
+  }
+
+  function plural(n, word) { return fmt(n) + " " + word + (n === 1 ? "" : "s"); }
 
   function renderPending(status) {
     const box = $("pending");
     let pending = status.pending;
     if (pending && !Array.isArray(pending)) pending = [pending];
-    if (!pending || pending.length === 0) { box.replaceChildren(text("p", "none", "muted")); return; }
-    const table = document.createElement("table");
-    table.append(text("caption", pending.length + " pending request" + (pending.length > 1 ? "s" : ""), "visually-hidden"));
-    const head = table.createTHead().insertRow();
-    for (const h of ["request", "samples asked", "since"]) { const th = text("th", h); th.scope = "col"; head.append(th); }
-    const body = table.createTBody();
-    for (const p of pending) {
-      const row = body.insertRow();
-      row.append(text("td", String(p.request ?? p.id ?? "?")), text("td", fmt(p.size ?? (p.sources || []).length)),
-                 text("td", p.created ? String(p.created).replace("T", " ").slice(0, 19) : "–"));
+    if (!pending || pending.length === 0) { box.replaceChildren(text("p", "no request pending", "muted")); return; }
+    const list = document.createElement("ul");
+    list.className = "plain";
+    for (const p of pending.slice(0, 5)) {
+      const size = p.size ?? (p.sources || []).length;
+      list.append(text("li", `pending: request ${p.request ?? p.id ?? "?"}, ${plural(size, "sample")}` +
+        (p.created ? ", since " + stamp(p.created) : "")));
     }
-    box.replaceChildren(table);
+    if (pending.length > 5) list.append(text("li", `and ${pending.length - 5} more pending requests`));
+    box.replaceChildren(list);
   }
 
   // ---------------------------------------------------------------- figures
@@ -154,26 +225,6 @@
     return list;
   }
 
-  function axes(parts, box, xTicks, yTicks, sx, sy, xTitle, yTitle) {
-    for (const t of yTicks) {
-      parts.push(svg("line", { x1: box.left, x2: box.right, y1: sy(t), y2: sy(t), class: "grid" }));
-      const label = svg("text", { x: box.left - 6, y: sy(t) + 4, "text-anchor": "end", class: "tick" });
-      label.textContent = fmt(t);
-      parts.push(label);
-    }
-    for (const t of xTicks) {
-      const label = svg("text", { x: sx(t), y: box.bottom + 16, "text-anchor": "middle", class: "tick" });
-      label.textContent = fmt(t);
-      parts.push(label);
-    }
-    parts.push(svg("line", { x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom, class: "axis" }));
-    const xt = svg("text", { x: (box.left + box.right) / 2, y: box.bottom + 34, "text-anchor": "middle", class: "title" });
-    xt.textContent = xTitle;
-    const yt = svg("text", { x: 4, y: box.top - 18, class: "title" });
-    yt.textContent = yTitle;
-    parts.push(xt, yt);
-  }
-
   function renderSamples(status, history) {
     const figure = $("samples-chart");
     const shape = history.shape || [];
@@ -182,27 +233,35 @@
     const series = history.counts.map((c) => Array.from({ length: nArms },
       (_, a) => c.slice(a * perCell, (a + 1) * perCell).reduce((s, v) => s + v, 0)));
     const names = armNames(status, nArms);
-    const last = series[series.length - 1] || [];
-    const order = names.map((_, a) => a).sort((a, b) => last[b] - last[a]);
+    const end = series[series.length - 1] || [];
+    const order = names.map((_, a) => a).sort((a, b) => end[b] - end[a]);
     const shown = order.slice(0, 10).sort((a, b) => a - b);
     const xs = history.samples;
-    const width = 900, height = 300;
-    const box = { left: 64, right: width - 16, top: 34, bottom: height - 44 };
+    const width = widthOf(figure), narrow = width < 560;
+    const height = narrow ? 230 : 300;
+    const box = { left: 56, right: width - 12, top: 26, bottom: height - 42 };
     const xMax = Math.max(1, xs[xs.length - 1] || 1);
-    const yMax = Math.max(1, ...shown.map((a) => last[a] || 0));
+    const yMax = Math.max(1, ...shown.map((a) => end[a] || 0));
     const sx = (v) => box.left + (box.right - box.left) * v / xMax;
     const sy = (v) => box.bottom - (box.bottom - box.top) * v / yMax;
     const parts = [];
-    axes(parts, box, niceTicks(0, xMax, 8, true), niceTicks(0, yMax, 5, true), sx, sy, "samples told (all arms)", "samples of the arm");
+    for (const t of niceTicks(0, yMax, narrow ? 4 : 5, true)) {
+      parts.push(svg("line", { x1: box.left, x2: box.right, y1: sy(t), y2: sy(t), class: "grid" }),
+                 label(box.left - 6, sy(t) + 4, fmt(t), "tick", "end"));
+    }
+    for (const t of niceTicks(0, xMax, narrow ? 4 : 8, true)) parts.push(label(sx(t), box.bottom + 17, fmt(t), "tick", "middle"));
+    parts.push(svg("line", { x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom, class: "axis" }),
+               label((box.left + box.right) / 2, box.bottom + 36, "samples told (all arms)", "title", "middle"),
+               label(4, box.top - 12, "samples of each arm", "title"));
     shown.forEach((a, i) => {
       const points = series.map((c, j) => `${sx(xs[j]).toFixed(1)},${sy(c[a]).toFixed(1)}`).join(" ");
       parts.push(svg("polyline", { points, class: "series", stroke: COLOURS[i % COLOURS.length],
         "stroke-dasharray": i >= 5 ? "6 3" : "none" }));
     });
-    figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, "aria-hidden": "true" }, parts),
+    figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, "aria-hidden": "true" }, parts),
                            legend(shown.map((a) => names[a]), shown.map((_, i) => COLOURS[i % COLOURS.length])));
     const note = order.length > shown.length ? ` The ${shown.length} most-sampled of ${order.length} arms are drawn.` : "";
-    $("samples-caption").textContent = "Samples so far: " + shown.map((a) => `${names[a]} ${fmt(last[a])}`).join(", ") +
+    $("samples-caption").textContent = "Samples so far: " + shown.map((a) => `${names[a]} ${fmt(end[a])}`).join(", ") +
       "." + note;
   }
 
@@ -216,44 +275,41 @@
     let rows = names.map((_, s) => s);
     const note = rows.length > 30 ? ` The 30 highest means of ${rows.length} are drawn (all in the table).` : "";
     if (rows.length > 30) rows = rows.sort((a, b) => (means[b] ?? -Infinity) - (means[a] ?? -Infinity)).slice(0, 30);
-    const values = rows.flatMap((s) => [means[s], low[s], high[s]]).filter((v) => v !== null && Number.isFinite(v));
+    const values = rows.flatMap((s) => [means[s], low[s], high[s]]).filter((v) => given(v) && Number.isFinite(v));
     const lo = values.length ? Math.min(...values) : 0, hi = values.length ? Math.max(...values) : 1;
     const pad = (hi - lo) * 0.05 || 0.5;
-    const rowH = 26, width = 900, labelW = Math.min(300, 16 + 8 * Math.max(...rows.map((s) => names[s].length + 2)));
-    const box = { left: labelW, right: width - 16, top: 10, bottom: 10 + rowH * rows.length };
-    const height = box.bottom + 40;
+    const width = widthOf(figure), rowH = 28;
+    const chars = Math.max(...rows.map((s) => names[s].length + 2));
+    const labelW = Math.min(Math.round(width * 0.4), 16 + 8 * chars);
+    const box = { left: labelW, right: width - 14, top: 8, bottom: 8 + rowH * rows.length };
+    const height = box.bottom + 44;
     const sx = (v) => box.left + (box.right - box.left) * (v - (lo - pad)) / ((hi + pad) - (lo - pad));
     const parts = [];
-    const ticks = niceTicks(lo - pad, hi + pad, 6);
-    for (const t of ticks) {
-      parts.push(svg("line", { x1: sx(t), x2: sx(t), y1: box.top, y2: box.bottom, class: "grid" }));
-      const label = svg("text", { x: sx(t), y: box.bottom + 16, "text-anchor": "middle", class: "tick" });
-      label.textContent = fmt(t);
-      parts.push(label);
+    for (const t of niceTicks(lo - pad, hi + pad, width < 560 ? 3 : 6)) {
+      parts.push(svg("line", { x1: sx(t), x2: sx(t), y1: box.top, y2: box.bottom, class: "grid" }),
+                 label(sx(t), box.bottom + 17, fmt(t), "tick", "middle"));
     }
     rows.forEach((s, i) => {
       const y = box.top + rowH * i + rowH / 2;
       const isBest = best.has(Math.floor(s / perCell));
-      const label = svg("text", { x: box.left - 8, y: y + 4, "text-anchor": "end", class: isBest ? "label best" : "label" });
-      label.textContent = (isBest ? "★ " : "") + names[s];
-      parts.push(label);
-      if (low[s] !== null && high[s] !== null && Number.isFinite(low[s]) && Number.isFinite(high[s])) {
+      const name = clip((isBest ? "★ " : "") + names[s], Math.floor((labelW - 12) / 8));
+      parts.push(label(box.left - 8, y + 5, name, isBest ? "label best" : "label", "end"));
+      if (given(low[s]) && given(high[s]) && Number.isFinite(low[s]) && Number.isFinite(high[s])) {
         parts.push(svg("line", { x1: sx(low[s]), x2: sx(high[s]), y1: y, y2: y, class: "whisker" }));
-        for (const v of [low[s], high[s]]) parts.push(svg("line", { x1: sx(v), x2: sx(v), y1: y - 5, y2: y + 5, class: "whisker" }));
+        for (const v of [low[s], high[s]]) parts.push(svg("line", { x1: sx(v), x2: sx(v), y1: y - 6, y2: y + 6, class: "whisker" }));
       }
-      if (means[s] !== null && Number.isFinite(means[s])) {
-        parts.push(svg("circle", { cx: sx(means[s]), cy: y, r: 5, class: isBest ? "dot best" : "dot" }));
+      if (given(means[s]) && Number.isFinite(means[s])) {
+        parts.push(svg("circle", { cx: sx(means[s]), cy: y, r: 6, class: isBest ? "dot best" : "dot" }));
       }
     });
-    const title = svg("text", { x: (box.left + box.right) / 2, y: box.bottom + 34, "text-anchor": "middle", class: "title" });
-    title.textContent = "mean reward (dot) and " + Math.round(100 * (status.level || 0.95)) + "% interval";
-    parts.push(title);
-    figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, "aria-hidden": "true" }, parts));
+    parts.push(label((box.left + box.right) / 2, box.bottom + 38,
+                     "mean reward (dot) and " + Math.round(100 * (status.level || 0.95)) + "% interval", "title", "middle"));
+    figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, "aria-hidden": "true" }, parts));
     $("level").textContent = Math.round(100 * (status.level || 0.95)) + "%";
     const recommended = armNames(status, Math.ceil(names.length / perCell)).filter((_, a) => best.has(a));
     const shownBest = recommended.length ? ` ★ marks the recommendation (${recommended.join(", ")}).` : "";
     $("means-caption").textContent = rows.map((s) => `${names[s]}: ${fmt(means[s])} [${fmt(low[s])}, ${fmt(high[s])}], ` +
-      `${fmt(counts[s])} samples`).join("; ") + "." + shownBest + note;
+      plural(counts[s], "sample")).join("; ") + "." + shownBest + note;
     renderTable(names, counts, means, low, high, flat(status.sd));
   }
 
@@ -270,10 +326,20 @@
       const th = text("th", n);
       th.scope = "row";
       row.append(th, text("td", fmt(counts[s])), text("td", fmt(means[s])),
-                 text("td", low[s] === null || low[s] === undefined ? "–" : `[${fmt(low[s])}, ${fmt(high[s])}]`));
+                 text("td", !given(low[s]) ? "–" : `[${fmt(low[s])}, ${fmt(high[s])}]`));
       if (sd.length) row.append(text("td", fmt(sd[s])));
     });
     $("table").replaceChildren(table);
+  }
+
+  function draw(status, history) {
+    renderState(status);
+    renderGlr(status);
+    renderToStop(status);
+    renderEpsilon(status);
+    renderPending(status);
+    renderSamples(status, history);
+    renderMeans(status);
   }
 
   // ---------------------------------------------------------------- polling
@@ -284,19 +350,16 @@
     return body;
   }
 
-  async function refresh() {
+  async function refresh(again) {
     try {
       const [status, history] = await Promise.all([getJson("/status"), getJson("/history")]);
-      renderState(status);
-      renderGlr(status);
-      renderPending(status);
-      renderSamples(status, history);
-      renderMeans(status);
+      last = [status, history];
+      draw(status, history);
       $("problem").hidden = true;
       if (status.samples !== lastSamples) {
         const added = lastSamples === null ? "" : ` (${status.samples - lastSamples} new)`;
-        $("live").textContent = `${fmt(status.samples)} samples${added}, status ${$("state").textContent}; ` +
-          "updated " + new Date().toLocaleTimeString();
+        $("live").textContent = `${fmt(status.samples)} samples${added}, ${$("state").textContent}; ` +
+          "updated " + stamp(new Date().toISOString());
         lastSamples = status.samples;
       }
       main.dataset.updated = String(Date.now());
@@ -305,9 +368,15 @@
       problem.textContent = "Cannot refresh: " + error.message + " (retrying)";
       problem.hidden = false;
     } finally {
-      setTimeout(refresh, document.hidden ? 5 * pollMs : pollMs);
+      if (again !== false) setTimeout(refresh, document.hidden ? 5 * pollMs : pollMs);
     }
   }
 
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (last) draw(last[0], last[1]); }, 120);
+  });
+  $("epsilon-form").addEventListener("submit", submitEpsilon);
   refresh();
 })();
