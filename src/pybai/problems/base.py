@@ -473,9 +473,7 @@ class Problem(ABC):
         return None
 
     def error_probability_epsilon(self, simple_regrets) -> float | None:
-        """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.
-
-        Decided with the tolerance of :func:`pybai.problems.tolerance.regret_exceeds`.
+        """Fraction of runs whose simple regret exceeds :attr:`epsilon` (``tolerance.regret_exceeds``); None without one.
 
         The probability of error at tolerance epsilon of a fixed-budget recommendation
         (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of

@@ -17,8 +17,7 @@ from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.naming import check_session_name
-from pybai.problems.base import FixedConfidence
-from pybai.stopping.thresholds import is_default_kind
+from pybai.stopping.thresholds import DEFAULT_KIND, is_default_kind
 
 __all__ = ["SESSION_THRESHOLD", "session_spec"]
 
@@ -61,13 +60,11 @@ def session_spec(file=None, *, problem=None, strategy=None, seed=None, name=None
     except (TypeError, ValueError):
         raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
                           "(no dates or non-finite numbers).") from None
-    spec = parse_session_file(document, default_name=default)
-    unchosen = is_default_kind((strategy if file is None else spec.strategy).threshold)
-    if unchosen and isinstance(spec.problem.regime, FixedConfidence):
-        # sessions certify: an unchosen threshold is the proven one, written into the stored file
-        # so that replay never depends on a default (databases without the key keep theirs)
-        document["strategy"][0]["threshold"] = SESSION_THRESHOLD
-        spec = parse_session_file(document, default_name=default)
+    if file is None and is_default_kind(strategy.threshold):  # the JSON copy wrote it as a plain string
+        document["strategy"][0]["threshold"] = DEFAULT_KIND
+    # sessions certify: an unchosen fixed-confidence threshold is the proven one, written into the stored
+    # file so that replay never depends on a default (databases without the key keep theirs); one parse
+    spec = parse_session_file(document, default_name=default, unchosen_threshold=SESSION_THRESHOLD)
     check_session_name(spec.name, "Session.create")
     return spec
 

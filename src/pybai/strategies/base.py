@@ -34,7 +34,7 @@ from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
 from pybai.strategies.batching import check_batch, split_plan
-from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending, check_threshold_kind
+from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending, check_threshold
 from pybai.strategies.requests import Outstanding, believed, match_answer, next_missing, parse_answer
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
@@ -136,7 +136,7 @@ class Strategy:
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         check_fit(self, problem, owner)
         check_initial_phase(self, problem, owner)
-        check_threshold_kind(self, problem, owner)
+        check_threshold(self, problem, owner)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
@@ -310,11 +310,6 @@ class Strategy:
         """The outstanding requests, oldest first: id -> unanswered part (read-only arrays)."""
         self._require_started()
         return dict(self._book._open)
-
-    @property
-    def max_pending_(self) -> int:
-        """How many requests may be outstanding at once (``max_pending`` of :meth:`start`)."""
-        return self._book.limit
 
     def _checked(self, selection) -> np.ndarray:
         """The rule's selection as a read-only int array (never the rule's own array), checked

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pybai._validation import check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["REQUIREMENTS", "check_fit", "check_max_pending", "check_threshold_kind"]
+__all__ = ["REQUIREMENTS", "check_fit", "check_initial_phase", "check_max_pending", "check_threshold"]
 
 #: what a rule lacking a capability is told, in the order checked (keys: ``Problem.provides`` values)
 REQUIREMENTS = {
@@ -80,9 +80,8 @@ def check_initial_phase(strategy, problem, owner: str) -> None:
                        f"{strategy.n_init})", regime.budget)
 
 
-def check_threshold_kind(strategy, problem, owner: str) -> None:
-    """Refuse a threshold kind the fixed-confidence ``problem`` does not build, listing those it does
-    (checked when the file is read, not at start)."""
+def check_threshold(strategy, problem, owner: str) -> None:
+    """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
     regime = problem.regime
     if regime.kind != "fixed-confidence":
         return
