@@ -22,7 +22,7 @@ from pybai.problems.top_k import TopKProblem
 from pybai.stopping._leader_kernels import (MAX_SEGMENTS, _gauss_eval, _gauss_factor, _seg, _tilt_eval,
                                             gaussian_hypothesis_margin, leader_advance, leader_min_margin, state_size,
                                             tilt_hypothesis_margin)
-from pybai.stopping._tilt_kernels import _term, scale_constants, tilt_caps
+from pybai.stopping._tilt_kernels import term_at_level, scale_constants, tilt_caps
 from pybai.stopping.leader import BernoulliLeaderThreshold, GaussianLeaderThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES, GaussianPairMixtureThreshold
 from pybai.stopping.thresholds import make_threshold
@@ -172,13 +172,13 @@ def test_bernoulli_margin_is_a_certified_lower_bound_and_terms_are_the_tilted_mi
         terms = []
         for c, m in zip(SCALES, EMAX):
             ea, ed, ln = math.exp(m), math.exp(-m), math.log(0.5 * math.erfc(-m * math.sqrt(c) / math.sqrt(2)) - 0.5)
-            down = _term(counts[j], sums[j], y, c, m, ed, ln, False)
-            lead = sum(_term(state[_seg(4, j, q) + 1], state[_seg(4, j, q) + 2], y, c, m, ea, ln, True)
+            down = term_at_level(counts[j], sums[j], y, c, m, ed, ln, False)
+            lead = sum(term_at_level(state[_seg(4, j, q) + 1], state[_seg(4, j, q) + 2], y, c, m, ea, ln, True)
                        for q in range(int(state[12 + j])))
             cur = int(state[j])
             if counts[cur] > state[4 + j]:
-                lead += _term(counts[cur] - state[4 + j], sums[cur] - state[8 + j], y, c, m, ea, ln, True)
-            hold = _term(counts[best], sums[best], y, c, m, ea, ln, True)
+                lead += term_at_level(counts[cur] - state[4 + j], sums[cur] - state[8 + j], y, c, m, ea, ln, True)
+            hold = term_at_level(counts[best], sums[best], y, c, m, ea, ln, True)
             terms.append(down + np.logaddexp(math.log(0.5) + lead, math.log(0.5 / 3) + hold))
         ref = float(np.logaddexp.reduce(terms)) - math.log(len(SCALES))
         assert _tilt_eval(y, state, j, best, counts, sums, SCALES, EMAX, CONSTS) == pytest.approx(ref, abs=1e-9)

@@ -24,8 +24,8 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import GAUSSIAN, pair_cost
-from pybai.stopping._pair_mixture_kernels import _q_parts
-from pybai.stopping._tilt_kernels import (MAX_CELLS, _add_log, _insert, _interval_bound, _term, scale_constants,
+from pybai.stopping._pair_mixture_kernels import q_parts
+from pybai.stopping._tilt_kernels import (MAX_CELLS, add_log, insert_point, interval_bound, term_at_level, scale_constants,
                                           tilt_caps)
 
 __all__ = ["LEADER_RULE", "MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
@@ -103,7 +103,7 @@ def _gauss_factor(x, up, n, s, v, c):
     and its first two derivatives in x (the per-arm terms of pybai.stopping.pair_mixture)."""
     A = n * n / (2.0 * v * (n + c))
     y = (s / n - x) if up else (x - s / n)
-    f, d, h = _q_parts(y, A, math.sqrt(2.0 * A))
+    f, d, h = q_parts(y, A, math.sqrt(2.0 * A))
     return f + _LN2 - 0.5 * math.log1p(n / c), (-d if up else d), h
 
 
@@ -252,17 +252,17 @@ def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts):
     acc = -math.inf
     for q in range(J):
         c = scales[q]
-        down = _term(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
+        down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
         f = down + w_lead
         for k in range(nseg):
             base = _seg(K, j, k)
-            f += _term(state[base + 1], state[base + 2], y, c, emax[q], consts[0, q], consts[2, q], True)
+            f += term_at_level(state[base + 1], state[base + 2], y, c, emax[q], consts[0, q], consts[2, q], True)
         if lead >= 0:
             n = counts[lead] - state[K + j]
             if n > 0.0:
-                f += _term(n, sums[lead] - state[2 * K + j], y, c, emax[q], consts[0, q], consts[2, q], True)
-        acc = _add_log(acc, f)
-        acc = _add_log(acc, down + w_hold + _term(counts[best], sums[best], y, c, emax[q], consts[0, q], consts[2, q],
+                f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, emax[q], consts[0, q], consts[2, q], True)
+        acc = add_log(acc, f)
+        acc = add_log(acc, down + w_hold + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q], consts[2, q],
                                                   True))
     return acc
 
@@ -273,7 +273,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
 
     ln E_j is convex in the diagonal level (each tilted term is, see :mod:`pybai.stopping._tilt_kernels`),
     so it is bounded below between evaluated points by the extensions of the neighbouring chords
-    (:func:`~pybai.stopping._tilt_kernels._interval_bound`); points are added where that lower model is
+    (:func:`~pybai.stopping._tilt_kernels.interval_bound`); points are added where that lower model is
     lowest.  Same returns as :func:`gaussian_hypothesis_margin`.
     """
     xa = means[best]
@@ -296,12 +296,12 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
         f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts)
         if f <= level:
             return f - level
-        n = _insert(xs, fs, n, y, f)
+        n = insert_point(xs, fs, n, y, f)
     for _ in range(MAX_CELLS):
         lowest = math.inf
         k = 0
         for i in range(n - 1):
-            b = _interval_bound(xs, fs, n, i)
+            b = interval_bound(xs, fs, n, i)
             if b < lowest:
                 lowest = b
                 k = i
@@ -322,7 +322,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
         f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts)
         if f <= level:
             return f - level
-        n = _insert(xs, fs, n, y, f)
+        n = insert_point(xs, fs, n, y, f)
         if n >= MAX_CELLS + 8:
             break
     return -1.0
