@@ -49,10 +49,12 @@ from typing import Any
 
 import numpy as np
 
+from numba import njit
+
 from pybai._validation import check_positive_int, fail
 from pybai.stopping.base import Threshold
 
-__all__ = ["GuardrailMixtureThreshold", "halfspace_values", "min_over_items", "GUARDRAIL_SCALES"]
+__all__ = ["GuardrailMixtureThreshold", "halfspace_values", "min_over_items", "items_value", "GUARDRAIL_SCALES"]
 
 #: Prior scales c_j = e^(2j), j = 0..7, equal weights (as the best-feasible-arm rule's).
 GUARDRAIL_SCALES = tuple(math.exp(2.0 * j) for j in range(8))
@@ -86,6 +88,58 @@ def halfspace_values(tests: Any, counts: np.ndarray, means: np.ndarray, variance
         table = quad - reg  # (J, n_tests)
     top = table.max(axis=0)
     return top + np.log(np.mean(np.exp(table - top), axis=0))
+
+
+@njit(cache=True)
+def items_value(s1, a1, s2, a2, e, starts, counts, means, variances, scales):
+    """min over items of the max over its tests of v_H(N) (``scales`` empty) or V_H: the compiled form
+    of ``min_over_items(halfspace_values(...), starts)`` (``inf`` with no item)."""
+    n_tests = e.shape[0]
+    n_items = starts.shape[0]
+    J = scales.shape[0]
+    worst = math.inf
+    table = np.empty(max(J, 1))
+    for i in range(n_items):
+        lo = starts[i]
+        hi = starts[i + 1] if i + 1 < n_items else n_tests
+        best = -math.inf
+        for j in range(lo, hi):
+            p, q = s1[j], s2[j]
+            gap = e[j] - a1[j] * means[p]
+            if q >= 0:
+                gap -= a2[j] * means[q]
+            g2 = gap * gap if gap > 0.0 else 0.0
+            n1 = counts[p]
+            n2 = counts[q] if q >= 0 else 0.0
+            if J == 0:
+                denom = variances[p] / n1 + (variances[q] / n2 if q >= 0 else 0.0)
+                val = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
+                if not math.isfinite(val):
+                    val = 0.0
+            else:
+                top = -math.inf
+                for c in range(J):
+                    sc = scales[c]
+                    denom = variances[p] * (n1 + sc) / (n1 * n1)
+                    reg = 0.5 * math.log1p(n1 / sc)
+                    if q >= 0:
+                        denom += variances[q] * (n2 + sc) / (n2 * n2)
+                        reg += 0.5 * math.log1p(n2 / sc)
+                    quad = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
+                    if not math.isfinite(quad):
+                        quad = 0.0
+                    table[c] = quad - reg
+                    if table[c] > top:
+                        top = table[c]
+                acc = 0.0
+                for c in range(J):
+                    acc += math.exp(table[c] - top)
+                val = top + math.log(acc / J)
+            if val > best:
+                best = val
+        if best < worst:
+            worst = best
+    return worst
 
 
 def min_over_items(values: np.ndarray, starts: np.ndarray) -> float:
@@ -141,9 +195,9 @@ class GuardrailMixtureThreshold(Threshold):
 
     def min_margin(self, tests: Any, counts, means, variances) -> float:
         """min over items of the max over its tests of V_H, minus ``ln(m / delta)``; stop when > 0."""
-        values = halfspace_values(tests, np.asarray(counts, dtype=float), np.asarray(means, dtype=float),
-                                  variances, self._scales)
-        return min_over_items(values, tests.starts) - self.level
+        return items_value(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
+                           np.asarray(counts, dtype=float), np.asarray(means, dtype=float), variances,
+                           self._scales) - self.level
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

@@ -121,25 +121,21 @@ def _minimise(items, n_hubs: int):
     lo, hi = np.full(n_hubs, t0 * 1e-9), np.full(n_hubs, t0)
     points = _grid(lo, hi, _GRID[0])
     totals = _totals(items, points)
-    order = np.argsort(totals, kind="stable")[:_KEEP]
-    step = 1e9 ** (1.0 / (_GRID[0] - 1))
-    best_t, best_n = math.inf, None
-    for idx in order:
-        if not math.isfinite(totals[idx]):
-            continue
-        center, width = points[idx], step * step
-        cur_t, cur_n = float(totals[idx]), points[idx]
-        for _ in range(_ZOOMS):
-            sub = _grid(center / width, center * width, _GRID[1])
-            sub_t = _totals(items, sub)
-            j = int(np.argmin(sub_t))
-            if sub_t[j] <= cur_t:
-                cur_t, cur_n = float(sub_t[j]), sub[j]
-            center = cur_n
-            width = width ** (8.0 / (_GRID[1] - 1)) if width > 1.0 + 1e-12 else width
-        if cur_t < best_t:
-            best_t, best_n = cur_t, cur_n
-    return best_t, best_n
+    order = [i for i in np.argsort(totals, kind="stable")[:_KEEP] if math.isfinite(totals[i])]
+    width = (1e9 ** (1.0 / (_GRID[0] - 1))) ** 2  # two steps of the first grid
+    cur_t, cur_n = totals[order], points[order]  # the candidates, refined together
+    offsets = np.linspace(-1.0, 1.0, _GRID[1])
+    mesh = np.stack([m.ravel() for m in np.meshgrid(*([offsets] * n_hubs), indexing="ij")], axis=1)  # (S, H)
+    for _ in range(_ZOOMS):
+        sub = cur_n[:, None, :] * np.power(width, mesh)[None, :, :]  # (C, S, H): log grid around each
+        sub_t = _totals(items, sub.reshape(-1, n_hubs)).reshape(len(order), -1)
+        j = np.argmin(sub_t, axis=1)
+        better = sub_t[np.arange(len(order)), j] <= cur_t
+        cur_t = np.where(better, sub_t[np.arange(len(order)), j], cur_t)
+        cur_n = np.where(better[:, None], sub[np.arange(len(order)), j], cur_n)
+        width = width ** (8.0 / (_GRID[1] - 1))
+    best = int(np.argmin(cur_t))
+    return float(cur_t[best]), cur_n[best]
 
 
 def _counts_of(items, hubs, hub_n, n_arms) -> np.ndarray:

@@ -25,9 +25,11 @@ keep(a*, g).  docs/guardrails.md gives the theorem built on it.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from pybai.problems.guardrails.metrics import Guardrails
 
@@ -82,11 +84,27 @@ def feasible_arms(mu: np.ndarray, guards: Guardrails, control: int) -> np.ndarra
 
 def answer_of(mu: np.ndarray, guards: Guardrails, control: int, sense: float) -> int:
     """The feasible arm of best objective (lowest index on ties), or -1 when none is feasible."""
-    ok = feasible_arms(mu, guards, control)
-    if not ok.any():
-        return -1
-    score = np.where(ok, sense * mu[:, 0], -np.inf)
-    return int(np.argmax(score))
+    return int(_answer_kernel(mu, guards.metric, guards.sign, guards.relative, guards.bound, control, sense))
+
+
+@njit(cache=True)
+def _answer_kernel(mu, metric, sign, relative, bound, control, sense):
+    best, arm = -math.inf, -1
+    for k in range(mu.shape[0]):
+        ok = True
+        for g in range(metric.shape[0]):
+            if relative[g]:
+                if k == control:
+                    continue
+                h = sign[g] * (mu[k, metric[g]] - mu[control, metric[g]]) - bound[g]
+            else:
+                h = sign[g] * mu[k, metric[g]] - bound[g]
+            if not h <= 0.0:
+                ok = False
+                break
+        if ok and sense * mu[k, 0] > best:
+            best, arm = sense * mu[k, 0], k
+    return arm
 
 
 def build_tests(answer: int, n_arms: int, n_metrics: int, guards: Guardrails, control: int, sense: float) -> Tests:

@@ -26,9 +26,11 @@ from pybai.problems.guardrails.metrics import Metric, compile_guardrails
 from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
-from pybai.stopping.guardrails import GuardrailMixtureThreshold, halfspace_values, min_over_items
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, items_value
 
 __all__ = ["GuardrailProblem"]
+
+_NO_SCALES = np.empty(0)  # items_value without mixtures: the GLR of each test
 
 
 class GuardrailProblem(Problem):
@@ -153,8 +155,8 @@ class GuardrailProblem(Problem):
         single-metric tests of their GLR (:mod:`pybai.stopping.guardrails`)."""
         mu = self._matrix(means)
         tests = self.tests(answer_of(mu, self.guards, self.control, self.sense))
-        values = halfspace_values(tests, np.asarray(counts, dtype=float).ravel(), mu.ravel(), self.variances)
-        return min_over_items(values, tests.starts)
+        return float(items_value(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
+                                 np.asarray(counts, dtype=float).ravel(), mu.ravel(), self.variances, _NO_SCALES))
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: :class:`~pybai.stopping.guardrails.GuardrailMixtureThreshold`; other kinds as
