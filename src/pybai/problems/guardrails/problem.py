@@ -91,7 +91,7 @@ class GuardrailProblem(Problem):
         self.grid_shape = (K, M)
         lows, highs = zip(*(m.support for m in self.metrics))
         self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
-        self._tests: dict[int, Any] = {}
+        self._tests: dict[Any, Any] = {}
 
     # --- structure -------------------------------------------------------
     @property
@@ -181,6 +181,47 @@ class GuardrailProblem(Problem):
         mu = model.estimate
         tests = self.tests(answer_of(self._matrix(mu), self.guards, self.control, self.sense))
         return threshold.min_margin(tests, model.counts, mu, self.variances)
+
+    def guardrail_status(self, model, threshold, t: int) -> np.ndarray:
+        """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0.
+
+        A guardrail is certified kept (broken) when its break (keep) test passes the rule's level: the mixture
+        evidence against ``ln(m/delta)`` for the ``delta-correct`` rule, else the test's GLR against
+        ``threshold(t)`` (what the two-stage baseline of :mod:`pybai.strategies.two_stage` reads).
+        """
+        if isinstance(threshold, GuardrailMixtureThreshold):
+            scales, level = threshold._scales, threshold.level
+        else:
+            scales, level = _NO_SCALES, threshold(max(t, 1))
+        counts, means = np.asarray(model.counts, dtype=float), np.asarray(model.estimate, dtype=float)
+        out = np.zeros(self.n_arms, dtype=np.int64)
+        for k in range(self.n_arms):
+            kept, broken = self._status_tests(k)
+            if kept is None:
+                out[k] = 1
+                continue
+            if items_value(*kept, counts, means, self.variances, scales) > level:
+                out[k] = 1
+            elif items_value(*broken, counts, means, self.variances, scales) > level:
+                out[k] = -1
+        return out
+
+    def _status_tests(self, arm: int):
+        """(break tests of ``arm``, one item each; its keep tests, one item) as ``items_value`` arguments."""
+        key = ("status", arm)
+        cached = self._tests.get(key)
+        if cached is None:
+            binding = np.flatnonzero(self.guards.applies(arm, self.control))
+            if binding.size == 0:
+                cached = (None, None)
+            else:
+                t = build_tests(-1, self.n_arms, self.n_metrics, self.guards, self.control, self.sense)
+                rows = np.flatnonzero(t.arms == arm)  # the keep tests of arm (one item in the -1 answer)
+                keep = (t.s1[rows], t.a1[rows], t.s2[rows], t.a2[rows], t.e[rows], np.zeros(1, dtype=np.int64))
+                brk = (keep[0], -keep[1], keep[2], -keep[3], -keep[4], np.arange(rows.size, dtype=np.int64))
+                cached = (brk, keep)
+            self._tests[key] = cached
+        return cached
 
     def oracle(self, means, hint: Any = None):
         """T*(mu) and w*(mu) of the guardrail rule (:mod:`pybai.problems.guardrails.oracle`), w* per source
