@@ -75,7 +75,8 @@ def test_standard_strategies_are_registered():
 def test_runs_within_its_regime_and_recommends(case):
     env, problem, strategy = start(case)
     run = finish(strategy, env, np.random.default_rng(1))
-    assert run["samples"] == sum(run["counts"])
+    # a sample is a request answered (one observation may carry several sources: every metric of an arm)
+    assert run["samples"] == sum(problem.request_space().counts(np.asarray(run["counts"], dtype=float)))
     if case[3] == "fixed-budget":
         spent = run["batches"] if problem.batch is not None else run["samples"]
         if run["status"] == "stopped" and strategy.may_stop_early:
@@ -136,7 +137,7 @@ def test_request_rules(case):
             strategy.tell(*args, **kwargs)
         assert json.dumps(strategy.get_state()) == before, "a refused tell changes nothing"
     strategy.tell(sources, rewards, request_id=rid)
-    assert strategy.t_ == len(sources)
+    assert strategy.t_ == len(problem.request_space().answered(sources))  # one sample per observation
     with pytest.raises(SessionStateError):
         strategy.tell(sources, rewards, request_id=rid)  # already answered, nothing pending
     finish(strategy, env, np.random.default_rng(2))
@@ -179,10 +180,11 @@ def test_partial_answer_keeps_the_rest_pending(case):
         pytest.skip("no multi-sample batch before the end")
     rid = strategy.request_id
     sources, rewards = env.respond(req, noise)
-    strategy.tell(sources[:1], rewards[:1], request_id=rid)
+    first = len(sources) // len(req)  # the sources of one observation (several when it carries several metrics)
+    strategy.tell(sources[:first], rewards[:first], request_id=rid)
     rest = strategy.ask()
     assert strategy.request_id == rid and rest.size == req.size - 1
-    strategy.tell(sources[1:], rewards[1:], request_id=rid)
+    strategy.tell(sources[first:], rewards[first:], request_id=rid)
     assert strategy.request_id is None or strategy.request_id != rid
     assert strategy.batches_ >= 1
 
@@ -345,7 +347,7 @@ def test_several_outstanding_requests_answered_in_any_order(case):
                 strategy.tell(*env.respond(req, noise), request_id=rid)
         else:
             strategy.tell(*env.respond(strategy.outstanding[rid], noise), request_id=rid)
-        assert strategy.t_ == strategy.counts_.sum()
+        assert strategy.t_ == problem.request_space().counts(strategy.counts_).sum()
         assert strategy.t_ + sum(p.size for p in strategy.outstanding.values()) <= limit
     assert strategy.recommendation() is not None or strategy.t_ == 0
 

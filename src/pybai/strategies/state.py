@@ -192,7 +192,8 @@ def _check_invariants(strategy) -> None:
         where, expected = problem.split(": ", 1)
         raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
     counts = strategy.model_.counts
-    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or strategy.requests_.counts(counts).sum() != t):
+        # t_ counts requests answered: one per source, or one per observation of several sources
         raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
 
 

@@ -75,9 +75,9 @@ class MetricSpace(RequestSpace):
         if not ok:
             present = set((src % M).tolist()) if src.shape[0] < M else set()
             missing = [self.names[m] if m < len(self.names) else str(m) for m in range(M) if m not in present]
-            what = f"metric '{missing[0]}' is missing" if missing else "the metrics are not in order"
-            raise RequestError(f"an observation carries every metric of its arm, in order ({what}); got sources "
-                               f"{src.tolist()[:12]}.")
+            what = f"metric '{missing[0]}' is missing" if missing else "the metrics are not in the arm's order"
+            raise RequestError(f"the answer is not complete observations: {what} (an observation gives every metric "
+                               f"of its arm, in order); got sources {src.tolist()[:12]}.")
         return rows[:, 0] // M
 
 
