@@ -113,7 +113,7 @@ class MultiMetricEnvironment(Environment):
                 continue
             u = special.ndtr(zm)
             if isinstance(env, BernoulliEnvironment):
-                out[:, m] = (u < env.means[arms]).astype(float)
+                out[:, m] = (u > 1.0 - env.means[arms]).astype(float)  # the quantile function of Bernoulli(p)
             elif isinstance(env, BinomialEnvironment):
                 out[:, m] = stats.binom.ppf(u, env.trials, env.means[arms]) / env.trials
             else:
