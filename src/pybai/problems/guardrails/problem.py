@@ -20,7 +20,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int, fail
 from pybai.models.families import Gaussian
-from pybai.naming import arm_index
+from pybai.naming import arm_index, arm_name
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.guardrails.metrics import Metric, compile_guardrails
 from pybai.problems.guardrails.oracle import guardrail_oracle
@@ -265,12 +265,15 @@ class GuardrailProblem(Problem):
         mu = self._matrix(self.check_means(truth))
         w = np.asarray(self.oracle(mu)[1]).reshape(self.grid_shape).sum(axis=1)
         out["optimal_weights"] = np.round(w, 8).tolist()
-        out["answer_note"] = "no arm keeps every guardrail" if out["answer"] == -1 else None
+        if out["answer"] == -1:
+            out["answer_note"] = "no arm keeps every guardrail"
+        out["characteristic_time_note"] = ("of the single-metric rule (tests that never add evidence across the "
+                                           "metrics of an observation); lower_bound is T* kl(delta, 1 - delta)")
         h = self.guardrail_values(mu)
-        out["guardrails"] = [
-            {"metric": self.metric_names[int(m)], "key": key,
-             "kept_by": [int(k) for k in range(self.n_arms) if h[k, g] <= 0.0]}
-            for g, (m, key) in enumerate(zip(self.guards.metric, self.guards.keys))]
+        out["guardrails"] = "; ".join(
+            f"{self.metric_names[int(m)]} {key} {getattr(self.metrics[int(m)], key):g}: kept by "
+            + (", ".join(arm_name(k, self.labels) for k in range(self.n_arms) if h[k, g] <= 0.0) or "no arm")
+            for g, (m, key) in enumerate(zip(self.guards.metric, self.guards.keys)))
         out["stopping_union"] = self.n_alternatives
         return out
 
