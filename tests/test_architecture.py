@@ -148,7 +148,7 @@ def test_every_capability_flag_is_declared_on_strategy():
     from pybai.strategies.registry import get_strategy_class, registered_names
 
     source = (PACKAGE / "strategies" / "base.py").read_text(encoding="utf-8")
-    flags = {"batched", "requires", "asks_chunks", "may_stop_early", "reference", "reference_note"}
+    flags = {"batched", "requires", "asks_chunks", "may_stop_early", "reference", "reference_note", "stops_on_statistics"}
     for flag in flags:
         assert hasattr(Strategy, flag) and f"    {flag}:" in source, flag
     for name in registered_names():

@@ -54,6 +54,7 @@ from pybai import (
 from pybai.cli import main
 from pybai.config import load_experiment, parse_experiment
 from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, PybaiWarning
+from pybai.models import Bounded
 from pybai.problems.top_k import TopKProblem
 from pybai.session import Session
 from pybai.session.rows import Layout, read_csv
@@ -258,6 +259,8 @@ CASES = [
     file("subpop-constrained-ragged", {"environment": {**SUBPOP, "constrained": [[0], [0, 1]]},
                                        "problem.goal": "best-feasible-arm"}, "environment.constrained: expected a list of"),
     file("generator-arms-huge", {"environment": {"kind": "bernoulli", "generator": "power-law", "arms": 1e308}},
+         "environment.arms: expected an int >= 2 (at most 2^63 - 1), got 1e+308"),
+    file("generator-arms-past-memory", {"environment": {"kind": "bernoulli", "generator": "power-law", "arms": 10**15}},
          "environment.arms: expected small enough to fit in memory"),
     file("soare-d-huge", {"environment": {"kind": "linear-gaussian", "instance": "soare", "d": 10**12}},
          "environment.d: expected small enough to fit in memory"),
@@ -394,7 +397,50 @@ CASES = [
     api("api-feasible-means-strings", lambda: FeasibleArmProblem(2, 1, [1.0], None, 0.0, Gaussian(1.0, n_sources=2),
                                                                   FixedConfidence(0.1)).is_correct(0, ["1", "0"]),
         "'means' parameter of FeasibleArmProblem must be numbers"),
+    # --- integers bound for storage or numpy: 64 bits, never wrapped; floats whose arithmetic would overflow
+    file("seed-2-63", {"seed": 2**63}, "seed: expected an integer of at most 64 bits"),
+    file("seed-10-30", {"seed": 10**30}, "seed: expected an integer of at most 64 bits"),
+    api("api-session-seed-2-63", lambda: Session.create("/nonexistent/x.db", dict(BASE), seed=2**63),
+        "'seed' parameter of Session.create must be an int >= 0 (at most 2^63 - 1)"),
+    api("api-tell-request-2-63", lambda: _session_call(lambda s: s.tell(2**63, [0], [1.0])),
+        "'request_id' parameter of tell must be an int in [-2^63, 2^63 - 1]. Got 9223372036854775808"),
+    api("api-cancel-request-10-30", lambda: _session_call(lambda s: s.cancel(10**30)),
+        "'request_id' parameter of tell must be an int in [-2^63, 2^63 - 1]"),
+    api("api-tell-source-2-63", lambda: _session_call(lambda s: s.tell(1, [2**63], [1.0])),
+        "'sources' parameter of tell must be integer source indices. Got [9223372036854775808]"),
+    api("api-tell-source-uint64", lambda: _session_call(lambda s: s.tell(1, np.array([2**63], np.uint64), [1.0])),
+        "Got array([9223372036854775808], dtype=uint64)"),
+    api("api-tell-bare-string", lambda: _session_call(lambda s: s.tell(1, "0", [1.0])),
+        "'sources' parameter of tell must be a list of sources"),
+    api("api-max-pending-huge", lambda: _session_call(lambda s: None, max_pending=2**63),
+        "max_pending"),
+    api("api-max-pending-numpy-float", lambda: _session_call(lambda s: None, max_pending=np.float64(2.5)),
+        "session.max_pending: expected an integer, got 2.5"),
+    file("bounded-range-overflows", {"problem.reward_model": "bounded", "problem.reward_range": [0.0, 1e308],
+                                     "environment": {"kind": "bernoulli", "means": [0.6, 0.4]}},
+         "problem.reward_range: expected"),
+    file("bounded-range-inf-width", {"problem.reward_model": "bounded", "problem.reward_range": [-1e308, 1e308],
+                                     "environment": {"kind": "bernoulli", "means": [0.6, 0.4]}},
+         "problem.reward_range: expected"),
+    api("api-bounded-range-overflows", lambda: Bounded(2, 0.0, 1e308), "'reward_range' parameter of Bounded"),
+    api("api-bounded-range-lost", lambda: Bounded(2, 1e12, 1e12 + 1e-3), "'reward_range' parameter of Bounded"),
+    file("bounded-epsilon-past-the-range", {"problem.reward_model": "bounded", "problem.epsilon": 1.5,
+                                            "environment": {"kind": "bernoulli", "means": [0.6, 0.4]},
+                                            "strategy.0.threshold": "delta-correct"},
+         "problem.epsilon: expected a float in (0, 1) for bounded-kl-inf rewards"),
 ]
+
+
+def _session_call(call, **create):
+    """``call(session)`` on a new session (one request asked) in a temporary folder."""
+    import tempfile
+
+    doc = {"problem": {"goal": "best-arm", "delta": 0.1}, "environment": {"kind": "bernoulli", "arms": 3},
+           "strategy": [{"name": "uniform"}]}
+    with tempfile.TemporaryDirectory() as folder:
+        with Session.create(Path(folder) / "s.db", doc, **create) as session:
+            session.ask()
+            call(session)
 
 
 def _check_message(message: str, fragment: str) -> None:

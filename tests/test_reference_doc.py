@@ -50,7 +50,7 @@ def test_documented_defaults_and_limits_match_the_code():
            "strategy": [{"name": "tas"}]}
     experiment = parse_experiment(doc)
     assert experiment.replications == 100 and experiment.seed == 0
-    assert "| `replications` | integer in [1, 10^6] | `100` |" in TEXT and "| `seed` | integer >= 0 | `0` |" in TEXT
+    assert "| `replications` | integer in [1, 10^6] | `100` |" in TEXT and "| `seed` | integer in [0, 2^63 - 1] | `0` |" in TEXT
     assert SAMPLE_LIMIT == 10**9 and REPLICATION_LIMIT == 10**6
     assert SIGMA_ABSOLUTE_RANGE == (1e-100, 1e100) and SIGMA_RELATIVE_RANGE == (1e-8, 1e8)
     assert experiment.strategies[0][1].threshold == "heuristic" and "(**default**" in TEXT

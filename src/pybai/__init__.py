@@ -28,6 +28,11 @@ from pybai import _interrupts
 _interrupts.at_import()  # in the pybai command only: Ctrl-C while it starts -> one line, status 130
 del _interrupts
 
+from pybai import _numba_cache  # noqa: E402
+
+_numba_cache.install()  # numba's caches of pybai's compiled code keyed to every source file it depends on
+del _numba_cache
+
 from pybai._version import __version__  # noqa: E402
 from pybai.exceptions import (  # noqa: E402
     ConfigError,
@@ -38,6 +43,7 @@ from pybai.exceptions import (  # noqa: E402
     RequestError,
     PybaiWarning,
     SessionStateError,
+    StorageUnavailableError,
 )
 
 if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and readers
@@ -227,6 +233,7 @@ __all__ = [
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "StorageUnavailableError",
     "RequestError",
     "BatchLimitError",
     "DegenerateInstanceError",

@@ -27,6 +27,10 @@ __all__ = [
     "fail",
     "check_probability",
     "check_positive_int",
+    "check_int",
+    "check_int_array",
+    "INT64_MAX",
+    "INT64_MIN",
     "check_positive_float",
     "check_choice",
     "check_array",
@@ -60,6 +64,9 @@ WEIGHTS_TOLERANCE = 1e-6
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 13_000:
+        # past 4300 digits Python refuses to write an integer: say its size
+        return f"{'a negative' if value < 0 else 'an'} integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     text = " ".join(repr(value).split())  # one line (arrays print on several)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -124,17 +131,82 @@ def check_probability(value: Any, name: str, owner: str = "") -> float:
     return float(value)
 
 
-def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1, maximum: int | None = None) -> int:
-    """Return ``value`` as an int >= ``minimum`` (and <= ``maximum`` when given)."""
+#: The integers pybai stores (SQL BIGINT) or hands to numpy as int64: request ids, seeds, counts and
+#: sizes lie in [INT64_MIN, INT64_MAX] (checked by :func:`check_int`; a larger one would overflow).
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def _int_range(minimum: int | None, maximum: int | None) -> str:
+    lo = INT64_MIN if minimum is None else minimum
+    hi = INT64_MAX if maximum is None else maximum
+    if hi == INT64_MAX:
+        return f"an int >= {lo} (at most 2^63 - 1)" if lo != INT64_MIN else "an int in [-2^63, 2^63 - 1]"
+    return f"an int in [{lo}, {hi:.0e}]" if hi >= 10**6 else f"an int in [{lo}, {hi}]"
+
+
+def check_int(value: Any, name: str, owner: str = "", minimum: int | None = None, maximum: int | None = None, *,
+              whole_floats: bool = False) -> int:
+    """Return ``value`` as a Python int in [``minimum``, ``maximum``], both within the 64-bit range.
+
+    The one check of every integer that reaches storage or numpy (request ids, seeds, counts,
+    sizes): a Python or numpy integer (not a bool; with ``whole_floats`` also a float with an
+    integer value, such as ``1e3``), compared exactly (an integer of any size is refused, never
+    wrapped or converted to a float).  ``minimum`` defaults to :data:`INT64_MIN`, ``maximum`` to
+    :data:`INT64_MAX`.
+    """
     given = value  # shown as the user wrote it (1e+30, not its 31-digit integer)
-    if isinstance(value, float) and value.is_integer():
+    if whole_floats and isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
         value = int(value)
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        expected = f"an int >= {minimum}" if maximum is None else f"an int in [{minimum}, {maximum:.0e}]"
-        raise fail(name, owner, expected, given)
-    if maximum is not None and value > maximum:
-        raise fail(name, owner, f"an int in [{minimum}, {maximum:.0e}]", given)
+    lo = INT64_MIN if minimum is None else max(minimum, INT64_MIN)
+    hi = INT64_MAX if maximum is None else min(maximum, INT64_MAX)
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or not lo <= int(value) <= hi:
+        raise fail(name, owner, _int_range(minimum, maximum), given)
     return int(value)
+
+
+def check_int_array(values: Any, name: str, owner: str = "", minimum: int | None = None,
+                    maximum: int | None = None, expected: str | None = None) -> np.ndarray:
+    """``values`` (an integer or array-like of integers) as a flat int64 array with every entry in
+    [``minimum``, ``maximum``] (default: the 64-bit range), compared before any conversion.
+
+    Entries beyond 64 bits, unsigned values above :data:`INT64_MAX`, floats, booleans and strings
+    are refused with one line showing the values as given (never as wrapped 64-bit integers).
+    ``expected`` replaces the default description in the message.
+    """
+    what = expected or ("integers" + (f" in [{minimum}, {maximum}]" if minimum is not None and maximum is not None
+                                      else ""))
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise fail(name, owner, what, values) from None
+    flat = arr.reshape(-1)
+    if arr.dtype.kind == "O":  # Python ints beyond 64 bits (or anything else)
+        items = flat.tolist()
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in items):
+            raise fail(name, owner, what, values)
+        lo = INT64_MIN if minimum is None else minimum
+        hi = INT64_MAX if maximum is None else maximum
+        if any(not lo <= int(v) <= hi for v in items):
+            raise fail(name, owner, what, values)
+        return np.array(items, dtype=np.int64)
+    if arr.dtype.kind not in "iu" or (isinstance(values, (list, tuple)) and _has_bool(values)):
+        raise fail(name, owner, what, values)
+    if flat.size:
+        # compare in the array's own dtype (an uint64 above 2^63 - 1 must not wrap to a negative index)
+        low, high = flat.min(), flat.max()
+        if (minimum is not None and int(low) < minimum) or int(high) > (INT64_MAX if maximum is None else maximum) \
+                or int(low) < INT64_MIN:
+            raise fail(name, owner, what, values)
+    return flat.astype(np.int64)
+
+
+def check_positive_int(value: Any, name: str, owner: str = "", minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int >= ``minimum`` (and <= ``maximum`` when given; always within 64 bits).
+
+    A float with an integer value is accepted (``1e3``); see :func:`check_int`.
+    """
+    return check_int(value, name, owner, minimum, maximum, whole_floats=True)
 
 
 def check_positive_float(value: Any, name: str, owner: str = "", allow_zero: bool = False) -> float:

@@ -7,11 +7,14 @@ built-in exception users already catch (``ValueError`` for bad values, ...), so
 
 from __future__ import annotations
 
+from pybai._secrets import mask_credentials
+
 __all__ = [
     "PybaiError",
     "InvalidParameterError",
     "ConfigError",
     "SessionStateError",
+    "StorageUnavailableError",
     "RequestError",
     "BatchLimitError",
     "DegenerateInstanceError",
@@ -20,7 +23,14 @@ __all__ = [
 
 
 class PybaiError(Exception):
-    """Base class of every exception raised by pybai on purpose."""
+    """Base class of every exception raised by pybai on purpose.
+
+    Its message never shows a password: a database URL in it reads ``postgresql://user:***@host/db``
+    (:func:`pybai._secrets.mask_credentials`).
+    """
+
+    def __str__(self) -> str:
+        return mask_credentials(super().__str__())
 
 
 class InvalidParameterError(PybaiError, ValueError, TypeError):
@@ -39,6 +49,21 @@ class SessionStateError(PybaiError, RuntimeError):
     """An ask/tell call that the current state does not allow (e.g. ``ask`` after stopping)."""
 
 
+class StorageUnavailableError(SessionStateError):
+    """The session database cannot be reached (a database server restarting, a network fault).
+
+    The call that raised it recorded nothing (an answer is stored whole or not at all; a commit
+    whose outcome the lost connection hid is looked up once the server is back), so it may
+    simply be tried again; a session reconnects by itself at its next call.  ``pybai serve``
+    answers it with HTTP 503.  ``in_doubt`` is true in the one case where that cannot be said:
+    the connection was lost during a commit and the server stayed away.
+    """
+
+    def __init__(self, *args, in_doubt: bool = False):
+        super().__init__(*args)
+        self.in_doubt = in_doubt
+
+
 class RequestError(InvalidParameterError):
     """A ``tell`` that does not answer the pending request (unknown or answered request id,
     sources that were not requested, rewards outside the family's support).  The strategy's
@@ -54,4 +79,8 @@ class DegenerateInstanceError(InvalidParameterError):
 
 
 class PybaiWarning(UserWarning):
-    """Base class of pybai's warnings (e.g. an instance whose answer is not unique)."""
+    """Base class of pybai's warnings (e.g. an instance whose answer is not unique); passwords masked
+    as in :class:`PybaiError`."""
+
+    def __str__(self) -> str:
+        return mask_credentials(super().__str__())

@@ -27,7 +27,8 @@ import numpy as np
 
 from pybai._validation import fail
 
-__all__ = ["check_labels", "arm_name", "arm_names", "answer_name", "arm_index", "source_name"]
+__all__ = ["check_labels", "arm_name", "arm_names", "answer_name", "arm_index", "source_name", "check_session_name",
+           "is_session_name"]
 
 #: text that reads as an index: a label may not look like one (an answer's source would be ambiguous)
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
@@ -118,12 +119,17 @@ def source_name(source: int, labels: Sequence[str] | None = None, n_subpopulatio
     return arm_name(int(source), labels)
 
 
-def arm_index(text: str, labels: Sequence[str] | None, n_arms: int | None = None) -> int:
+def arm_index(text: str, labels: Sequence[str] | None, n_arms: int | None = None, *, exact: bool = False) -> int:
     """The arm that ``text`` names: its label, or its index written as an integer.
 
     Raises :class:`ValueError` (with one line naming ``text``) when it is neither; the caller
     adds where it was read.  ``n_arms`` (default: the number of labels) bounds an index.
+    Surrounding spaces are ignored (a CSV cell), unless ``exact`` (a value given through the
+    API or HTTP: ``"control "`` then names no arm, labels never end in a space).
     """
+    if exact and str(text) != str(text).strip():
+        shown = f"labels: {_listed(labels)}" if labels is not None else "the arms have no labels"
+        raise ValueError(f"unknown label {text!r}: surrounding spaces ({shown})")
     text = str(text).strip()
     if _INTEGER.fullmatch(text):
         index = int(text)
@@ -142,3 +148,27 @@ def arm_index(text: str, labels: Sequence[str] | None, n_arms: int | None = None
 def _listed(labels: Sequence[str], most: int = 8) -> str:
     shown = ", ".join(f'"{v}"' for v in labels[:most])
     return shown + (f", ... ({len(labels)} in all)" if len(labels) > most else "")
+
+
+def is_session_name(name: Any) -> bool:
+    """Whether ``name`` may name a new session: a non-empty string that is a path segment of its own
+    (so ``/sessions/NAME`` reaches it over HTTP): no ``/`` or ``\\``, not ``.`` or ``..``, no
+    surrounding spaces and no control characters."""
+    return (isinstance(name, str) and name.strip() == name and name not in ("", ".", "..")
+            and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in name))
+
+
+def check_session_name(name: Any, owner: str = "") -> str:
+    """``name`` when :func:`is_session_name` accepts it, else one line naming the parameter.
+
+    >>> check_session_name("checkout-2024")
+    'checkout-2024'
+    >>> check_session_name("a/b")
+    Traceback (most recent call last):
+    ...
+    pybai.exceptions.InvalidParameterError: The 'name' parameter must be a session name: not empty, '.' or '..', without '/', '\\', surrounding spaces or control characters (it is a part of the session's address, /sessions/NAME). Got 'a/b'.
+    """
+    if not is_session_name(name):
+        raise fail("name", owner, "a session name: not empty, '.' or '..', without '/', '\\', surrounding spaces or "
+                   "control characters (it is a part of the session's address, /sessions/NAME)", name)
+    return name

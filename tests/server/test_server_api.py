@@ -275,13 +275,20 @@ def test_serve_command_runs_uvicorn_on_the_app(sessions, capsys, monkeypatch):
     import uvicorn
 
     seen = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+
+    def run(server, sockets=None):  # the socket the command bound, instead of serving
+        seen.update(app=server.config.app, access_log=server.config.access_log, address=sockets[0].getsockname())
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     monkeypatch.setenv("PYBAI_SERVE_TOKEN", "from-env")
-    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0", "--port", "8123"]) == 0
+    port = free_port()
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0", "--port", str(port)]) == 0
     out = capsys.readouterr()
-    assert "serving 2 session(s)" in out.out and "http://0.0.0.0:8123/sessions/checkout" in out.out
+    assert "serving 2 session(s)" in out.out and f"http://0.0.0.0:{port}/sessions/checkout" in out.out
     assert "writes need the token" in out.out and "warning" not in out.err
-    assert seen["host"] == "0.0.0.0" and seen["port"] == 8123 and seen["access_log"] is False
+    assert seen["address"] == ("0.0.0.0", port) and seen["access_log"] is False
     import warnings
 
     with warnings.catch_warnings():  # newer Starlette prefers the httpx2 package; httpx works with every version
@@ -291,7 +298,7 @@ def test_serve_command_runs_uvicorn_on_the_app(sessions, capsys, monkeypatch):
     with TestClient(seen["app"]) as client:  # the token came from the environment
         assert client.post("/sessions/checkout/ask").status_code == 401
     monkeypatch.delenv("PYBAI_SERVE_TOKEN")
-    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0"]) == 0
+    assert main(["serve", "--db", str(sessions), "--host", "0.0.0.0", "--port", str(free_port())]) == 0
     assert "without --token" in capsys.readouterr().err
 
 
@@ -326,3 +333,103 @@ def test_the_status_statistic_reaches_its_threshold_exactly_when_the_session_sto
             break
     assert seen and all(reached == stopped for reached, stopped in seen)
     assert seen[-1] == (True, True) and status["state"] == "certified"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_on_a_busy_port_or_a_bad_host_is_one_line(sessions, capsys, monkeypatch):
+    import socket
+
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: pytest.fail("served"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["serve", "--db", str(sessions), "--port", str(port)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"--port {port}: already in use" in err[0], err
+    for host in ("999.1.1.1", "203.0.113.7"):  # not an address, not this machine's
+        assert main(["serve", "--db", str(sessions), "--host", host, "--port", str(free_port())]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"pybai: error: --host {host}:"), err
+
+
+def test_serve_on_a_damaged_file_says_so(sessions, tmp_path, capsys, monkeypatch):
+    import shutil
+
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, sockets=None: [s.close() for s in sockets])
+    damaged = tmp_path / "d.db"
+    shutil.copy(sessions / "checkout.db", damaged)
+    with open(damaged, "r+b") as handle:  # the SQLite header stays, the pages after it are garbage
+        handle.seek(100)
+        handle.write(b"\xff" * 4000)
+    assert main(["serve", "--db", str(damaged), "--port", str(free_port())]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "damaged" in err[0], err
+    folder = tmp_path / "many"
+    folder.mkdir()
+    shutil.copy(damaged, folder / "d.db")
+    shutil.copy(sessions / "checkout.db", folder / "checkout.db")
+    assert main(["serve", "--db", str(folder), "--port", str(free_port())]) == 0
+    out = capsys.readouterr()
+    assert "serving 1 session(s)" in out.out
+    assert "warning: not served:" in out.err and "d.db" in out.err and "damaged" in out.err, out.err
+
+
+def test_labels_match_exactly_and_sources_are_a_list(folder, client_for):
+    doc = {"name": "lab", "seed": 1, "problem": {"goal": "best-arm", "delta": 0.1},
+           "environment": {"kind": "bernoulli", "arms": 2, "labels": ["control", "treatment"]},
+           "strategy": [{"name": "uniform"}]}
+    Session.create(folder / "lab.db", doc).close()
+    client = client_for(folder)
+    asked = client.post("/sessions/lab/ask").json()
+    label = ["control", "treatment"][asked["sources"][0]]
+    for sources in ([label + " "], [" " + label], label, str(asked["sources"][0])):
+        message = error(client.post("/sessions/lab/tell", json={"request": asked["request"], "sources": sources,
+                                                                "rewards": [1]}), 400)
+        assert "'sources'" in message
+    ok = client.post("/sessions/lab/tell", json={"request": asked["request"], "sources": [label], "rewards": [1]})
+    assert ok.status_code == 200, ok.text
+
+
+def test_numbers_beyond_64_bits_are_400_not_500(sessions, client_for):
+    client = client_for(sessions)
+    told(client)
+    for route, body in (("tell", {"request": 2**63, "sources": [0], "rewards": [1]}),
+                        ("tell", {"request": -(2**63) - 1, "sources": [0], "rewards": [1]}),
+                        ("tell", {"request": 10**30, "sources": [0], "rewards": [1]}),
+                        ("cancel", {"request": 2**64}),
+                        ("epsilon", {"epsilon": 10**400}),
+                        ("epsilon", {"epsilon": 1e308, "epsilon_mode": 7})):
+        error(client.post(f"/sessions/checkout/{route}", content=json.dumps(body)), 400)
+    asked = client.post("/sessions/checkout/ask").json()
+    for source in (2**63, 2**64, 10**30):
+        message = error(client.post("/sessions/checkout/tell", content=json.dumps(
+            {"request": asked["request"], "sources": [source], "rewards": [1]})), 400)
+        assert str(source) in message and "-" not in message.split("Got")[1], message
+
+
+def test_names_no_address_reaches_are_listed_without_links(folder, client_for):
+    import sqlite3
+
+    make_ab(folder / "ok.db", name="ok")
+    make_ab(folder / "old.db", name="old")
+    with sqlite3.connect(folder / "old.db") as db:  # as an older pybai could create it
+        db.execute("UPDATE definition SET name = 'a/b'")
+    listed = {s["name"]: s for s in client_for(folder).get("/sessions").json()["sessions"]}
+    assert listed["ok"]["status"] == "/sessions/ok/status" and listed["a/b"]["status"] is None
+    assert listed["a/b"]["dashboard"] is None
+    for name in ("a/b", ".", "..", " x", "x\n", "a\\b"):
+        with pytest.raises(Exception, match="'name' parameter of Session.create must be a session name"):
+            make_ab(folder / f"n{len(name)}{name.count('.')}.db", name=name)
+        assert not (folder / f"n{len(name)}{name.count('.')}.db").exists()

@@ -62,10 +62,7 @@ class Server:
     def start(self) -> "Server":
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "pybai", "--auth=trust", "-E", "UTF8",
                   "--no-sync")
-        options = (f"-p {self.port} -k {self.top} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c max_connections=60 -c shared_buffers=16MB")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.top / "log"), "-o", options,
-                  "-w", "-t", "60", "start")
+        self._start()
         self.new_database("pybai")
         return self
 
@@ -76,6 +73,22 @@ class Server:
         with psycopg.connect(f"postgresql://pybai@127.0.0.1:{self.port}/postgres", autocommit=True) as con:
             con.execute(f'CREATE DATABASE "{name}"')
         return f"postgresql://pybai@127.0.0.1:{self.port}/{name}"
+
+    def restart(self, mode: str = "fast", down: float = 0.0) -> None:
+        """Stop the server (``mode``: ``fast`` ends every connection, ``immediate`` is a crash), wait ``down``
+        seconds (connections are refused meanwhile) and start it again on the same port; returns when it
+        accepts connections."""
+        import time
+
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
+        time.sleep(down)
+        self._start()
+
+    def _start(self) -> None:
+        options = (f"-p {self.port} -k {self.top} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c max_connections=60 -c shared_buffers=16MB")
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.top / "log"), "-o", options,
+                  "-w", "-t", "60", "start")
 
     def stop(self) -> None:
         try:

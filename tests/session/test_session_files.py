@@ -48,7 +48,7 @@ def test_session_file_gives_the_experiments_problem(problem, env):
     ({"kind": "correlated-gaussian", "kernel": KERNEL, "arms": 4}, "environment.arms: expected 3"),
     ({"kind": "martian", "arms": 3}, "environment.kind: expected one of"),
     ({"kind": "gaussian", "arms": 10**12}, "environment.arms: expected small enough to fit in memory"),
-    ({"kind": "bernoulli", "arms": 2**1100}, "environment.arms: expected small enough to fit in memory"),
+    ({"kind": "bernoulli", "arms": 2**1100}, "environment.arms: expected an integer of at most 64 bits"),
 ])
 def test_bad_session_files_name_the_key(env, message):
     with pytest.raises(ConfigError, match=message):

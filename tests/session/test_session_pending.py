@@ -102,6 +102,31 @@ def test_requests_older_than_expire_after_are_withdrawn_and_asked_again(tmp_path
         assert again.status()["pending"] == status["pending"]
 
 
+@pytest.mark.parametrize("refused", ["tell", "cancel", "tell-bad-rewards"])
+def test_a_refused_call_keeps_the_expiries_it_recorded(tmp_path, refused):
+    """The first operation after the deadline records the expiry; when it is itself refused (the request it
+    answers has just expired, or its rewards are wrong) the expiry stays recorded, in this process and in the log."""
+    problem = BestArmProblem(2, Bernoulli(n_sources=2), FixedConfidence(0.1))
+    db = tmp_path / "x.db"
+    with Session.create(db, problem=problem, strategy=make_strategy("tas"), max_pending=2,
+                        expire_after=0.2) as s:
+        first, second = s.ask(), s.ask()
+        time.sleep(0.3)
+        with pytest.raises(RequestError):
+            if refused == "tell":
+                s.tell(first.id, first.requests, [1.0])
+            elif refused == "cancel":
+                s.cancel(first.id)
+            else:
+                s.tell(second.id, second.requests, [0.5])  # not 0 or 1: refused after the expiries
+        status = s.status()
+    assert status["withdrawn"] == 2 and status["pending"] == []
+    with Session.open(db) as again:
+        assert again.status()["withdrawn"] == 2 and again.ask().id == 3  # not request 1 or 2 again
+        with pytest.raises(RequestError, match="expired"):
+            again.tell(first.id, first.requests, [1.0])
+
+
 def test_cli_second_ask_hands_out_the_next_request_and_cancel(tmp_path, capsys):
     session = tmp_path / "ab.toml"
     session.write_text(textwrap.dedent("""
@@ -142,3 +167,13 @@ def test_report_lists_the_outstanding_requests():
         "2 requests: 3 (1), 4 (2)"
     assert _pending([]) == "none" and _pending(None) == "none"
     assert _pending({"request": 5, "size": 12}) == "request 5: 12 samples"
+
+
+def test_numpy_numbers_are_numbers(tmp_path):
+    import numpy as np
+
+    problem = BestArmProblem(2, Bernoulli(n_sources=2), FixedConfidence(0.1))
+    with Session.create(tmp_path / "n.db", problem=problem, strategy=make_strategy("tas"), seed=np.uint8(3),
+                        max_pending=np.int64(3), expire_after=np.float32(2.5)) as s:
+        assert (s.spec.max_pending, s.spec.expire_after, s.seed) == (3, 2.5, 3)
+        assert [s.ask().id for _ in range(3)] == [1, 2, 3]

@@ -22,6 +22,7 @@ from pybai import (
     SessionStateError,
     get_strategy_class,
     registered_names,
+    restore_strategy,
 )
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -90,6 +91,19 @@ def test_runs_within_its_regime_and_recommends(case):
         if run["status"] == "stopped":
             assert strategy.result().statistic > 0
     assert run["recommendation"] is not None
+    final = json.loads(json.dumps(strategy.get_state()))  # a final state restores, its status checked
+    assert restore_strategy(final, problem).get_state() == final
+
+
+@pytest.mark.parametrize("name", registered_names())
+def test_a_rule_with_a_stopping_rule_of_its_own_says_so(name):
+    """A restored "stopped" state is checked against the problem's stopping decision only for rules that stop
+    by it: a rule that overrides ``_should_stop`` must set ``stops_on_statistics = False``."""
+    from pybai.strategies.base import Strategy
+
+    cls = get_strategy_class(name)
+    if cls._should_stop is not Strategy._should_stop:
+        assert not cls.stops_on_statistics, name
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -95,5 +95,7 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings on the terminal: one line, ``pybai: warning: ...`` (no file name or source line)."""
     kind = "" if issubclass(category, PybaiWarning) else f"{category.__name__}: "
-    print(f"pybai: warning: {kind}{message}", file=sys.stderr if file is None else file)
+    from pybai._secrets import mask_credentials
+
+    print(f"pybai: warning: {kind}{mask_credentials(message)}", file=sys.stderr if file is None else file)
 

@@ -54,7 +54,7 @@ def experiment_file(text: str, argument: str = "FILE") -> str:
 
 
 def integer_argument(text: str, expected: str, minimum: int | None = None) -> int:
-    """``text`` as an integer (at least ``minimum`` when given), else ``expected ..., got ...``.
+    """``text`` as an integer (at least ``minimum`` when given; within 64 bits), else ``expected ..., got ...``.
 
     Parameters
     ----------
@@ -74,12 +74,17 @@ def integer_argument(text: str, expected: str, minimum: int | None = None) -> in
     argparse.ArgumentTypeError
         When ``text`` is not an integer or is below ``minimum``.
     """
+    from pybai._validation import INT64_MAX, INT64_MIN
+
+    shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-    if minimum is not None and value < minimum:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {shown}") from None
+    if (minimum is not None and value < minimum) or value < INT64_MIN:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {shown}")
+    if value > INT64_MAX:  # ids, seeds and counts are stored as 64-bit integers
+        raise argparse.ArgumentTypeError(f"expected {expected} of at most 64 bits (below 2^63), got {shown}")
     return value
 
 
@@ -95,36 +100,27 @@ def non_negative_int(text: str) -> int:
 
 def note(message: str) -> None:
     """A one-line note on standard error (``pybai: note: ...``)."""
-    print(f"pybai: note: {message}", file=sys.stderr)
+    from pybai._secrets import mask_credentials
+
+    print(f"pybai: note: {mask_credentials(message)}", file=sys.stderr)
 
 
 def check_output_file(path: str | None, option: str = "--json") -> None:
     """Refuse, before any work, an output file that cannot be written (one line, nothing left behind).
 
-    ``-`` (standard output) and ``None`` pass.  The check creates the parent folders and a
-    probe file beside the target, then removes the probe.
+    ``-`` (standard output) and ``None`` pass; the rest is :func:`pybai._output.check_output`
+    (missing parent folders are created).
     """
     if path is None or path == "-":
         return
-    target = Path(path)
-    if target.is_dir():
-        raise ConfigError(f"{option} {path}: is a folder, expected a file name.")
-    probe = target.with_name(target.name + ".tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(probe, "w", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise ConfigError(f"{option} {path}: cannot write there ({exc.strerror or exc}).") from None
-    finally:
-        try:
-            probe.unlink()
-        except OSError:
-            pass
+    from pybai._output import check_output
+
+    check_output(path, f"{option} {path}", ConfigError)
 
 
 def write_json(document: dict | list, path: str, option: str = "--json") -> None:
-    """Write ``document`` to ``path`` ('-' = standard output) atomically: never half-written.
+    """Write ``document`` to ``path`` ('-' = standard output): never half-written, never replacing a
+    device, FIFO or symbolic link (:func:`pybai._output.write_output`).
 
     A path that cannot be written gives one :class:`ConfigError` line (commands check it with
     :func:`check_output_file` before their work; this catches what changed since).
@@ -133,14 +129,6 @@ def write_json(document: dict | list, path: str, option: str = "--json") -> None
     if path == "-":
         print(text)
         return
-    target = Path(path)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text + "\n", encoding="utf-8")
-        tmp.replace(target)
-    except OSError as exc:
-        raise ConfigError(f"{option} {path}: cannot write there ({exc.strerror or exc}).") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    from pybai._output import write_output
+
+    write_output(path, text + "\n", f"{option} {path}", ConfigError)

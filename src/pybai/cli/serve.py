@@ -31,22 +31,67 @@ def add_parser(sub) -> None:
     parser.set_defaults(func=command)
 
 
+def listening_socket(host: str, port: int):
+    """A socket listening on ``host``:``port``, or one :class:`InvalidParameterError` line
+    naming the option (an unknown host, an address of another machine, a port in use or not allowed)."""
+    import errno
+    import socket
+
+    from pybai.exceptions import InvalidParameterError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InvalidParameterError(f"--host {host}: not an address this machine can listen on ({reason}).") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(2048)  # here, so that a port another process took between bind and listen is refused too
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            raise InvalidParameterError(f"--port {port}: already in use on {host} (another server listens there); "
+                                        "choose another --port.") from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise InvalidParameterError(f"--port {port}: not allowed ({reason}; ports below 1024 need privileges).") \
+                from None
+        raise InvalidParameterError(f"--host {host}: cannot listen there ({reason}).") from None
+    return sock
+
+
 def command(args) -> int:
     import uvicorn
 
+    from pybai._secrets import mask_credentials
     from pybai.server import create_app
+    from pybai.server.sessions import find_sessions
 
     token = args.token if args.token is not None else os.environ.get(TOKEN_VARIABLE) or None
-    app = create_app(args.db, token=token)
-    names = app.state.pool.names()
+    app = create_app(args.db, token=token)  # a missing or damaged database: one line here
+    unreadable: list[tuple[str, str]] = []
+    names = sorted(find_sessions(args.db, unreadable))
+    sock = listening_socket(args.host, args.port)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"serving {len(names)} session(s) of {args.db} at http://{host}:{args.port}/ "
+    shown = mask_credentials(args.db)
+    print(f"serving {len(names)} session(s) of {shown} at http://{host}:{args.port}/ "
           f"(writes {'need the token' if token else 'are open: no --token'}); Ctrl-C stops", flush=True)
+    for path, reason in unreadable:
+        print(f"pybai: warning: not served: {mask_credentials(reason)}", file=sys.stderr, flush=True)
     if not token and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"pybai: warning: listening on {args.host} without --token: anyone who reaches this port can ask "
               "and tell", file=sys.stderr, flush=True)
+    from pybai.server.sessions import session_links
+
     for name in names[:10]:
-        print(f"  dashboard: http://{host}:{args.port}/sessions/{name}", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=args.access_log,
-                server_header=False)
+        link = session_links(name)["dashboard"]
+        if link is not None:
+            print(f"  dashboard: http://{host}:{args.port}{link}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=args.access_log, server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -141,13 +141,14 @@ def _describe(session) -> list[str]:
 
 
 def _new(args) -> int:
+    from pybai._secrets import mask_credentials
     from pybai.session import Session
 
     with Session.create(args.db, experiment_file(args.file), seed=args.seed, name=args.session) as session:
         print(f'created session "{session.spec.name}" in {session.path}')
         for line in _describe(session):
             print(line)
-        print(f"next: pybai session ask --db {args.db} --csv request.csv")
+        print(f"next: pybai session ask --db {mask_credentials(args.db)} --csv request.csv")
     return 0
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import _show, check_array, is_finite_number
+from pybai._validation import INT64_MAX, INT64_MIN, _show, check_array, is_finite_number
 from pybai.exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["Table", "closest", "UnknownKeyError"]
@@ -71,9 +71,12 @@ class Table:
         if not isinstance(value, int) or isinstance(value, bool):
             raise ConfigError(f"{self.key(name)}: expected an integer, got {_show(given)}.")
         if minimum is not None and value < minimum:
-            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {_show(given)}.")
         if maximum is not None and value > maximum:
-            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {given}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {_show(given)}.")
+        if not INT64_MIN <= value <= INT64_MAX:  # stored (SQL BIGINT) or handed to numpy: 64 bits
+            raise ConfigError(f"{self.key(name)}: expected an integer of at most 64 bits (|n| < 2^63), "
+                              f"got {_show(given)}.")
         return value
 
     def float(self, name: builtins.str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from pybai._validation import SIGMA_RELATIVE_RANGE
 from pybai.config.keys import Table, UnknownKeyError
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.models.betting import DEFAULT_MAX_VALUES
@@ -88,6 +89,8 @@ def apply_reward_model(table: Table, structure: dict) -> dict:
         raise ConfigError(f"{table.key('reward_model')}: this environment kind has no reward family to replace.")
     try:
         learner_family = REWARD_MODELS[name](table, family)
+    except ConfigError:  # already names its key
+        raise
     except InvalidParameterError as exc:
         raise ConfigError(f"{table.key('reward_model')}: {exc}") from None
     return {**structure, "family": learner_family}
@@ -118,7 +121,15 @@ def _bounded(table: Table, family: Family) -> Family:
     if lo < low or hi > high:
         raise InvalidParameterError(f"\"bounded\" on [{low:g}, {high:g}] needs rewards in that range; the environment's "
                                     f"\"{family.name}\" rewards lie in [{lo:g}, {hi:g}] (bounded rewards: {BOUNDED_POINTER}).")
-    return Bounded(family.size, low, high, statistic, max_values=max_values)
+    if hi - lo < SIGMA_RELATIVE_RANGE[0] * (high - low):  # rescaled, the environment's rewards would be one point
+        raise ConfigError(f"{table.key('reward_range')}: expected a range the environment's rewards fill at least "
+                          f"{SIGMA_RELATIVE_RANGE[0]:g} of (numerically safe range); the \"{family.name}\" rewards "
+                          f"lie in [{lo:g}, {hi:g}], the range is [{low:g}, {high:g}].")
+    try:
+        return Bounded(family.size, low, high, statistic, max_values=max_values)
+    except InvalidParameterError as exc:  # a range no arithmetic can hold (its width overflows, or is lost)
+        reason = str(exc).split(" must be ", 1)[-1].rsplit(". Got", 1)[0]
+        raise ConfigError(f"{table.key('reward_range')}: expected {reason}; got [{low:g}, {high:g}].") from None
 
 
 register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"))

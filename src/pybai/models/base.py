@@ -64,10 +64,21 @@ class Model:
     def n_sources(self) -> int:
         return self.counts.shape[0]
 
+    #: whether ``estimate`` is ``sums / counts`` (NaN for a source without samples), checked on a restored state
+    estimate_is_mean: bool = False
+
     def check_state(self) -> str | None:
         """What is inconsistent in a restored state (``"attribute: expected ..."``), or ``None``."""
         if not (np.isfinite(self.counts).all() and np.isfinite(self.sums).all()):
             return "counts and sums: expected finite numbers"
+        if (self.counts < 0).any() or (self.counts != np.floor(self.counts)).any():
+            return "counts: expected non-negative whole numbers"
+        if self.estimate_is_mean:
+            seen = self.counts > 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                means = self.sums[seen] / self.counts[seen]
+            if not (np.array_equal(self.estimate[seen], means) and np.isnan(self.estimate[~seen]).all()):
+                return "estimate: expected sums / counts (the mean of each source's rewards; none without samples)"
         return None
 
     @property
@@ -112,6 +123,8 @@ class EmpiricalMeans(Model):
     The single-sample update costs a few scalar operations (the hot path of sequential
     strategies).
     """
+
+    estimate_is_mean = True
 
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
         if sources.shape[0] == 1:

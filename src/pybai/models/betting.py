@@ -135,6 +135,7 @@ class BettingModel(Model):
         when there are no tables, ``levels = 0``).
     """
 
+    estimate_is_mean = True  # checked on a restored state
     state_attrs = ("counts", "sums", "estimate", "sq_sums", "noise", "up_w", "up_off", "down_w", "down_off",
                    "ln_up", "ln_down", "values", "value_counts", "n_values")
 
@@ -281,8 +282,6 @@ class BettingModel(Model):
         problem = super().check_state()
         if problem is not None:
             return problem
-        if (self.counts < 0).any() or (self.counts != np.floor(self.counts)).any():
-            return "counts: expected non-negative whole numbers"
         if (self.sums < 0).any() or (self.sums > self.counts).any():
             return "sums: expected rescaled sums in [0, counts]"
         if not (np.isfinite(self.sq_sums).all() and (self.sq_sums >= 0).all() and (self.sq_sums <= self.sums + 1e-9).all()):

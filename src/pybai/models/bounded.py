@@ -38,7 +38,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from pybai._validation import check_choice, check_positive_int, fail
+from pybai._validation import SIGMA_ABSOLUTE_RANGE, SIGMA_RELATIVE_RANGE, check_choice, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
 from pybai.models.base import Model
@@ -91,6 +91,13 @@ class Bounded(Family):
         if not float(self.low) < float(self.high):
             raise InvalidParameterError(f"The reward range of Bounded must have low < high. "
                                         f"Got [{self.low}, {self.high}].")
+        # rewards are rescaled by the width and variances by its square: both must stay finite and resolvable
+        width, scale = float(self.high) - float(self.low), max(abs(float(self.low)), abs(float(self.high)))
+        (w_low, w_high), relative = SIGMA_ABSOLUTE_RANGE, SIGMA_RELATIVE_RANGE[0]
+        if not (w_low <= width <= w_high and width >= relative * scale):
+            raise fail("reward_range", owner, f"[low, high] with a width high - low in [{w_low:g}, {w_high:g}] and at "
+                       f"least {relative:g} times max(|low|, |high|) (numerically safe range; rescale the rewards)",
+                       [float(self.low), float(self.high)])
         check_choice(self.statistic, BOUNDED_STATISTICS, "statistic", owner)
         check_positive_int(self.levels, "levels", owner, minimum=3, maximum=100_000)
         check_positive_int(self.max_values, "max_values", owner, minimum=0, maximum=100_000)
@@ -166,6 +173,10 @@ class Bounded(Family):
     def learner_means(self, means) -> np.ndarray:
         """Means in the user's units -> the learner's rescaled units, (m - low) / (high - low)."""
         return (np.asarray(means, dtype=float) - self.low) / self.width
+
+    def additive_epsilon_limit(self) -> float | None:
+        """The width of the reward range (the epsilon-GLR of the rescaled means needs epsilon / width < 1)."""
+        return self.width
 
     def learner_gap(self, gap: float) -> float:
         """A difference of means in the user's units in the rescaled ones: gap / (high - low)."""

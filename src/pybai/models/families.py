@@ -121,6 +121,10 @@ class Family:
         """A difference of means in the user's units (an additive epsilon) in the learner's units (default: itself)."""
         return float(gap)
 
+    def additive_epsilon_limit(self) -> float | None:
+        """The additive epsilon at and above which the family's epsilon-GLR has no meaning (None: none)."""
+        return None
+
     def epsilon_shift(self, epsilon: float, epsilon_mode: str, owner: str) -> tuple[float, float]:
         """``(c, e)`` of the shifted pieces {lambda_a <= c lambda_b - e} of a positive ``epsilon`` in fixed confidence.
 
@@ -138,6 +142,10 @@ class Family:
             if not epsilon < 1.0:
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             return (1.0 - epsilon, 0.0)
+        limit = self.additive_epsilon_limit()
+        if limit is not None and not epsilon < limit:
+            raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
+                       "reward range: every arm would be epsilon-good)", epsilon)
         return (1.0, self.learner_gap(epsilon))  # in the learner's units
 
     def for_truth(self, environment) -> "Family":

@@ -61,6 +61,7 @@ class MeansAndVariances(Model):
     """
 
     state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres", "noise")
+    estimate_is_mean = True  # checked on a restored state
 
     #: smallest variance handed to the kernels, relative to 1 + mean^2 (identical rewards give S = 0)
     NOISE_FLOOR = 1e-12
@@ -174,8 +175,6 @@ class MeansAndVariances(Model):
             return problem
         if not (np.isfinite(self.sq_devs).all() and np.isfinite(self.centres).all()):
             return "sq_devs and centres: expected finite numbers"
-        if (self.counts < 0).any() or (self.counts != np.floor(self.counts)).any():
-            return "counts: expected non-negative whole numbers"
         if (self.sq_devs < 0).any():
             return "sq_devs: expected non-negative numbers"
         if (self.sq_devs[self.counts < 2] != 0).any():

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pybai._output import write_output
 from pybai.report.agreement import paper_agreement
 from pybai.report.figures import FIGURES, Estimate, FigureData, TableBlock, measured, same_value
 from pybai.report.registry import column_label, default_columns, grid_label, metric_label, short_key
@@ -139,7 +140,7 @@ def _write_csv(path: Path, header, rows) -> Path:
     writer = csv.writer(buffer)
     writer.writerow(head)
     writer.writerows(body)
-    path.write_text(buffer.getvalue(), encoding="utf-8")
+    write_output(path, buffer.getvalue())
     return path
 
 
@@ -301,7 +302,7 @@ def write_report(parts: list[ReportPart], out: str | Path, title: str) -> Report
             path = out / "figures" / f"{slug}-{n}-{figure.kind}.png"
             png = figure_png(made)
             plt.close(made)
-            path.write_bytes(png)
+            write_output(path, png)
             figures.append(path)
             page.figure(png, caption=figure_caption(figure, data), alt=path.name)
     html = page.write(out / "report.html")

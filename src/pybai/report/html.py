@@ -130,10 +130,8 @@ class HtmlReport:
         )
 
     def write(self, path) -> Path:
-        """Write the page atomically (a temporary file renamed into place) and return its path."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(self.render(), encoding="utf-8")
-        tmp.replace(target)
-        return target
+        """Write the page (:func:`pybai._output.write_output`: atomically, a device, FIFO or symbolic link
+        written through) and return its path."""
+        from pybai._output import write_output
+
+        return write_output(path, self.render())

@@ -50,9 +50,9 @@ def create_app(db: str, token: str | None = None) -> Starlette:
     pages = Pages(pool)
     get, post = ["GET"], ["POST"]
     routes = [
-        Route("/", pages.index, methods=get),
+        Route("/", api.endpoint(pages.index), methods=get),
         Route("/sessions", api.endpoint(api.list_sessions), methods=get),
-        Route("/sessions/{name}", pages.session, methods=get),
+        Route("/sessions/{name}", api.endpoint(pages.session), methods=get),
         Route("/sessions/{name}/ask", api.endpoint(api.ask, writes=True), methods=post),
         Route("/sessions/{name}/tell", api.endpoint(api.tell, writes=True), methods=post),
         Route("/sessions/{name}/cancel", api.endpoint(api.cancel, writes=True), methods=post),

@@ -16,9 +16,11 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from pybai._secrets import mask_credentials
 from pybai._version import __version__
 from pybai.server.errors import error_response
 from pybai.server.pool import SessionPool
+from pybai.server.sessions import session_links
 from pybai.session.document import status_document
 
 __all__ = ["STATIC", "Pages", "POLL_SECONDS", "stamp"]
@@ -132,6 +134,10 @@ def _session_rows(names: list[str], statuses: list) -> str:
     rows = []
     for name, status in zip(names, statuses):
         quoted = quote(name, safe="")
+        if session_links(name)["dashboard"] is None:  # an older database's name no address reaches
+            rows.append(f'<tr><th scope="row">{html.escape(name)}</th>'
+                        '<td colspan="4">no address reaches this name</td></tr>')
+            continue
         if isinstance(status, BaseException):  # a session that cannot be read is listed, with why
             rows.append(f'<tr><th scope="row"><a href="/sessions/{quoted}">{html.escape(name)}</a></th>'
                         f'<td colspan="4" class="error">cannot be read: {html.escape(str(status))}</td></tr>')
@@ -167,7 +173,7 @@ class Pages:
             items = _session_rows(names, list(statuses))
         else:
             items = '<p>No session yet: <code>pybai session new FILE --db PATH</code> creates one.</p>'
-        body = _INDEX.format(db=html.escape(self.pool.db), items=items, version=__version__)
+        body = _INDEX.format(db=html.escape(mask_credentials(self.pool.db)), items=items, version=__version__)
         return HTMLResponse(_PAGE.format(title="pybai sessions", body=body, version=__version__), headers=_HEADERS)
 
     async def session(self, request: Request) -> Response:

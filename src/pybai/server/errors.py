@@ -9,6 +9,7 @@
 | an unknown session, an unknown request | 404 |
 | a request already answered, a stopped session, nothing asked yet; any other state refusal | 409 |
 | an answer to a request that was cancelled or expired | 410 |
+| the database server cannot be reached (restarting; nothing was recorded, try again) | 503 |
 | a damaged database | 500 |
 """
 
@@ -18,7 +19,8 @@ import re
 
 from starlette.responses import JSONResponse
 
-from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, SessionStateError
+from pybai._secrets import mask_credentials
+from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, SessionStateError, StorageUnavailableError
 from pybai.server.sessions import UnknownSessionError
 
 __all__ = ["BadRequest", "BodyTooLarge", "status_of", "error_response"]
@@ -40,6 +42,8 @@ def status_of(exc: PybaiError) -> int:
     message = str(exc)
     if isinstance(exc, UnknownSessionError):
         return 404
+    if isinstance(exc, StorageUnavailableError):
+        return 503
     if isinstance(exc, BodyTooLarge):
         return 413
     if isinstance(exc, (RequestError, SessionStateError)) and _UNKNOWN_REQUEST.search(message):
@@ -57,4 +61,4 @@ def status_of(exc: PybaiError) -> int:
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """``{"error": message}`` (one line) with ``status``."""
-    return JSONResponse({"error": " ".join(message.split())}, status_code=status, headers=headers)
+    return JSONResponse({"error": " ".join(mask_credentials(message).split())}, status_code=status, headers=headers)

@@ -2,7 +2,7 @@
 
 | route | body | answer |
 | --- | --- | --- |
-| ``GET /sessions`` | | ``{"sessions": [{"name", "status", "dashboard"}]}`` |
+| ``GET /sessions`` | | ``{"sessions": [{"name", "status", "dashboard"}]}`` (links null for a name no address reaches) |
 | ``POST /sessions/{name}/ask`` | none, or ``{}`` | ``{"request", "size", "sources", "rows"}`` |
 | ``POST /sessions/{name}/tell`` | ``{"request", "sources", "rewards"}`` | ``{"request", "stored", "pending", "samples", "status", "stopped"}`` |
 | ``POST /sessions/{name}/cancel`` | ``{"request"}`` | ``{"request", "withdrawn"}`` (``Session.cancel``) |
@@ -22,14 +22,15 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from pybai._validation import _show, check_int, is_finite_number
 from pybai.exceptions import PybaiError
 from pybai.server.errors import BadRequest, BodyTooLarge, error_response, status_of
 from pybai.server.pool import Served, SessionPool
+from pybai.server.sessions import session_links
 from pybai.session.document import status_document
 from pybai.session.rows import write_csv
 
@@ -80,8 +81,8 @@ def _body(raw: bytes, route: str, required: tuple[str, ...], optional: tuple[str
 
 def _request_id(value, route: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"The 'request' field of {route} must be an int (a request number). Got {value!r}.")
-    return value
+        raise BadRequest(f"The 'request' field of {route} must be an int (a request number). Got {_show(value)}.")
+    return check_int(value, "request", route)
 
 
 class Api:
@@ -116,7 +117,8 @@ class Api:
             try:
                 return await handler(request)
             except PybaiError as exc:
-                return error_response(status_of(exc), str(exc))
+                status = status_of(exc)
+                return error_response(status, str(exc), {"Retry-After": "1"} if status == 503 else None)
 
         guarded.__name__ = handler.__name__
         return guarded
@@ -124,9 +126,7 @@ class Api:
     # ------------------------------------------------------------ routes
     async def list_sessions(self, request: Request) -> Response:
         names = await asyncio.to_thread(self.pool.names)
-        return JSONResponse({"sessions": [
-            {"name": n, "status": f"/sessions/{quote(n, safe='')}/status", "dashboard": f"/sessions/{quote(n, safe='')}"}
-            for n in names]})
+        return JSONResponse({"sessions": [{"name": n, **session_links(n)} for n in names]})
 
     async def ask(self, request: Request) -> Response:
         _body(await _read(request, "ask"), "ask", ())
@@ -159,8 +159,9 @@ class Api:
     async def epsilon(self, request: Request) -> Response:
         body = _body(await _read(request, "epsilon"), "epsilon", ("epsilon",), ("epsilon_mode",))
         value, mode = body["epsilon"], body.get("epsilon_mode", "additive")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BadRequest(f"epsilon must be a number > 0. Got {value!r}.")
+        if not is_finite_number(value) or not isinstance(mode, str):
+            raise BadRequest(f"The 'epsilon' field of epsilon must be a finite number > 0 and 'epsilon_mode' a string. "
+                             f"Got {_show(value)} and {_show(mode)}.")
 
         def work(served: Served):
             served.session.set_epsilon(float(value), mode)

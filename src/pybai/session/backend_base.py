@@ -43,6 +43,10 @@ class Backend:
     def begin_write(self, connection: sa.Connection, session_id: int | None) -> None:
         raise NotImplementedError
 
+    def is_disconnect(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the connection to a database server was lost (never for a file)."""
+        return False
+
     def translate(self, exc: BaseException, doing: str) -> SessionStateError:
         """A driver error met while ``doing`` something, as one line naming the database."""
         raise NotImplementedError

@@ -16,7 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
-from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai._secrets import mask_credentials
+from pybai.exceptions import InvalidParameterError, SessionStateError, StorageUnavailableError
 from pybai.session import schema
 from pybai.session.backend_base import BUSY_TIMEOUT_SECONDS, Backend
 from pybai.session.integrity import damaged
@@ -40,10 +41,15 @@ class PostgresBackend(Backend):
     def __init__(self, url: str):
         try:
             parsed = sa.engine.make_url(url)
-        except sa.exc.ArgumentError:
-            raise InvalidParameterError(f"The 'db' parameter is not a database URL. Got {url!r}.") from None
+            port = parsed.port
+        except (sa.exc.ArgumentError, ValueError) as exc:
+            raise InvalidParameterError(f"The 'db' parameter is not a database URL ({_first_line(exc)}). "
+                                        f"Got {url!r}.") from None
+        if port is not None and not 1 <= port <= 65535:
+            raise InvalidParameterError(f"The 'db' parameter has the port {port}; a port is in 1..65535. Got {url!r}.")
         self.url = parsed.set(drivername="postgresql+psycopg")
-        self.label = self.url.render_as_string(hide_password=True).replace("postgresql+psycopg://", "postgresql://")
+        self.label = mask_credentials(
+            self.url.render_as_string(hide_password=True).replace("postgresql+psycopg://", "postgresql://"))
 
     def connect(self, create: bool = False) -> tuple[sa.Connection, bool]:
         try:
@@ -52,13 +58,35 @@ class PostgresBackend(Backend):
             raise InvalidParameterError(
                 f"{self.label}: PostgreSQL needs the psycopg driver: pip install 'pybai[postgresql]'.") from None
         timeout = int(BUSY_TIMEOUT_SECONDS * 1000)
-        engine = sa.create_engine(self.url, poolclass=NullPool, connect_args={
-            "connect_timeout": 10, "options": f"-c lock_timeout={timeout} -c statement_timeout={10 * timeout}"})
+        try:
+            engine = sa.create_engine(self.url, poolclass=NullPool, connect_args={
+                "connect_timeout": 10, "options": f"-c lock_timeout={timeout} -c statement_timeout={10 * timeout}"})
+        except (sa.exc.ArgumentError, ValueError, TypeError) as exc:  # e.g. ?port=abc
+            raise InvalidParameterError(f"{self.label}: not a usable PostgreSQL URL ({_first_line(exc)}).") from None
         try:
             connection = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         except sa.exc.DBAPIError as exc:
+            if self.is_disconnect(exc):  # no server there (yet): a restart, a network fault
+                raise StorageUnavailableError(f"{self.label}: cannot connect ({_first_line(exc)}).") from None
             raise self.fail(f"cannot connect ({_first_line(exc)}).") from None
         return connection, True
+
+    def is_disconnect(self, exc: BaseException) -> bool:
+        """A connection the server closed or could not open: SQLAlchemy's own verdict, the SQLSTATE classes
+        08 (connection exception) and 57P01-57P03 (the server shutting down or starting), or a driver
+        error without an SQLSTATE (the socket is gone)."""
+        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+            return True
+        if isinstance(exc, (sa.exc.PendingRollbackError, sa.exc.ResourceClosedError)):
+            return True
+        orig = getattr(exc, "orig", exc)
+        import psycopg
+
+        if not isinstance(orig, psycopg.Error):
+            return False
+        state = orig.sqlstate or ""
+        return state.startswith("08") or state in ("57P01", "57P02", "57P03") or (
+            not state and isinstance(orig, (psycopg.OperationalError, psycopg.InterfaceError)))
 
     def begin_read(self, connection: sa.Connection) -> None:
         connection.exec_driver_sql("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")

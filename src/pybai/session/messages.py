@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pybai._validation import real_values
+from pybai._validation import check_int, check_int_array, real_values
 from pybai.exceptions import InvalidParameterError
 
 __all__ = ["Request", "Receipt"]
@@ -53,16 +53,14 @@ class Receipt:
         return self.status != "running"
 
 
-def _request_id(value) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"The 'request_id' parameter of tell must be an int. Got {value!r}.")
-    return int(value)
+def _request_id(value, owner: str = "tell", name: str = "request_id") -> int:
+    """A request number as given to tell or cancel: an int of at most 64 bits (:func:`~pybai._validation.check_int`)."""
+    return check_int(value, name, owner)
 
 
 def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
-    src = np.asarray(sources).reshape(-1)
-    if src.size and src.dtype.kind not in "iu":
-        raise InvalidParameterError(f"The 'sources' parameter of tell must be integer source indices. Got {sources!r}.")
+    src = check_int_array(sources, "sources", "tell", expected="integer source indices") if np.size(sources) else \
+        np.asarray(sources).reshape(-1)
     rew = real_values(rewards, "rewards", "tell")
     if src.size == 0 or src.size != rew.size:
         raise InvalidParameterError(

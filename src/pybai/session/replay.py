@@ -20,6 +20,7 @@ log is replayed: the log is the record, a state only a shortcut to the same stra
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from pybai._serialize import encode
 
-from pybai.exceptions import PybaiError, SessionStateError
+from pybai.exceptions import PybaiError, PybaiWarning, SessionStateError
 from pybai.problems.base import Problem
 from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, Snapshot, StoredState
 from pybai.strategies.base import Strategy
@@ -95,17 +96,25 @@ class Replay:
 
     @classmethod
     def resume(cls, store, problem: Problem, template: Strategy, seed: int, max_pending: int = 1) -> "Replay":
-        """A replay from the newest stored state of ``store`` that agrees with its log, else from the start."""
+        """A replay from the newest stored state of ``store`` that agrees with its log, else from the start.
+
+        A stored state that disagrees with the log (see :meth:`restored`) is ignored and reported
+        (a :class:`~pybai.exceptions.PybaiWarning` naming the reason): the log is the record.
+        """
         stored = store.latest_state()
         if stored is not None:
             n_answers, counts = store.log_up_to(stored.answer)
             tolerance = store.tolerance_up_to(stored.event)
             at = problem if tolerance is None else cast(Any, problem).with_epsilon(*tolerance)
-            replay = cls.restored(at, template, seed, stored, n_answers, counts)
-            if replay is not None:
+            replay, found = cls._from_stored(at, template, seed, stored, n_answers, counts)
+            reason = found if replay is None else _cursor_disagreement(store, stored, replay.strategy)
+            if replay is not None and reason is None:
                 replay.withdrawn = store.withdrawn_up_to(stored.event)
                 replay.created = store.request_times(replay.strategy.outstanding)
                 return replay
+            warnings.warn(PybaiWarning(
+                f"{store.path}: the strategy's state stored after answer {stored.answer} disagrees with the log "
+                f"({reason}); it is ignored and the whole log replayed (the log is the record)."), stacklevel=2)
         return cls(problem, template, seed, max_pending)
 
     @classmethod
@@ -116,28 +125,33 @@ class Replay:
         ``n_answers`` and ``counts`` ({source: samples}) describe the log up to ``stored.answer``;
         the caller fills :attr:`withdrawn` and :attr:`created` from the log up to ``stored.event``.
         """
+        return cls._from_stored(problem, template, seed, stored, n_answers, counts)[0]
+
+    @classmethod
+    def _from_stored(cls, problem, template, seed, stored, n_answers, counts) -> "tuple[Replay | None, str]":
+        """(the replay, "") or (None, why the stored state disagrees with the log or does not restore)."""
         replay = cls.__new__(cls)
         try:
             state = json.loads(stored.state)
             if not isinstance(state, dict) or state.get("params") != encode(template.get_params()):
-                return None
+                return None, "the strategy's parameters are not the session's"
             strategy = restore_state(template.clone(), problem, state)
-        except (PybaiError, ValueError, TypeError, KeyError, RecursionError):
-            return None
+        except (PybaiError, ValueError, TypeError, KeyError, RecursionError) as exc:
+            return None, " ".join(str(exc).split())[:200]
         logged = np.zeros(problem.n_sources)
         for source, count in counts.items():
             if not 0 <= source < problem.n_sources:
-                return None
+                return None, f"the log has samples of source {source}"
             logged[source] = count
         if strategy.t_ != stored.samples or strategy.t_ != logged.sum() or \
                 not np.array_equal(np.asarray(strategy.counts_, dtype=float).ravel(), logged):
-            return None
+            return None, f"its samples per source are not the log's up to answer {stored.answer}"
         replay.strategy = strategy
         replay.last_request, replay.last_answer, replay.n_answers = stored.request, stored.answer, n_answers
         replay.last_event = stored.event
         replay.problem = problem
         replay.created, replay.withdrawn = {}, {}
-        return replay
+        return replay, ""
 
     def state_text(self) -> str:
         return json.dumps(self.strategy.get_state(), allow_nan=False)
@@ -215,3 +229,15 @@ class Replay:
             )
         self.last_request = logged.id
         self.created[logged.id] = logged.created
+
+
+def _cursor_disagreement(store, stored: StoredState, strategy: Strategy) -> str | None:
+    """Why the cursors of a stored state (its row's request and journal row) disagree with the log and the
+    restored strategy, or None: the journal row is the answer the state follows, the last request asked
+    by then is the state's, and the strategy numbers its next request after it."""
+    row = store.journal_row(stored.event)
+    if row is None or row[0] != "answer" or row[2] != stored.answer:
+        return f"journal row {stored.event} is not the answer {stored.answer} it follows"
+    if store.last_request_up_to(stored.event) != stored.request or strategy._next_id != stored.request + 1:
+        return f"request {stored.request} is not the last one asked by answer {stored.answer}"
+    return None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybai._output import write_output
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_names
 from pybai.session.history import replay_history
@@ -110,7 +111,7 @@ def write_session_report(session: Session, out_dir) -> Path:
     for name, fig, caption in figures:
         png = figure_png(fig)
         plt.close(fig)
-        (out / name).write_bytes(png)
+        write_output(out / name, png)
         page.figure(png, caption=caption, alt=name)
     if not np.isfinite(history.threshold).any() and history.samples.size:
         page.paragraph("Fixed budget: there is no stopping threshold; the session ends when the budget is spent.")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pybai._output import write_output
 from pybai._validation import read_user_text
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_index, source_name
@@ -77,8 +78,10 @@ class Layout:
         Anything that names no arm is left for the caller's own checks; an unknown label raises
         one line naming it.
         """
-        if isinstance(sources, str):
-            sources = [sources]
+        if isinstance(sources, (str, bytes)):
+            raise InvalidParameterError(f"The 'sources' parameter of {owner} must be a list of sources (indices"
+                                        f"{' or labels' if self.labels is not None else ''}), one per reward. "
+                                        f"Got the bare string {sources!r}.")
         values = list(sources) if isinstance(sources, (list, tuple, np.ndarray)) else None
         if values is None or not any(isinstance(v, str) for v in values):
             return sources
@@ -89,7 +92,7 @@ class Layout:
         for value in values:
             if isinstance(value, str):
                 try:
-                    value = arm_index(value, self.labels, self.n_sources)
+                    value = arm_index(value, self.labels, self.n_sources, exact=True)
                 except ValueError as exc:
                     raise InvalidParameterError(f"The 'sources' parameter of {owner}: {exc}.") from None
             out.append(value)
@@ -246,19 +249,13 @@ def read_csv(path) -> tuple[list[str], list[list[str]]]:
 
 
 def write_csv(columns: list[str], rows: list[dict], target=None) -> str:
-    """The CSV text of ``rows``; written atomically to ``target`` when given."""
+    """The CSV text of ``rows``; written to ``target`` when given (:func:`pybai._output.write_output`:
+    atomically, through a device, FIFO or symbolic link)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     text = buffer.getvalue()
     if target is not None:
-        target = Path(target)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(target)
-        except OSError as exc:
-            raise InvalidParameterError(f"{target}: cannot write ({exc.strerror}).") from None
+        write_output(target, text)
     return text

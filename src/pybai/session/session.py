@@ -18,34 +18,26 @@ rebuilds the same state whatever the clock says.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
-import numpy as np
 
 from pybai._version import __version__
-from pybai.config.experiment import read_document
-from pybai.config.learner import SessionSpec, parse_session_file, session_document
-from pybai.exceptions import ConfigError, InvalidParameterError, PybaiError, RequestError, SessionStateError
-from pybai.problems.base import FixedConfidence
+from pybai.config.learner import SessionSpec, parse_session_file
+from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, SessionStateError
 from pybai.session.integrity import damaged, read_only
+from pybai.session.link import retrying
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
 from pybai.session.messages import Receipt, Request, _answer_arrays, _request_id
 from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
+from pybai.session.definition import SESSION_THRESHOLD, session_spec
 from pybai.session.store import Store, utc_now
-from pybai.stopping.thresholds import is_default_kind
 from pybai.strategies.certificate import is_proven
 
 __all__ = ["Session", "Request", "Receipt", "describe_answer", "stop_reason", "SESSION_THRESHOLD"]
-
-#: The threshold of a session whose strategy does not choose one (``pybai run`` keeps the papers'
-#: heuristic): proven delta-correct, so that a stop certifies the answer.
-SESSION_THRESHOLD = "delta-correct"
-
 
 class Session:
     """A persistent ask/tell session (create with :meth:`create`, reopen with :meth:`open`).
@@ -111,39 +103,8 @@ class Session:
         database; ``threshold = "heuristic"`` must be asked for explicitly, and its stop is then
         reported as "the heuristic threshold was crossed", never as certified.
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise InvalidParameterError(f"The 'seed' parameter of Session.create must be an int >= 0. Got {seed!r}.")
-        if file is not None:
-            if problem is not None or strategy is not None:
-                raise InvalidParameterError("Session.create takes a session file or problem and strategy, not both.")
-            document = dict(file) if isinstance(file, dict) else read_document(file)
-            default = "session" if isinstance(file, dict) else Path(file).stem
-            if seed is not None:
-                document["seed"] = int(seed)
-            if name is not None:
-                document["name"] = name
-        else:
-            if problem is None or strategy is None:
-                raise InvalidParameterError("Session.create needs a session file, or both a problem and a strategy.")
-            document = session_document(problem, strategy, name=name or "session", seed=int(seed or 0))
-            default = "session"
-        if labels is not None:
-            document["environment"] = {**document.get("environment", {}), "labels": labels}
-        for key, value in (("max_pending", max_pending), ("expire_after", expire_after)):
-            if value is not None:
-                document["session"] = {**document.get("session", {}), key: value}
-        try:
-            document = json.loads(json.dumps(document, allow_nan=False))
-        except (TypeError, ValueError):
-            raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
-                              "(no dates or non-finite numbers).") from None
-        spec = parse_session_file(document, default_name=default)
-        unchosen = is_default_kind((strategy if file is None else spec.strategy).threshold)
-        if unchosen and isinstance(spec.problem.regime, FixedConfidence):
-            # sessions certify: an unchosen threshold is the proven one, written into the stored file
-            # so that replay never depends on a default (databases without the key keep theirs)
-            document["strategy"][0]["threshold"] = SESSION_THRESHOLD
-            spec = parse_session_file(document, default_name=default)
+        spec = session_spec(file, problem=problem, strategy=strategy, seed=seed, name=name, labels=labels,
+                            max_pending=max_pending, expire_after=expire_after)
         store = Store.create(db, name=spec.name, document=spec.document, seed=spec.seed,
                              strategy=spec.strategy_name)
         return cls(store, spec)
@@ -255,6 +216,7 @@ class Session:
                 f"recommendation: {answer}.")
 
     # ------------------------------------------------------------ ask / tell
+    @retrying
     def ask(self) -> Request:
         """The next request.
 
@@ -320,21 +282,28 @@ class Session:
         """
         rid = _request_id(request_id)
         src, rew = _answer_arrays(self.layout.sources(sources), rewards)
+        return self._tell(rid, src, rew)
+
+    @retrying
+    def _tell(self, rid: int, src, rew) -> Receipt:
         changed = False
         try:
             with self._store.writing("record the answer"):
                 replay = self._sync()
                 strategy = replay.strategy
                 changed = self._expire(replay)
-                self._check_answerable(replay, rid)
-                strategy.tell(src, rew, request_id=rid)
-                changed = True
-                now = utc_now()
-                answer = self._store.add_answer(rid, src, rew, now)
-                replay.last_event = self._store.add_event("answer", rid, now, answer=answer)
-                if (replay.n_answers + 1) % self.state_every == 0:  # a shortcut for reopening, checked then
-                    self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), now,
-                                          event=replay.last_event)
+                refused, _ = _refusal(changed, lambda: self._check_answerable(replay, rid),
+                                      lambda: strategy.tell(src, rew, request_id=rid))
+                if refused is None:
+                    changed = True
+                    now = utc_now()
+                    answer = self._store.add_answer(rid, src, rew, now)
+                    replay.last_event = self._store.add_event("answer", rid, now, answer=answer)
+                    if (replay.n_answers + 1) % self.state_every == 0:  # a shortcut for reopening, checked then
+                        self._store.add_state(answer, replay.last_request, strategy.t_, replay.state_text(), now,
+                                              event=replay.last_event)
+            if refused is not None:  # after the commit: the expiries recorded above stay recorded
+                raise refused
             replay.last_answer = answer
             replay.n_answers += 1
         except BaseException:
@@ -364,17 +333,25 @@ class Session:
         if not store.journaled:
             raise SessionStateError(f"{self.path}: this session database (schema 1, written by an older pybai) "
                                     "has no journal: requests cannot be cancelled.")
+        return self._cancel(rid)
+
+    @retrying
+    def _cancel(self, rid: int) -> int:
+        store = self._store
         changed = False
         try:
             with store.writing("record the cancel"):
                 replay = self._sync()
                 strategy = replay.strategy
                 changed = self._expire(replay)
-                self._check_answerable(replay, rid)
-                part = strategy.cancel(rid)
-                changed = True
-                replay.last_event = store.add_event("cancel", rid, utc_now(), withdrawn=part)
-                replay.withdrawn[rid] = "cancel"
+                refused, part = _refusal(changed, lambda: self._check_answerable(replay, rid),
+                                         lambda: strategy.cancel(rid))
+                if refused is None:
+                    changed = True
+                    replay.last_event = store.add_event("cancel", rid, utc_now(), withdrawn=part)
+                    replay.withdrawn[rid] = "cancel"
+            if refused is not None:  # after the commit: the expiries recorded above stay recorded
+                raise refused
         except BaseException:
             if changed:
                 self._replay = None
@@ -395,6 +372,11 @@ class Session:
         if not hasattr(problem, "with_epsilon"):
             raise InvalidParameterError(f"The 'epsilon' parameter of set_epsilon has no meaning for goal "
                                         f"'{problem.goal}' ({type(problem).__name__}): no epsilon version.")
+        self._record_epsilon(epsilon, epsilon_mode)
+        return self.status()
+
+    @retrying
+    def _record_epsilon(self, epsilon, epsilon_mode: str) -> None:
         with self._store.writing("record the epsilon"):
             replay = self._sync()
             strategy = replay.strategy
@@ -415,7 +397,6 @@ class Session:
                 raise
             replay.last_event = event
             self.problem = replay.problem
-        return self.status()
 
     def tell_csv(self, request_id: int, path) -> Receipt:
         """:meth:`tell` with the answers of a CSV file (columns: see :mod:`pybai.session.rows`)."""
@@ -443,10 +424,12 @@ class Session:
 
     # ------------------------------------------------------------ reading
     @property
+    @retrying
     def stopped(self) -> bool:
         with self._store.reading():
             return self._sync().strategy.stopped
 
+    @retrying
     def status(self, level: float = 0.95) -> dict:
         """The state of the session as a JSON-safe dict.
 
@@ -483,6 +466,7 @@ class Session:
         return session_status(self, replay, level, n_requests=n_requests, n_answers=n_answers, created=created,
                               last=last)
 
+    @retrying
     def observations(self) -> list[dict]:
         """Every observation as a row: observation, answer, request, source (arm, subpopulation),
         reward (exact text), time."""
@@ -490,8 +474,23 @@ class Session:
             rows = self._store.observation_rows()
         return [self.layout.export_row(r) for r in rows]
 
+    @retrying
     def history(self):
         """The session replayed answer by answer (see :func:`pybai.session.history.replay_history`)."""
         from pybai.session.history import replay_history
 
         return replay_history(self)
+
+
+def _refusal(expired: bool, check, change) -> tuple[PybaiError | None, Any]:
+    """``check()`` then ``change()`` (a tell's or cancel's checks, then the strategy's change): ``(None, what
+    change returned)``; a refusal is returned, ``(refusal, None)``, rather than raised when expiries were
+    recorded in the same transaction, so that they are committed (a refused answer never brings an
+    expired request back)."""
+    try:
+        check()
+        return None, change()
+    except PybaiError as exc:
+        if not expired:
+            raise
+        return exc, None

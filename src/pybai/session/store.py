@@ -6,7 +6,8 @@ Its queries are the same on every backend (SQLAlchemy Core); the backend begins 
 transactions: a read transaction sees one consistent state of the log, a write transaction
 excludes every other writer of the session until it commits, so each ``tell`` (its answer row
 and observations) appears whole or not at all, and a transaction that returned is durable.
-Every driver error becomes one :class:`SessionStateError` line naming the database.
+Every driver error becomes one :class:`SessionStateError` line naming the database; a connection
+a database server dropped is replaced (:mod:`pybai.session.link`).
 """
 
 from __future__ import annotations
@@ -22,17 +23,18 @@ import numpy as np
 import sqlalchemy as sa
 
 from pybai._version import __version__
-from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.exceptions import InvalidParameterError
 from pybai.session import schema
 from pybai.session.backend_base import Backend
 from pybai.session.backends import backend_for
 from pybai.session.integrity import answer_rows, damaged, read_only, request_sources
+from pybai.session.link import Link
 from pybai.session.schema import SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "LoggedEvent", "Snapshot", "StoredState", "utc_now",
            "list_sessions"]
 
-_ERRORS = (sa.exc.DBAPIError, sqlite3.Error, UnicodeDecodeError)
+_ERRORS = (sa.exc.DBAPIError, sqlite3.Error, UnicodeDecodeError)  # while creating or opening (no Link yet)
 
 
 def utc_now() -> str:
@@ -141,20 +143,21 @@ class Store:
     def __init__(self, backend: Backend, connection: sa.Connection, session_id: int, writable: bool = True):
         self.backend = backend
         self.path: Path | str = getattr(backend, "path", backend.label)
-        self._db = connection
+        self._link = Link(backend, connection)  # reconnects after a database server dropped the connection
         self.session_id = session_id
         self.writable = writable
-        self._in_transaction = False
         #: the journal (the order of requests, answers, cancels and expiries) exists in every database of
         #: schema 2 (the migration from schema 1 writes it from the order of the log)
         self.journaled = True
 
     # ------------------------------------------------------------ queries (errors as one line)
+    @property
+    def _db(self) -> sa.Connection:
+        """The current connection (a new one after the server dropped the last)."""
+        return self._link.connection
+
     def _call(self, work, doing: str):
-        try:
-            return work(self._db)
-        except _ERRORS as exc:
-            raise self.backend.translate(exc, doing) from None
+        return self._link.call(work, doing)
 
     def _rows(self, sql: str, params: dict | None = None, doing: str = "read it") -> list:
         return self._call(lambda c: [tuple(r) for r in c.execute(sa.text(sql), {"s": self.session_id,
@@ -234,7 +237,7 @@ class Store:
         return cls(backend, connection, sid, writable)
 
     def close(self) -> None:
-        _quietly(self._db.close)
+        _quietly(self._link.connection.close)
 
     # ------------------------------------------------------------ reading
     def meta(self) -> dict[str, str]:
@@ -254,16 +257,15 @@ class Store:
     @contextmanager
     def reading(self):
         """A read transaction: every query inside sees one consistent state of the log."""
-        if self._in_transaction:  # already inside a transaction of this store: it is consistent
+        link = self._link
+        if link.in_transaction:  # already inside a transaction of this store: it is consistent
             yield self
             return
-        self._begin(self.backend.begin_read, "read it")
-        self._in_transaction = True
+        link.begin(self.backend.begin_read, "read it")
         try:
             yield self
         finally:
-            self._in_transaction = False
-            _quietly(self._db.exec_driver_sql, "COMMIT")  # a read transaction wrote nothing
+            link.end_read()  # a read transaction wrote nothing
 
     @contextmanager
     def writing(self, doing: str = "record anything"):
@@ -273,29 +275,14 @@ class Store:
         """
         if not self.writable:
             raise read_only(self.path, f"cannot {doing}")
-        self._begin(lambda c: self.backend.begin_write(c, self.session_id), "write")
-        self._in_transaction = True
+        link = self._link
+        link.begin(lambda c: self.backend.begin_write(c, self.session_id), doing)
         try:
             yield self
         except BaseException:
-            self._in_transaction = False
-            _quietly(self._db.exec_driver_sql, "ROLLBACK")
+            link.rollback()
             raise
-        self._in_transaction = False
-        try:
-            self._db.exec_driver_sql("COMMIT")
-        except _ERRORS as exc:
-            _quietly(self._db.exec_driver_sql, "ROLLBACK")
-            error = self.backend.translate(exc, "store the answer")
-            raise SessionStateError(f"{error} Nothing was recorded.") from None
-
-    def _begin(self, begin, doing: str) -> None:
-        """Begin a transaction; one that failed half-way (a lock not obtained) is rolled back."""
-        try:
-            self._call(begin, doing)
-        except BaseException:
-            _quietly(self._db.exec_driver_sql, "ROLLBACK")
-            raise
+        link.commit(doing)
 
     def events_after(self, last_request: int, last_answer: int) -> Snapshot:
         """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
@@ -343,6 +330,17 @@ class Store:
                         "ORDER BY answer DESC LIMIT 1")
         return None if row is None else StoredState(*row)
 
+    def journal_row(self, event: int) -> tuple[str, int, int | None] | None:
+        """(kind, request, answer) of the session's journal row ``event``, or None."""
+        row = self._one("SELECT kind, request, answer FROM journal WHERE session = :s AND id = :e", {"e": int(event)})
+        return None if row is None else (row[0], row[1], row[2])
+
+    def last_request_up_to(self, event: int) -> int:
+        """The last request the journal records as asked at or before row ``event`` (0: none)."""
+        row = self._one("SELECT MAX(request) FROM journal WHERE session = :s AND id <= :e AND kind = 'request'",
+                        {"e": int(event)})
+        return int(row[0] or 0)
+
     def log_up_to(self, answer: int) -> tuple[int, dict[int, int]]:
         """(answers with id <= ``answer``, {source: samples} of their observations): to check a stored state."""
         n = self._one("SELECT COUNT(*) FROM answers WHERE session = :s AND id <= :a", {"a": answer})[0]
@@ -382,8 +380,14 @@ class Store:
                   "answer": None if answer is None else int(answer),
                   "withdrawn": None if withdrawn is None else json.dumps([int(r) for r in withdrawn]),
                   "created": created}
-        return self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
-                                                  values).scalar_one()), f"record the {kind}")
+        return self._journal_row(values, f"record the {kind}")
+
+    def _journal_row(self, values: dict, doing: str) -> int:
+        """Insert a journal row; it marks the transaction (found after a lost COMMIT: the transaction happened)."""
+        row = self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
+                                                 values).scalar_one()), doing)
+        self._link.marker = ("journal", row)
+        return row
 
     def journal_after(self, last_event: int) -> list[LoggedEvent]:
         """Journal rows of the session with id > ``last_event``, in order (each checked: a damaged one is refused)."""
@@ -407,8 +411,7 @@ class Store:
         values = {"session": self.session_id, "kind": "epsilon", "request": int(request_id), "answer": None,
                   "withdrawn": json.dumps({"epsilon": float(epsilon), "epsilon_mode": str(epsilon_mode)}),
                   "created": created}
-        return self._call(lambda c: int(c.execute(schema.journal.insert().returning(schema.journal.c.id),
-                                                  values).scalar_one()), "record the epsilon")
+        return self._journal_row(values, "record the epsilon")
 
     def tolerance_up_to(self, last_event: int) -> tuple[float, str] | None:
         """The last epsilon given by a journal row with id <= ``last_event`` (a stored state's), or None."""

@@ -42,6 +42,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from pybai._output import write_output
 from pybai._validation import read_user_text
 from pybai._version import __version__
 from pybai.exceptions import ConfigError
@@ -67,14 +68,9 @@ def is_store(folder: str | Path) -> bool:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place (removed on failure)."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write ``text`` to ``path`` (:func:`pybai._output.write_output`: a temporary file renamed into place,
+    removed on failure; a device, FIFO or symbolic link written through, never replaced)."""
+    write_output(path, text)
 
 
 def _jsonable(value: Any) -> Any:

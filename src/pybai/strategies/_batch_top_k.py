@@ -71,6 +71,8 @@ class BatchTopKRule(Strategy):
         The k arms the rule decided (sorted), None before.
     """
 
+    stops_on_statistics = False  # its own stopping rule (_should_stop): the racing or elimination ends
+
     # state arrays: the rule writes the private ones, callers get read-only views
     priority_ = StateArray()
     answer_ = StateArray()

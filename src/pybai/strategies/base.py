@@ -92,6 +92,8 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
+    stops_on_statistics: ClassVar[bool] = True
     #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
     #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
     single_request: ClassVar[str] = ""
@@ -488,12 +490,10 @@ class Strategy:
     def get_state(self) -> dict:
         """The whole state as a JSON-safe dict (see :func:`pybai.strategies.state.strategy_state`)."""
         from pybai.strategies.state import strategy_state
-
         self._require_started()
         return strategy_state(self)
 
     def set_state(self, problem: Problem, state: dict) -> "Strategy":
         """Restore a state from :meth:`get_state` on ``problem`` (the same problem); returns self."""
         from pybai.strategies.state import restore_state
-
         return restore_state(self, problem, state)

@@ -138,6 +138,7 @@ class LUCB(CompiledRun, Strategy):
     """
 
     name = "lucb"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     requires = frozenset({"independent-arms", "answer-mask"})
     goals = ("best-arm", "top-k")
 

@@ -103,6 +103,7 @@ class RAGE(LinearRule):
     allocation_ = StateArray()
 
     name = "rage"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     proven_rule = "RAGE's elimination rule (Fiez et al. 2019)"
     _state_attrs = ("round_", "active_", "allocation_", "asked_", "round_counts_", "round_sums_", "round_open_",
                     "survivor_", "rho_", "round_sizes_")

@@ -2,9 +2,18 @@
 
 The state holds a format version, the strategy's registry name and parameters, the problem's
 description (checked on restore), the random generator's bit-generator state, the model's
-arrays, the request bookkeeping (pending request and its id, the initial plan's position) and
-the rule's own attributes (``Strategy._state_attrs``).  Restoring it on the same problem, in
-any process, continues exactly the run that was saved.
+arrays, the request bookkeeping (pending request and its id, the initial plan's position), the
+rule's own attributes (``Strategy._state_attrs``) and a digest of all of it.  Restoring it on
+the same problem, in any process, continues exactly the run that was saved.
+
+What a restore checks, in order (each failure one line naming the part, nothing half-restored):
+the format, the strategy's name, the problem; every section's keys, types and shapes; the
+invariants of the model (counts non-negative whole numbers, no NaN, estimates equal to
+sums / counts where the model keeps means) and of the run (counts adding up to ``t_``, the
+outstanding requests, a ``"stopped"`` status only where the stopping rule stops on the saved
+statistics, with the saved statistic; ``"censored"`` only at the sample limit); last the digest
+(format 2): a state changed in any other way since :func:`strategy_state` wrote it (another
+threshold in the parameters, another random state) is refused too.
 
 Examples
 --------
@@ -21,15 +30,19 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import numpy as np
 
 from pybai._serialize import decode, encode
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["STATE_FORMAT", "strategy_state", "restore_state", "restore_strategy"]
+__all__ = ["STATE_FORMAT", "strategy_state", "restore_state", "restore_strategy", "state_digest"]
 
-#: Version of the state format; a newer one is refused.
-STATE_FORMAT = 1
+#: Version of the state format; a newer one is refused.  Format 2 adds ``digest``; states of
+#: format 1 (sessions' snapshots written before) are restored without it, every invariant checked.
+STATE_FORMAT = 2
 
 _BASE_ATTRS = ("t_", "batches_", "status_", "statistic_", "request_id", "_pending", "_next_id", "_plan_pos",
                "_ready", "_book.limit", "_book.listing")
@@ -38,7 +51,7 @@ _BASE_ATTRS = ("t_", "batches_", "status_", "statistic_", "request_id", "_pendin
 def strategy_state(strategy) -> dict:
     """The JSON-safe state of a started ``strategy``."""
     model = strategy.model_
-    return {
+    state = {
         "format": STATE_FORMAT,
         "strategy": strategy.name,
         "params": encode(strategy.get_params()),
@@ -48,6 +61,15 @@ def strategy_state(strategy) -> dict:
         "base": {_key(name): encode(_get(strategy, name)) for name in _BASE_ATTRS},
         "rule": {_key(path): encode(_get(strategy, path)) for path in strategy._state_attrs},
     }
+    state["digest"] = state_digest(state)
+    return state
+
+
+def state_digest(state: dict) -> str:
+    """SHA-256 of everything in ``state`` but its ``digest`` (canonical JSON: sorted keys, exact floats)."""
+    body = {key: value for key, value in state.items() if key != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _key(path: str) -> str:
@@ -84,6 +106,10 @@ def restore_state(strategy, problem, state: dict):
         raise InvalidParameterError(
             f"state format {state['format']} is newer than this version of pybai reads ({STATE_FORMAT}); upgrade pybai."
         )
+    try:
+        digest = state_digest(state) if state["format"] >= 2 else None
+    except (TypeError, ValueError, RecursionError):
+        digest = ""  # not JSON: refused below (or earlier, naming the part)
     if state.get("strategy") != strategy.name:
         raise InvalidParameterError(f"state of strategy '{state.get('strategy')}' cannot restore '{strategy.name}'.")
     if encode(problem.to_dict()) != state.get("problem"):
@@ -101,6 +127,11 @@ def restore_state(strategy, problem, state: dict):
     _restore_section(strategy, state["base"], _BASE_ATTRS, "base")
     _restore_section(strategy, state["rule"], strategy._state_attrs, "rule")
     _check_invariants(strategy)
+    if digest is not None and state.get("digest") != digest:
+        if "digest" not in state:
+            raise _corrupted("digest", "present (format 2)", "missing")
+        raise InvalidParameterError("state: altered since Strategy.get_state() wrote it (its digest does not match "
+                                    "its content): a state is restored only as it was saved.")
     if strategy._pending is not None:  # handed out by ask(): read-only, as a fresh one
         strategy._pending = np.array(strategy._pending, dtype=np.intp)
         strategy._pending.setflags(write=False)
@@ -187,14 +218,38 @@ def _check_invariants(strategy) -> None:
     if (pending is None) != (strategy.request_id not in book) or (
             pending is not None and not np.array_equal(pending, book.get(strategy.request_id))):
         raise _corrupted("base._pending", "the unanswered part of the outstanding request_id", _kind(pending))
-    problem = strategy.model_.check_state()
-    if problem:
-        where, expected = problem.split(": ", 1)
-        raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
     counts = strategy.model_.counts
     if isinstance(counts, np.ndarray) and (np.any(counts < 0) or strategy.requests_.counts(counts).sum() != t):
         # t_ counts requests answered: one per source, or one per observation of several sources
         raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
+    problem = strategy.model_.check_state()
+    if problem:
+        where, expected = problem.split(": ", 1)
+        raise _corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
+    _check_status(strategy)
+
+
+def _check_status(strategy) -> None:
+    """A saved status must be the one the run reached: "stopped" where the stopping rule stops on the saved
+    statistics (rules that decide with the base rule, ``stops_on_statistics``: the problem's stopping decision), with the saved
+    statistic; "censored" and "budget-spent" only at the sample or batch limit."""
+    status = strategy.status_
+    if status in ("censored", "budget-spent"):
+        limit = strategy._max_samples is not None and strategy.t_ >= strategy._max_samples
+        if not (limit or (strategy._max_batches is not None and strategy.batches_ >= strategy._max_batches)):
+            raise _corrupted("base.status_", f"'{status}' only at the sample or batch limit", status)
+        return
+    if status != "stopped" or strategy.threshold_ is None or not strategy.stops_on_statistics:
+        return
+    if not strategy._ready:
+        raise _corrupted("base.status_", "'stopped' only after the initial phase (_ready)", status)
+    statistic, stop = strategy.problem_.stopping_decision(strategy.model_, strategy.threshold_, strategy.t_)
+    if not stop:
+        raise _corrupted("base.status_", "'stopped' only where the stopping rule stops on the saved statistics",
+                         status)
+    saved = strategy.statistic_
+    if not (saved == statistic or (np.isnan(saved) and np.isnan(statistic))):
+        raise _corrupted("base.statistic_", f"the statistic of the saved model ({statistic!r})", saved)
 
 
 def restore_strategy(state: dict, problem):

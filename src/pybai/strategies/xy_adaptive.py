@@ -94,6 +94,7 @@ class XYAdaptive(LinearRule):
     target_ = StateArray()
 
     name = "xy-adaptive"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     _state_attrs = ("phase_", "active_", "target_", "phase_counts_", "phase_sums_", "phase_open_", "survivor_",
                     "next_target_")
 

@@ -56,6 +56,7 @@ class XYFullyAdaptive(LinearRule):
     active_ = StateArray()
 
     name = "xy-fully-adaptive"
+    stops_on_statistics = False  # its own stopping rule (_should_stop)
     proven_rule = "the Prop. 2 confidence set (valid when theta_norm bounds ||theta||)"
     _state_attrs = ("active_", "weights_", "survivor_")
 
