@@ -45,7 +45,7 @@ Math. Statist. 41(5), 1970; E. Kaufmann and W. M. Koolen, Mixture martingales re
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -54,7 +54,7 @@ from numba import njit
 from pybai._validation import check_positive_int, fail
 from pybai.stopping.base import Threshold
 
-__all__ = ["GuardrailMixtureThreshold", "halfspace_values", "min_over_items", "items_value", "GUARDRAIL_SCALES"]
+__all__ = ["GuardrailMixtureThreshold", "GuardrailPieces", "halfspace_values", "min_over_items", "items_value", "GUARDRAIL_SCALES"]
 
 #: Prior scales c_j = e^(2j), j = 0..7, equal weights (as the best-feasible-arm rule's).
 GUARDRAIL_SCALES = tuple(math.exp(2.0 * j) for j in range(8))
@@ -149,6 +149,14 @@ def min_over_items(values: np.ndarray, starts: np.ndarray) -> float:
     return float(np.maximum.reduceat(values, starts).min())
 
 
+class GuardrailPieces(NamedTuple):
+    """What the rule tests: the half-space tests of the alternative to the empirical answer, grouped in
+    items (:class:`pybai.problems.guardrails.pieces.Tests`), and the variance of every source."""
+
+    tests: Any
+    variances: np.ndarray
+
+
 class GuardrailMixtureThreshold(Threshold):
     """The ``delta-correct`` rule of :class:`~pybai.problems.guardrails.problem.GuardrailProblem`.
 
@@ -167,7 +175,7 @@ class GuardrailMixtureThreshold(Threshold):
     Attributes
     ----------
     count_dependent : bool
-        True: the problem decides with :meth:`min_margin`.
+        True: the problem decides with :meth:`margin` over its pieces.
     level, min_statistic : float
         ``ln(m / delta)``: no item passes while the guardrail statistic is at most it.
     """
@@ -193,11 +201,12 @@ class GuardrailMixtureThreshold(Threshold):
     def values(self, t: Any) -> np.ndarray:
         return self.fallback.values(t)
 
-    def min_margin(self, tests: Any, counts, means, variances) -> float:
+    def margin(self, pieces: "GuardrailPieces", model: Any) -> float:
         """min over items of the max over its tests of V_H, minus ``ln(m / delta)``; stop when > 0."""
+        tests = pieces.tests
         return items_value(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
-                           np.asarray(counts, dtype=float), np.asarray(means, dtype=float), variances,
-                           self._scales) - self.level
+                           np.asarray(model.counts, dtype=float), np.asarray(model.estimate, dtype=float),
+                           pieces.variances, self._scales) - self.level
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

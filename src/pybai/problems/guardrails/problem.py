@@ -26,7 +26,7 @@ from pybai.problems.guardrails.metrics import Metric, compile_guardrails
 from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
-from pybai.stopping.guardrails import GuardrailMixtureThreshold, items_value
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
 
 __all__ = ["GuardrailProblem"]
 
@@ -166,6 +166,11 @@ class GuardrailProblem(Problem):
             return GuardrailMixtureThreshold(delta, self.n_alternatives, base)
         return base
 
+    def pieces(self, model) -> GuardrailPieces:
+        """The tests of the alternative to the empirical answer at ``model``'s estimate, with the variances."""
+        mu = self._matrix(model.estimate)
+        return GuardrailPieces(self.tests(answer_of(mu, self.guards, self.control, self.sense)), self.variances)
+
     def stopping_decision(self, model, threshold, t):
         """The mixture rule: every item has a test that passes (else GLR > threshold(t))."""
         if not isinstance(threshold, GuardrailMixtureThreshold):
@@ -173,14 +178,12 @@ class GuardrailProblem(Problem):
         z = self.statistic(model)
         if not z > threshold.min_statistic:
             return z, False
-        return z, self._stopping_margin(model, threshold) > 0.0
+        return z, threshold.margin(self.pieces(model), model) > 0.0
 
     def _stopping_margin(self, model, threshold):
         if not isinstance(threshold, GuardrailMixtureThreshold):
             return None
-        mu = model.estimate
-        tests = self.tests(answer_of(self._matrix(mu), self.guards, self.control, self.sense))
-        return threshold.min_margin(tests, model.counts, mu, self.variances)
+        return threshold.margin(self.pieces(model), model)
 
     def guardrail_status(self, model, threshold, t: int) -> np.ndarray:
         """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0.
