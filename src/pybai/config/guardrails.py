@@ -54,7 +54,7 @@ def _metric_tables(raw: Any, where: str) -> list[Table]:
 
 
 def build_multi_metric_environment(table: Table) -> MultiMetricEnvironment:
-    """``multi-metric``: keys labels, correlation and the [[environment.metric]] tables."""
+    """``multi-metric`` (one ``[[environment.metric]]`` table per metric): keys metric, correlation."""
     metrics: dict[str, Any] = {}
     for t in _metric_tables(table.raw("metric"), table.key("metric")):
         name = t.str("name")
