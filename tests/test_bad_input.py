@@ -59,6 +59,8 @@ from pybai.problems.top_k import TopKProblem
 from pybai.session import Session
 from pybai.session.rows import Layout, read_csv
 
+from _toml import write_toml  # tests/_toml.py
+
 DELETE = object()
 
 BASE: dict[str, Any] = {
@@ -531,37 +533,7 @@ def test_case_ids_are_unique():
 # --- the CLI: exit status 2 and one line, in-process and in a subprocess ---------------------------
 
 def _write_toml(path, doc) -> None:
-    lines = []
-
-    def value(v):
-        if isinstance(v, str):
-            return f'"{v}"'
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, float) and v != v:
-            return "nan"
-        if isinstance(v, float) and v in (float("inf"), float("-inf")):
-            return "inf" if v > 0 else "-inf"
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        return repr(v)
-
-    for key, v in doc.items():
-        if not isinstance(v, (dict, list)) or (isinstance(v, list) and v and not isinstance(v[0], dict)):
-            lines.append(f"{key} = {value(v)}")
-    for key, v in doc.items():
-        if isinstance(v, dict):
-            lines.append(f"[{key}]")
-            lines += [f"{k} = {value(x)}" for k, x in v.items() if not isinstance(x, dict)]
-            for k, x in v.items():
-                if isinstance(x, dict):
-                    lines.append(f"[{key}.{k}]")
-                    lines += [f"{kk} = {value(xx)}" for kk, xx in x.items()]
-        elif isinstance(v, list) and v and isinstance(v[0], dict):
-            for entry in v:
-                lines.append(f"[[{key}]]")
-                lines += [f"{k} = {value(x)}" for k, x in entry.items()]
-    path.write_text("\n".join(lines) + "\n")
+    write_toml(path, doc)
 
 
 CLI_CASES = [c for c in CASES if c.where == "file" and c.id in {

@@ -42,6 +42,7 @@ from pybai.exceptions import (  # noqa: E402
     PybaiError,
     RequestError,
     PybaiWarning,
+    RewardModelWarning,
     SessionStateError,
     StorageUnavailableError,
 )
@@ -244,4 +245,5 @@ __all__ = [
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]

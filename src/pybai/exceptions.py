@@ -19,6 +19,7 @@ __all__ = [
     "BatchLimitError",
     "DegenerateInstanceError",
     "PybaiWarning",
+    "RewardModelWarning",
 ]
 
 
@@ -84,3 +85,7 @@ class PybaiWarning(UserWarning):
 
     def __str__(self) -> str:
         return mask_credentials(super().__str__())
+
+
+class RewardModelWarning(PybaiWarning):
+    """The rewards contradict the reward model (e.g. repeated values under a Gaussian model)."""

@@ -36,3 +36,12 @@ def test_epsilon_mode_is_refused_where_epsilon_is_not_available():
                           "sigma": 1.0}
     with pytest.raises(ConfigError, match="epsilon_mode"):
         parse_experiment(doc)
+
+
+def test_a_threshold_the_problem_does_not_build_is_refused_when_the_file_is_read():
+    from pybai.config.learner import parse_session_file
+
+    doc = {"problem": {"goal": "best-arm", "delta": 0.1, "reward_model": "gaussian-unknown-variance"},
+           "environment": {"kind": "gaussian", "arms": 3}, "strategy": [{"name": "tas", "threshold": "kk21"}]}
+    with pytest.raises(ConfigError, match=r'^strategy\[0\]\.threshold: expected one of "heuristic", "delta-correct"'):
+        parse_session_file(doc)

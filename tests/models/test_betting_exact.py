@@ -101,3 +101,56 @@ def test_state_round_trip_keeps_the_store():
     state["model"]["value_counts"]["data"][0] += 1.0
     with pytest.raises(Exception, match="value"):
         restore_strategy(state, problem)
+
+
+def test_mixtures_at_the_range_ends_are_their_limits():
+    """Down-bets at level 1 and up-bets at level 0: the limit, not a division by 0 (the additive-epsilon refinement
+    reaches level 1 on its last cell)."""
+    from pybai.models._betting_exact import log_mix_down, log_mix_up
+    from pybai.models.betting import DEFAULT_BETS
+
+    bets = np.array(DEFAULT_BETS)
+    for top, bottom, rewards in ((1.0, 0.0, np.array([1.0, 1.0, 1.0])), (0.0, 1.0, np.array([0.0, 0.0]))):
+        mix, end = (log_mix_down, 1.0) if top == 1.0 else (log_mix_up, 0.0)
+        vals = np.zeros(4)
+        cnts = np.zeros(4)
+        vals[0], cnts[0] = rewards[0], rewards.size
+        at_end = mix(vals, cnts, 1, bets, end)
+        expected = np.log(np.mean((1.0 - bets) ** rewards.size))
+        assert at_end == pytest.approx(expected, rel=1e-12)  # every reward sat on the end: (1/J) sum_j (1 - c_j)^N
+        near = mix(vals, cnts, 1, bets, end + (1e-9 if end == 0.0 else -1e-9))
+        assert near == pytest.approx(at_end, rel=1e-9)  # continuous from inside
+        vals[1], cnts[1] = 0.5, 1.0  # one reward left the end: the bets against the end win without bound
+        assert mix(vals, cnts, 2, bets, end) == np.inf
+        assert mix(vals, cnts, 2, bets, end + (1e-9 if end == 0.0 else -1e-9)) < np.inf
+
+
+def test_epsilon_pairs_at_the_top_of_the_range_are_decided():
+    """Bernoulli arms [0.6, 0.6, 0.35] at epsilon 0.2 (kl-inf): two arms with only 1s used to divide by 0."""
+    from pybai.stopping.betting import BettingThreshold
+
+    model = BettingModel(3, 0.0, 1.0)
+    rule = BettingThreshold(0.05, 2)
+    margins = []
+    for t in range(40):
+        for s, r in ((0, 1.0), (1, 1.0), (2, 0.0)):
+            model.update(np.array([s]), np.array([r]))
+        for offset in (0.05, 0.1, 0.2, 0.25, 0.7):
+            margin = rule.model_margin(model, None, [0], [1, 2], 1.0, offset)
+            assert margin == margin  # a number (not NaN), no exception
+        margins.append(rule.model_margin(model, None, [0], [1, 2], 1.0, 0.2))
+    assert margins[0] < 0 < margins[-1]  # and the rule certifies once the data say so
+
+
+def test_bounded_epsilon_experiment_with_arms_at_the_top_runs(tmp_path):
+    """The experiment of the report: every replication runs (13% of them start with two arms at 1)."""
+    from pybai.config.experiment import parse_experiment
+    from pybai.simulate import run_experiment
+
+    doc = {"name": "top", "replications": 10, "seed": 1,
+           "problem": {"goal": "best-arm", "delta": 0.05, "epsilon": 0.2, "reward_model": "bounded",
+                       "statistic": "kl-inf", "max_samples": 300},
+           "environment": {"kind": "bernoulli", "means": [0.6, 0.6, 0.35]},
+           "strategy": [{"name": "tas", "threshold": "delta-correct"}]}
+    row = run_experiment(parse_experiment(doc))["results"][0]
+    assert row["correct_rate"] is not None and json.dumps(row)

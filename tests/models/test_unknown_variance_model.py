@@ -133,3 +133,11 @@ def test_check_state_names_the_inconsistency(attr, index, value, message):
     assert m.check_state() is None
     getattr(m, attr)[index] = value
     assert message in m.check_state()
+
+
+def test_the_store_of_distinct_values_is_checked_in_a_restored_state():
+    m = GaussianUnknownVariance(2)
+    m.update(np.array([0, 0, 1, 1]), np.array([1.0, 1.0, 2.0, 3.0]))
+    assert m.check_state() is None
+    m.value_counts[0, 0] = 5.0  # counts no longer add up to the source's samples
+    assert m.check_state().startswith("values:")

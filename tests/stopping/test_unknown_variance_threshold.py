@@ -127,3 +127,69 @@ def test_false_stops_on_a_tie_stay_below_delta():
                     stops += 1
                     break
     assert stops / runs <= delta
+
+
+def _fed(rewards_by_arm):
+    model = MeansAndVariances(len(rewards_by_arm))
+    for t in range(max(len(r) for r in rewards_by_arm)):
+        for a, rewards in enumerate(rewards_by_arm):
+            if t < len(rewards):
+                model.update(np.array([a]), np.array([rewards[t]]))
+    return model
+
+
+def test_a_variance_that_rests_on_ties_certifies_nothing():
+    """A run of zeros (sample variance 0) against a Gaussian arm: certified before, never now; the same counts
+    with distinct values still certify (the check can fail)."""
+    import warnings
+
+    from pybai.exceptions import RewardModelWarning
+
+    rule = UnknownVarianceThreshold(0.2, 1)
+    rng = np.random.default_rng(5)
+    gaussian = rng.normal(0.3, 0.1, 12)
+    with pytest.warns(RewardModelWarning, match="bounded") as caught:
+        tied = _fed([np.zeros(12), gaussian])
+        tied.update(np.array([0, 0]), np.zeros(2))  # the batch path records ties too
+    assert len(caught) == 1  # once per model
+    assert tied.tied.tolist() == [True, False]
+    assert rule.model_margin(tied, None, [1], [0]) == -math.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # distinct values: no warning
+        spread = _fed([rng.normal(0.0, 1e-6, 12), gaussian])
+    assert not spread.tied.any()
+    assert rule.model_margin(spread, None, [1], [0]) > 0  # the same means, near-0 variance, distinct values
+
+
+def test_ties_count_only_while_most_rewards_repeat_and_few_values_were_seen():
+    rounded = _fed([np.round(np.random.default_rng(1).normal(0.0, 1.0, 60), 2)])
+    assert rounded.n_values[0] > 0 and rounded.value_counts[0].sum() > rounded.n_values[0]  # it repeated ...
+    assert not rounded.tied[0]  # ... but a resolution of 1/100 of the spread keeps most values distinct
+    likert = _fed([np.random.default_rng(2).integers(1, 6, 30).astype(float)])
+    assert likert.tied[0]
+    many = _fed([np.concatenate([np.zeros(100), np.arange(1.0, 66.0)])])  # a run of zeros, then 65 new values
+    assert many.n_values[0] == -1 and not many.tied[0]  # more than 64 distinct values: it counts again
+    scaled = likert.scaled_into(MeansAndVariances(1), 3.0)  # the near-tie estimate keeps the ties
+    assert scaled.tied[0]
+
+
+def test_the_spike_arm_is_no_longer_certified_against():
+    """The instance of the report (best arm 0 w.p. 0.95 or 10, mean 0.5, against N(0.3, 0.1^2), delta = 0.2):
+    before, about 3 runs in 4 certified the Gaussian arm; now no run stops with a wrong answer."""
+    import warnings
+
+    from pybai import make_strategy
+
+    problem = BestArmProblem(2, GaussianUnknownVariance(2), FixedConfidence(0.2, max_samples=300))
+    wrong = 0
+    for run in range(40):
+        rng = np.random.default_rng([36, run])
+        strategy = make_strategy("tas", threshold="delta-correct").start(problem, rng=run)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            while not strategy.stopped:
+                req = strategy.ask()
+                strategy.tell(req, np.array([(10.0 if rng.random() < 0.05 else 0.0) if a == 0 else rng.normal(0.3, 0.1)
+                                             for a in req]))
+        wrong += strategy.status_ == "stopped" and strategy.recommendation() != 0
+    assert wrong == 0

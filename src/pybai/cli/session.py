@@ -234,6 +234,8 @@ def _status_lines(session, status) -> list[str]:
                                       "no, " + stop_reason(status["message"])))
     if status["near_tie"] is not None:
         lines.append(f"near tie: {status['near_tie']['message']}")
+    if status.get("reward_model_note"):
+        lines.append(f"reward model: {status['reward_model_note']}")
     lines.append(f"recommendation: {status['answer']}")
     counts = np.asarray(status["counts"], dtype=float).ravel()
     means = np.array([np.nan if v is None else v for v in np.asarray(status["means"], dtype=object).ravel()], float)

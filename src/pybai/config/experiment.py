@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from pybai._validation import REPLICATION_LIMIT, read_user_text
 from pybai.config.environments import build_environment
-from pybai.config.keys import Table, _config_message
+from pybai.config.keys import Table, _config_message, strategy_message
 from pybai.config.problems import build_problem
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -160,13 +160,6 @@ def _group_deltas(experiments: list[Experiment]) -> None:
         experiments[points[0]].delta_group = tuple(points)
 
 
-def _strategy_message(where: str, message: str) -> str:
-    """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
-    if message.startswith(where + ".") or message.startswith(where + ":"):
-        return message
-    return _config_message(where, message)
-
-
 def parse_experiment(data: dict[str, Any], default_name: str = "experiment", *,
                      need_strategies: bool = True) -> Experiment:
     """Validate a parsed experiment document.
@@ -208,7 +201,7 @@ def parse_experiment(data: dict[str, Any], default_name: str = "experiment", *,
         try:
             strategy = make_strategy(sname, params, where=where).validate(problem)
         except InvalidParameterError as exc:
-            raise ConfigError(_strategy_message(where, str(exc))) from None
+            raise ConfigError(strategy_message(where, str(exc))) from None
         strategies.append((label, strategy))
     reproduce = top.raw("reproduce", None)  # presentation for `pybai reproduce` / `pybai report`
     if reproduce is not None and not isinstance(reproduce, dict):

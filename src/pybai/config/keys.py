@@ -152,6 +152,13 @@ def closest(name: str, valid) -> str:
 _PARAMETER_MESSAGE = re.compile(r"^The '([^']+)' parameter(?: of [\w.]+)? must be (.*?)\. Got (.*)\.$", re.S)
 
 
+def strategy_message(where: str, message: str) -> str:
+    """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
+    if message.startswith(where + ".") or message.startswith(where + ":"):
+        return message
+    return _config_message(where, message)
+
+
 def _config_message(prefix: str, message: str) -> str:
     """"The 'means' parameter [of X] must be E. Got V." -> "<prefix>.means: expected E, got V."
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
-from pybai.config.keys import Table, UnknownKeyError, _config_message
+from pybai.config.keys import Table, UnknownKeyError, _config_message, strategy_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -313,7 +313,7 @@ def parse_session_file(data: dict[str, Any], default_name: str = "session") -> S
     except ConfigError:
         raise
     except InvalidParameterError as exc:
-        raise ConfigError(f"strategy[0]: {exc}") from None
+        raise ConfigError(strategy_message("strategy[0]", str(exc))) from None
     if strategy.reference:
         raise ConfigError(f"strategy[0].name: '{sname}' is a reference point that is told the truth in simulations "
                           "(not a real strategy); a session needs a learning strategy.")

@@ -6,10 +6,10 @@ import inspect
 from collections.abc import Callable
 
 from pybai.config.guardrails import guardrail_problem
-from pybai.config.keys import Table, closest
+from pybai.config.keys import Table, _config_message, closest
 from pybai.config.reward_models import all_keys, apply_reward_model
 from pybai.environments.base import Environment
-from pybai.exceptions import ConfigError
+from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible.problem import FeasibleArmProblem
@@ -83,8 +83,22 @@ def read_regime(table: Table):
 
 
 def build_problem(table: Table, environment: Environment) -> Problem:
-    """The problem a learner faces on ``environment`` (its public structure only)."""
-    return build_problem_on(table, environment.kind, environment.structure())
+    """The problem a learner faces on ``environment`` (its public structure only).
+
+    The environment's truth, when it has a single one, must be one the problem's correctness is
+    defined on (:meth:`~pybai.problems.base.Problem.check_truth`: e.g. no relative epsilon on a
+    negative best mean); a truth drawn per replication is checked when each run is scored.
+    """
+    problem = build_problem_on(table, environment.kind, environment.structure())
+    try:
+        truth = environment.source_means
+    except InvalidParameterError:  # a truth drawn per replication (e.g. from a prior)
+        return problem
+    try:
+        problem.check_truth(truth)
+    except InvalidParameterError as exc:
+        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+    return problem
 
 
 def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:

@@ -25,8 +25,8 @@ from pybai.models.betting import DEFAULT_MAX_VALUES
 from pybai.models.bounded import BOUNDED_STATISTICS, Bounded
 from pybai.models.families import UNKNOWN_VARIANCE_STATISTICS, Family, GaussianUnknownVariance
 
-__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "register_reward_model", "apply_reward_model",
-           "RANGE_KEYS", "point_to_reward_models"]
+__all__ = ["REWARD_MODELS", "REWARD_MODEL_KEYS", "REWARD_MODEL_REFUSES", "REWARD_MODEL_VARIANTS", "register_reward_model",
+           "apply_reward_model", "RANGE_KEYS", "point_to_reward_models"]
 
 #: name -> builder(table, environment family) -> the learner's family
 REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
@@ -34,18 +34,23 @@ REWARD_MODELS: dict[str, Callable[[Table, Family], Family]] = {}
 REWARD_MODEL_KEYS: dict[str, tuple[str, ...]] = {}
 #: name -> keys of a session file's [environment] that the model estimates (refused there)
 REWARD_MODEL_REFUSES: dict[str, tuple[str, ...]] = {}
+#: name -> the settings it offers, each a table of [problem] keys (e.g. one per ``statistic``); ({},): its defaults
+REWARD_MODEL_VARIANTS: dict[str, tuple[dict, ...]] = {}
 
 
 def register_reward_model(name: str, builder: Callable[[Table, Family], Family], keys: tuple[str, ...] = (),
-                          session_refuses: tuple[str, ...] = ()) -> None:
+                          session_refuses: tuple[str, ...] = (), variants: tuple[dict, ...] = ()) -> None:
     """Make ``[problem] reward_model = name`` available; ``builder(table, family)`` returns the learner's family.
 
     ``keys``: the [problem] keys the builder reads; ``session_refuses``: [environment] keys of a
-    session file that contradict the model (e.g. a known ``sigma`` under unknown variances).
+    session file that contradict the model (e.g. a known ``sigma`` under unknown variances);
+    ``variants``: the distinct settings the model offers, as tables of [problem] keys (one per
+    statistic): what the combination checks (tests/combinations) drive through every surface.
     """
     REWARD_MODELS[name] = builder
     REWARD_MODEL_KEYS[name] = tuple(keys)
     REWARD_MODEL_REFUSES[name] = tuple(session_refuses)
+    REWARD_MODEL_VARIANTS[name] = tuple(dict(v) for v in variants) or ({},)
 
 
 #: ``[environment]`` keys written for rewards in a known range (e.g. a revenue between 0 and 100):
@@ -104,7 +109,8 @@ def _unknown_variance(table: Table, family: Family) -> Family:
     return GaussianUnknownVariance(family.size, statistic)
 
 
-register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",))
+register_reward_model("gaussian-unknown-variance", _unknown_variance, ("statistic",), session_refuses=("sigma",),
+                      variants=tuple({"statistic": s} for s in UNKNOWN_VARIANCE_STATISTICS))
 
 
 def _bounded(table: Table, family: Family) -> Family:
@@ -132,4 +138,5 @@ def _bounded(table: Table, family: Family) -> Family:
         raise ConfigError(f"{table.key('reward_range')}: expected {reason}; got [{low:g}, {high:g}].") from None
 
 
-register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"))
+register_reward_model("bounded", _bounded, ("reward_range", "statistic", "max_values"),
+                      variants=tuple({"statistic": s} for s in BOUNDED_STATISTICS))

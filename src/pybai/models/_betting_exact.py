@@ -17,7 +17,8 @@ Examples
 >>> import math
 >>> import numpy as np
 >>> vals = np.zeros((1, 4)); cnts = np.zeros((1, 4)); nv = np.zeros(1, dtype=np.int64)
->>> store_update(np.array([0, 0, 0]), np.array([1.0, 0.0, 1.0]), vals, cnts, nv)
+>>> store_update(np.array([0, 0, 0]), np.array([1.0, 0.0, 1.0]), vals, cnts, nv)   # a reward repeated
+True
 >>> int(nv[0]), vals[0, :2].tolist(), cnts[0, :2].tolist()
 (2, [1.0, 0.0], [2.0, 1.0])
 >>> bets = np.array([0.5])
@@ -31,40 +32,9 @@ import math
 
 from numba import njit
 
+from pybai.models._distinct import OVERFLOWED, store_update
+
 __all__ = ["store_update", "log_mix_up", "log_mix_down", "OVERFLOWED"]
-
-#: ``n_values`` of a source whose rewards took more distinct values than the store holds
-OVERFLOWED = -1
-
-
-@njit(cache=True)
-def store_update(sources, y, values, counts, n_values):
-    """Add the rescaled rewards ``y`` of ``sources`` to the stores (in place); overflow marks -1."""
-    cap = values.shape[1]
-    for k in range(sources.shape[0]):
-        s = sources[k]
-        n = n_values[s]
-        if n < 0:
-            continue
-        x = y[k]
-        found = False
-        for i in range(n):
-            if values[s, i] == x:
-                counts[s, i] += 1.0
-                found = True
-                break
-        if found:
-            continue
-        if n >= cap:
-            n_values[s] = OVERFLOWED
-            for i in range(cap):
-                values[s, i] = 0.0
-                counts[s, i] = 0.0
-            continue
-        values[s, n] = x
-        counts[s, n] = 1.0
-        n_values[s] = n + 1
-
 
 @njit(cache=True)
 def _log_mean_exp(logs):
@@ -81,8 +51,35 @@ def _log_mean_exp(logs):
 
 
 @njit(cache=True)
+def _log_mix_end(values, counts, n, bets, end):
+    """The mixture's limit at a range end: the up-bets as the level tends to 0, the down-bets as it tends to 1.
+
+    A factor 1 + c (v - l) / l (up) tends to 1 - c at v = l = 0 and to +inf at any v > 0; a factor
+    1 - c (v - l) / (1 - l) (down) to 1 - c at v = 1 and to +inf at any v < 1.  So the mixture tends
+    to +inf once a reward left the end, and to (1/J) sum_j (1 - c_j)^N while every reward sat on it.
+    That limit is the wealth of the bets at the end itself: a mean at the end of [0, 1] puts every
+    reward there, where each factor is the constant 1 - c < 1 (still a nonnegative supermartingale
+    of initial value 1, and still monotone in the level: no bound of the stopping rule changes).
+    """
+    total = 0.0
+    for i in range(n):
+        if counts[i] > 0.0 and values[i] != end:
+            return math.inf
+        total += counts[i]
+    logs = bets.copy()
+    for j in range(bets.shape[0]):
+        logs[j] = total * math.log1p(-bets[j])
+    return _log_mean_exp(logs)
+
+
+@njit(cache=True)
 def log_mix_up(values, counts, n, bets, lev):
-    """ln((1/J) sum_j prod_v (1 + c_j (v - lev) / lev)^(n_v)) for a level ``lev`` in (0, 1]."""
+    """ln((1/J) sum_j prod_v (1 + c_j (v - lev) / lev)^(n_v)) for a level ``lev`` in [0, 1].
+
+    At ``lev`` <= 0 the value is the limit as the level decreases to 0 (:func:`_log_mix_end`).
+    """
+    if lev <= 0.0:
+        return _log_mix_end(values, counts, n, bets, 0.0)
     logs = bets.copy()
     for j in range(bets.shape[0]):
         scale = bets[j] / lev
@@ -95,7 +92,12 @@ def log_mix_up(values, counts, n, bets, lev):
 
 @njit(cache=True)
 def log_mix_down(values, counts, n, bets, lev):
-    """ln((1/J) sum_j prod_v (1 - c_j (v - lev) / (1 - lev))^(n_v)) for a level ``lev`` in [0, 1)."""
+    """ln((1/J) sum_j prod_v (1 - c_j (v - lev) / (1 - lev))^(n_v)) for a level ``lev`` in [0, 1].
+
+    At ``lev`` >= 1 the value is the limit as the level increases to 1 (:func:`_log_mix_end`).
+    """
+    if lev >= 1.0:
+        return _log_mix_end(values, counts, n, bets, 1.0)
     logs = bets.copy()
     for j in range(bets.shape[0]):
         scale = bets[j] / (1.0 - lev)

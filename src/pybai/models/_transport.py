@@ -110,6 +110,20 @@ def _transport_t(w, ra, rb):
     return best_h, best_t
 
 
+#: below this ratio d^2 / s the cost of that side is its first-order value (ln(1 + x) = x in floating
+#: point) and the ratio's reciprocal could overflow: the pair is solved at an end (module docstring)
+_NEGLIGIBLE = 1e-280
+
+
+@njit(cache=True)
+def _ratio(d, s):
+    """d^2 / s without overflow in between (+inf for s <= 0: a variance of 0 pins the mean)."""
+    if s <= 0.0:
+        return math.inf
+    x = d / math.sqrt(s)
+    return x * x
+
+
 @njit(cache=True)
 def transport_pair(n1, x1, s1, n2, x2, s2):
     """GLR pair statistic of the unknown-variance Gaussian and the common value it moves to.
@@ -117,19 +131,40 @@ def transport_pair(n1, x1, s1, n2, x2, s2):
     Returns ``(Z, u)`` with Z = min_{u in [x2, x1]} (n1/2) ln(1 + (x1-u)^2/s1) + (n2/2) ln(1 + (x2-u)^2/s2)
     when x1 > x2 (else ``(0.0, x1)``); see the module docstring for the exact minimisation.  A
     zero variance pins that arm's mean (u = its mean); both zero give +inf.
+
+    Degenerate scales are solved in closed form, never by dividing by an underflowed number: with
+    a = (x1 - x2)^2 / s1 and b = (x1 - x2)^2 / s2 (computed as (d / sqrt(s))^2), a = +inf (the
+    ratio overflows, or s1 = 0) pins u at x1 and b = +inf at x2.  When a or b is below 1e-280 (a
+    difference of 1e-300, or a subnormal one, against any variance) the ratios' reciprocals could
+    overflow; the pair is then solved at the cheaper end (u = x2, cost (n1/2) ln(1 + a), or u = x1,
+    cost (n2/2) ln(1 + b)): the side of ratio r costs between 0 and (n/2) r wherever u is, so the
+    value is within 1e-280 n of the minimum, far below any level the statistic is compared with.
     """
     if x1 <= x2 or n1 <= 0.0 or n2 <= 0.0:
         return 0.0, x1
     d = x1 - x2
     d2 = d * d
-    if s1 <= 0.0 and s2 <= 0.0:
+    if s1 > 0.0 and s2 > 0.0 and d2 > 1e-300:  # d2 a normal number, not an underflowed one
+        ra = s1 / d2
+        rb = s2 / d2
+        if _NEGLIGIBLE < ra < 1.0 / _NEGLIGIBLE and _NEGLIGIBLE < rb < 1.0 / _NEGLIGIBLE:  # the usual scales
+            total = n1 + n2
+            h, t = _transport_t(n1 / total, ra, rb)
+            return 0.5 * total * h, x2 + t * d
+    a = _ratio(d, s1)
+    b = _ratio(d, s2)
+    if a == math.inf and b == math.inf:
         return math.inf, 0.5 * (x1 + x2)
-    if s1 <= 0.0:
-        return 0.5 * n2 * math.log1p(d2 / s2), x1
-    if s2 <= 0.0:
-        return 0.5 * n1 * math.log1p(d2 / s1), x2
+    if a == math.inf:
+        return 0.5 * n2 * math.log1p(b), x1
+    if b == math.inf:
+        return 0.5 * n1 * math.log1p(a), x2
+    if a < _NEGLIGIBLE or b < _NEGLIGIBLE:
+        at_x1 = 0.5 * n2 * math.log1p(b)  # u = x1: only source 2 moves
+        at_x2 = 0.5 * n1 * math.log1p(a)  # u = x2: only source 1 moves
+        return (at_x2, x2) if at_x2 <= at_x1 else (at_x1, x1)
     total = n1 + n2
-    h, t = _transport_t(n1 / total, s1 / d2, s2 / d2)
+    h, t = _transport_t(n1 / total, 1.0 / a, 1.0 / b)
     return 0.5 * total * h, x2 + t * d
 
 

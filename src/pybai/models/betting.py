@@ -44,7 +44,8 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._betting_exact import OVERFLOWED, log_mix_down, log_mix_up, store_update
+from pybai.models._betting_exact import log_mix_down, log_mix_up
+from pybai.models._distinct import OVERFLOWED, check_store, repeated, store_update
 from pybai.models.base import Model
 
 __all__ = ["BettingModel", "DEFAULT_BETS", "DEFAULT_LEVELS", "DEFAULT_MAX_VALUES", "VARIANCE_FLOOR"]
@@ -163,7 +164,7 @@ class BettingModel(Model):
     @property
     def exact(self) -> np.ndarray:
         """Per source: its store is usable, i.e. not overflowed and some reward came twice (bool array)."""
-        return (self.n_values >= 0) & (self.n_values < self.counts)
+        return repeated(self.n_values, self.value_counts)
 
     def log_mixture(self, source: int, levels, side: str = "up") -> np.ndarray:
         """ln M^+ (``side="up"``) or ln M^- (``"down"``) of ``source`` at any ``levels``, from its store.
@@ -295,21 +296,4 @@ class BettingModel(Model):
         return self._check_store()
 
     def _check_store(self) -> str | None:
-        cap = self.values.shape[1]
-        n = self.n_values
-        if (n < OVERFLOWED).any() or (n > cap).any() or (cap == 0 and (n != OVERFLOWED).any()):
-            return f"n_values: expected numbers in [-1, {cap}]"
-        if not (np.isfinite(self.values).all() and (self.values >= 0).all() and (self.values <= 1).all()):
-            return "values: expected rescaled rewards in [0, 1]"
-        cnts = self.value_counts
-        if not (np.isfinite(cnts).all() and (cnts >= 0).all() and (cnts == np.floor(cnts)).all()):
-            return "value_counts: expected non-negative whole numbers"
-        used = np.arange(cap)[None, :] < n[:, None]
-        if (cnts[used] < 1).any() or (cnts[~used] != 0).any() or (self.values[~used] != 0).any():
-            return "value_counts: expected positive counts for the stored values and zeros after them"
-        for s in np.flatnonzero(n >= 0):
-            vals = self.values[s, :n[s]]
-            if np.unique(vals).shape[0] != vals.shape[0] or cnts[s].sum() != self.counts[s] \
-                    or abs(float(cnts[s] @ self.values[s]) - self.sums[s]) > 1e-9 * max(1.0, self.counts[s]):
-                return "values: expected the distinct rewards of each source, with counts adding up to its counts"
-        return None
+        return check_store(self.values, self.value_counts, self.n_values, self.counts, self.sums, 0.0, 1.0)

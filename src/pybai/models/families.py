@@ -20,7 +20,8 @@ from pybai._validation import check_array, check_choice, check_memory, check_noi
 from pybai.exceptions import InvalidParameterError
 from pybai.models import _kl
 from pybai.models.base import EmpiricalMeans, Model
-from pybai.models.unknown_variance import MeansAndVariances
+from pybai.models.unknown_variance import TIE_VALUES, MeansAndVariances
+from pybai.naming import arm_name
 
 #: Gaussian rewards further than this many noise standard deviations from 0 are refused by
 #: :meth:`Gaussian.check_rewards` (squared differences over sigma^2 stay far from overflow).
@@ -81,6 +82,14 @@ class Family:
     def reward_model_keys(self) -> dict:
         """The ``[problem]`` keys that name this family as a reward model (none for the environment's own)."""
         return {}
+
+    def misfit(self, model: Model, labels=None) -> str | None:
+        """What in the learner's data contradicts this family, in one sentence naming the arms, or None.
+
+        Default: nothing (None).  The unknown-variance Gaussian names the arms that repeated a
+        reward, which it does not count as evidence, and the reward model that fits.
+        """
+        return None
 
     def interval(self, model: Model, level: float):
         """Per-source marginal interval ``(low, high)`` at ``level`` when the family has its own, else None
@@ -146,6 +155,10 @@ class Family:
         if limit is not None and not epsilon < limit:
             raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
                        "reward range: every arm would be epsilon-good)", epsilon)
+        low, high = self.support
+        if not epsilon < high - low:  # every arm would be epsilon-good: nothing to identify
+            raise fail("epsilon", owner, f"a float in (0, {high - low:g}): the rewards lie in [{low:g}, {high:g}], and "
+                       f"with epsilon >= {high - low:g} every arm is epsilon-good", epsilon)
         return (1.0, self.learner_gap(epsilon))  # in the learner's units
 
     def for_truth(self, environment) -> "Family":
@@ -367,6 +380,20 @@ class GaussianUnknownVariance(Family):
 
     def reward_model_keys(self) -> dict:
         return {"reward_model": "gaussian-unknown-variance", "statistic": self.statistic}
+
+    def misfit(self, model: Model, labels=None) -> str | None:
+        """The arms whose variance estimate rests on ties (``model.tied``), which the proven rule does not count."""
+        tied = getattr(model, "tied", None)
+        if tied is None or not tied.any():
+            return None
+        arms = np.flatnonzero(tied)
+        shown = ", ".join(arm_name(a, labels) for a in arms[:10]) + (", ..." if arms.size > 10 else "")
+        one = arms.size == 1
+        return (f"{shown} repeated {'its' if one else 'their'} rewards (fewer than half of them are distinct "
+                f"values): Gaussian rewards never repeat, so reward_model \"gaussian-unknown-variance\" does not "
+                f"fit, and the proven rule does not stop on {'this arm' if one else 'these arms'} while that lasts "
+                f"(or until {'it has' if one else 'each has'} shown more than {TIE_VALUES} distinct values); "
+                f"rewards in a known range fit reward_model = \"bounded\" with reward_range = [low, high]")
 
     def sample_sd(self, model: Model) -> np.ndarray:
         """The unbiased sample standard deviation sqrt(S / (N - 1)); NaN below two samples."""

@@ -14,14 +14,17 @@ numerically stable way:
 Neither ever forms a sum of squares of raw rewards, so rewards of 1e8 + noise keep their
 variance to about machine precision (a sum-of-squares formula loses it all).
 
-The variance reported is the maximum-likelihood estimate sigma_hat^2 = S / N (divide by N,
-not N - 1): it is the one the generalized likelihood ratio of the unknown-variance Gaussian
-produces (maximising the likelihood of N(mu, s^2) over s^2 at fixed mu gives
-s^2 = S/N + (mu_hat - mu)^2, whence the GLR term (N/2) ln(1 + (mu_hat - mu)^2 / sigma_hat^2)),
-and it is the empirical variance of Jourdan, Degenne & Kaufmann, "Dealing with unknown
-variances in best-arm identification" (ALT 2023, arXiv 2210.00974) in both of their
-stopping statistics (see :mod:`pybai.problems.best_arm._unknown_variance`).  A variance
-needs two samples: below that it is NaN, never a silent 0.
+**Repeated rewards.**  Each source also keeps its distinct rewards, up to :data:`TIE_VALUES` of
+them (:mod:`pybai.models._distinct`: 1 kB per source).  A Gaussian law never repeats a value (ties
+have probability 0), so repeated rewards are evidence that the model does not fit (a value the
+arm returns with positive probability, a coarse scale, a constant arm).  A source's variance
+estimate *rests on ties* (:attr:`MeansAndVariances.tied`) when fewer than half of its rewards are
+distinct values, d < N / 2, while it has shown at most ``TIE_VALUES`` distinct values: the proven
+stopping rule (:mod:`pybai.stopping.unknown_variance`) does not count such a source's evidence,
+and the first such source raises a :class:`~pybai.exceptions.RewardModelWarning` once.  A run of
+equal rewards (sample variance 0), a two-point or a five-point law are tied after a few samples;
+measurements rounded to a small fraction of their spread repeat now and then but keep d >= N / 2,
+and a source that has shown more than ``TIE_VALUES`` distinct values counts whatever its ties.
 
 Examples
 --------
@@ -36,12 +39,26 @@ Examples
 
 from __future__ import annotations
 
+import warnings
+from typing import cast
+
 import numpy as np
 
-from pybai.exceptions import InvalidParameterError
+from pybai.exceptions import InvalidParameterError, RewardModelWarning
+from pybai.models._distinct import OVERFLOWED, check_store, store_update
 from pybai.models.base import Model
 
-__all__ = ["MeansAndVariances"]
+__all__ = ["MeansAndVariances", "TIE_VALUES", "TIE_WARNING"]
+
+#: distinct rewards kept per source to detect ties (beyond them a source counts whatever its ties)
+TIE_VALUES = 64
+
+#: the warning of the first source whose rewards repeat (one text, so that Python shows it once per process)
+TIE_WARNING = ("rewards repeat exactly under reward_model \"gaussian-unknown-variance\": Gaussian rewards never "
+               "repeat, so the model does not fit them, and the proven stopping rule will not stop on an arm "
+               "fewer than half of whose rewards are distinct values (while it has shown at most "
+               f"{TIE_VALUES} of them). Rewards in a known range fit reward_model = \"bounded\" with "
+               "reward_range = [low, high]")
 
 
 class MeansAndVariances(Model):
@@ -58,9 +75,14 @@ class MeansAndVariances(Model):
         (closer to the exact mean at large offsets: it accumulates no sum); saved in the state
         so that a restored run continues bit-identically.  ``estimate`` stays ``sums / counts``,
         bit-identical to :class:`~pybai.models.EmpiricalMeans` on the same rewards.
+    values, value_counts : ndarray of shape (n_sources, TIE_VALUES)
+        Each source's distinct rewards (the first ``n_values`` entries) and how often each came.
+    n_values : ndarray of int of shape (n_sources,)
+        Number of distinct rewards stored; -1 once a source had more than :data:`TIE_VALUES`.
     """
 
-    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres", "noise")
+    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres", "noise", "values", "value_counts",
+                   "n_values")
     estimate_is_mean = True  # checked on a restored state
 
     #: smallest variance handed to the kernels, relative to 1 + mean^2 (identical rewards give S = 0)
@@ -74,8 +96,28 @@ class MeansAndVariances(Model):
         #: NOISE_FLOOR (1 + mean^2) so that a source whose rewards were all equal keeps finite costs;
         #: NaN below two samples
         self.noise = np.full(n_sources, np.nan)
+        self.values = np.zeros((n_sources, TIE_VALUES))
+        self.value_counts = np.zeros((n_sources, TIE_VALUES))
+        self.n_values = np.zeros(n_sources, dtype=np.int64)
+        self._warned = False
 
     # ------------------------------------------------------------------ statistics
+    @property
+    def tied(self) -> np.ndarray:
+        """Per source: fewer than half of its rewards are distinct values, while it has shown at most
+        :data:`TIE_VALUES` of them (its variance estimate rests on ties; module docstring).
+
+        The stopping rule does not count the evidence of such a source.
+        """
+        return (self.n_values >= 0) & (2 * self.n_values < self.value_counts.sum(axis=1))
+
+    def _record(self, sources: np.ndarray, rewards: np.ndarray) -> None:
+        """Add the rewards to the stores of distinct values; warn when a source first rests on ties."""
+        if store_update(sources, rewards, self.values, self.value_counts, self.n_values) and not self._warned \
+                and self.tied.any():
+            self._warned = True
+            warnings.warn(RewardModelWarning(TIE_WARNING + "."), stacklevel=4)
+
     @property
     def variances(self) -> np.ndarray:
         """sigma_hat^2 = S / N per source (maximum likelihood); NaN below two samples."""
@@ -85,8 +127,10 @@ class MeansAndVariances(Model):
         return out
 
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
-        sources = np.asarray(sources)
+        sources = np.asarray(sources, dtype=np.int64)
         rewards = np.asarray(rewards, dtype=float)
+        if sources.shape[0]:
+            self._record(sources, rewards)
         if sources.shape[0] == 1:
             s = sources[0]
             x = rewards[0]
@@ -145,6 +189,8 @@ class MeansAndVariances(Model):
 
         Counts and sums alone do not determine a variance, so ``sq_devs`` is required: a
         caller that only knows counts and sums is refused rather than given variances of 0.
+        The distinct rewards are not known from these statistics: every store is marked
+        overflowed (no tie known; :meth:`scaled_into` copies the stores of its source).
         """
         if sq_devs is None:
             raise InvalidParameterError(
@@ -153,6 +199,9 @@ class MeansAndVariances(Model):
         self.counts[:] = counts
         self.sums[:] = sums
         self.sq_devs[:] = sq_devs
+        self.values[...] = 0.0  # the rewards themselves are not given: no tie is known
+        self.value_counts[...] = 0.0
+        self.n_values[...] = OVERFLOWED
         seen = self.counts > 0
         self.centres[:] = 0.0
         self.centres[seen] = self.sums[seen] / self.counts[seen]
@@ -160,8 +209,13 @@ class MeansAndVariances(Model):
         return self
 
     def scaled_into(self, fresh: Model, factor: float) -> Model:
-        """As :meth:`Model.scaled_into`, the squared deviations scaled too (same variances)."""
-        return fresh.set_statistics(self.counts * factor, self.sums * factor, self.sq_devs * factor)  # type: ignore[call-arg]  # fresh is a MeansAndVariances
+        """As :meth:`Model.scaled_into`, the squared deviations scaled too (same variances), the ties kept."""
+        out = cast(MeansAndVariances, fresh).set_statistics(self.counts * factor, self.sums * factor,
+                                                            self.sq_devs * factor)
+        out.values[...] = self.values
+        out.value_counts[...] = self.value_counts
+        out.n_values[...] = self.n_values
+        return out
 
     @classmethod
     def from_statistics(cls, counts, sums, sq_devs) -> "MeansAndVariances":
@@ -179,4 +233,4 @@ class MeansAndVariances(Model):
             return "sq_devs: expected non-negative numbers"
         if (self.sq_devs[self.counts < 2] != 0).any():
             return "sq_devs: expected 0 for a source with fewer than two samples"
-        return None
+        return check_store(self.values, self.value_counts, self.n_values, self.counts, self.sums)

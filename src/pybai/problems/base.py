@@ -32,6 +32,7 @@ from pybai.models.families import Family
 from pybai.naming import check_labels
 from pybai.problems.evidence import stopping_evidence
 from pybai.problems.requests import RequestSpace
+from pybai.problems.tolerance import regret_exceeds
 from pybai.stopping.base import Threshold
 from pybai.stopping.thresholds import make_threshold
 
@@ -428,6 +429,13 @@ class Problem(ABC):
         """Whether ``means`` has a unique answer (else no strategy can certify one; default True)."""
         return True
 
+    def check_truth(self, means: np.ndarray) -> None:
+        """Refuse a truth on which this problem's correctness is not defined (default: every truth is fine).
+
+        Called by the experiment files' reader before a run; e.g. a relative epsilon on a
+        negative best mean (:mod:`pybai.problems.tolerance`).
+        """
+
     def is_correct(self, answer: Any, means: np.ndarray) -> bool:
         """Whether ``answer`` is *a* correct answer for ``means``.
 
@@ -470,6 +478,8 @@ class Problem(ABC):
     def error_probability_epsilon(self, simple_regrets) -> float | None:
         """Fraction of runs whose simple regret exceeds :attr:`epsilon`; None when no epsilon is set.
 
+        Decided with the tolerance of :func:`pybai.problems.tolerance.regret_exceeds`.
+
         The probability of error at tolerance epsilon of a fixed-budget recommendation
         (Hoffman, Shahriari and de Freitas 2014, section 3): a recommendation within epsilon of
         the best counts as correct.  Runs without a regret (NaN) are left out.
@@ -478,7 +488,7 @@ class Problem(ABC):
             return None
         regrets = np.asarray(simple_regrets, dtype=float)
         regrets = regrets[~np.isnan(regrets)]
-        return float(np.mean(regrets > self.epsilon)) if regrets.size else None
+        return float(np.mean(regret_exceeds(regrets, self.epsilon))) if regrets.size else None
 
     def to_dict(self) -> dict:
         """JSON-serialisable description of the problem."""

@@ -94,7 +94,7 @@ def plot_means_with_intervals(means, low, high, ax, labels=None, highlight=(), f
         pos = x + (l - (n_sub - 1) / 2) * width
         ok = ~np.isnan(grid[:, l])
         err = np.vstack([grid[:, l] - lo[:, l], hi[:, l] - grid[:, l]])[:, ok]
-        err = np.where(np.isnan(err), 0.0, err)
+        err = np.where(np.isnan(err) | (err < 0.0), 0.0, err)  # an interval that misses its mean by rounding
         line = ax.errorbar(pos[ok], grid[ok, l], yerr=err, fmt="o", ms=4 if k <= 40 else 2.5, capsize=2 if k <= 40 else 0,
                            lw=1.2, color=None if n_sub > 1 else "#4878a8", label=names[l] if n_sub > 1 else None)
         colours[l] = line[0].get_color()

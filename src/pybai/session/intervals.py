@@ -71,8 +71,9 @@ def confidence_intervals(problem, model, level: float = 0.95) -> tuple[np.ndarra
             denom = 1.0 + z * z / np.maximum(n, 1e-300)
             centre = (p + z * z / (2.0 * n)) / denom
             half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
-            low = np.where((n > 0) & (p > 0.0), centre - half, 0.0)  # exactly 0 (not 1e-17) when no success
-            high = np.where((n > 0) & (p < 1.0), centre + half, 1.0)
+            # the Wilson interval holds p exactly: exactly 0 (not 1e-17) at no success, 1 at all successes
+            low = np.where((n > 0) & (p > 0.0), np.minimum(centre - half, p), 0.0)
+            high = np.where((n > 0) & (p < 1.0), np.maximum(centre + half, p), 1.0)
             return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
         sigma = np.sqrt(np.asarray(problem.family.variances, dtype=float))
         half = np.where(counts > 0, z * sigma / np.sqrt(counts), np.nan)

@@ -122,6 +122,7 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "estimated_samples_to_stop": None if estimate is None else estimate[1],
         "max_samples": getattr(regime, "max_samples", None),
         "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate, (low, high), level),
+        "reward_model_note": problem.family.misfit(strategy.model_, problem.labels),
         "counts": _plain(res.counts.reshape(shape).astype(int)),
         "means": _plain(res.means.reshape(shape)),
         "ci_low": _plain(low.reshape(shape)),

@@ -79,6 +79,20 @@ branch-and-bound on that bound either finds a point with g < ln x (no stop) or c
 g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
 When xbar_a <= xbar_b the infimum is at most ln B+_a(xbar_a) + ln B-_b(xbar_b) < 0: no stop.
 
+**Repeated rewards.**  The rule gives no evidence to an arm whose variance estimate rests on ties:
+fewer than half of its rewards are distinct values while it has shown at most 64 of them
+(:attr:`~pybai.models.unknown_variance.MeansAndVariances.tied`).  Every pair with such an arm
+fails, as if its Bayes factors were 1 (the value before its second sample; with one factor 1 the
+infimum over the piece is at most ln B+_a(xbar_a) <= 0).  Under the model this changes nothing:
+two draws of a Gaussian law are equal with probability 0, so with probability 1 no arm is ever
+tied and the theorem above holds word for word.  Off the model it is what keeps a variance
+estimate of (nearly) 0 from reading as an exactly known mean: an arm paying 0 with probability
+0.95 and 10 otherwise shows a run of zeros, sample variance 0, and Bayes factors that certified a
+Gaussian arm against it after a dozen samples (``benchmarks/unknown_variance_ties.py``).  A tie is
+evidence that the model does not fit; the model warns once
+(:class:`~pybai.exceptions.RewardModelWarning`) and session status says which arms are tied and
+which reward model fits (``"bounded"`` with a ``reward_range``).
+
 Called with ``t`` only (e.g. LUCB's confidence level) the object answers ln x + 2 ln 8 + ln t, about
 the GLR a pair needs to pass: an exploration level for sampling, not a stopping guarantee; only :meth:`UnknownVarianceThreshold.model_margin`
 decides stopping.
@@ -194,8 +208,11 @@ def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
 
 
 @njit(cache=True)
-def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset):
-    """Pieces {lambda_j >= lambda_i + offset}: arm j's samples shifted by -offset make them unshifted."""
+def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset, tied):
+    """Pieces {lambda_j >= lambda_i + offset}: arm j's samples shifted by -offset make them unshifted.
+
+    A pair with a ``tied`` arm (its variance estimate rests on repeated rewards: no Gaussian evidence) does not pass.
+    """
     worst = math.inf
     for ii in range(top.shape[0]):
         i = top[ii]
@@ -203,7 +220,7 @@ def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset):
             j = bot[jj]
             ni, nj = counts[i], counts[j]
             xj = means[j] - offset
-            if ni < 2.0 or nj < 2.0 or not (means[i] > xj):
+            if ni < 2.0 or nj < 2.0 or not (means[i] > xj) or tied[i] or tied[j]:
                 return -math.inf
             si = max(sq_devs[i] / ni, 1e-300)
             sj = max(sq_devs[j] / nj, 1e-300)
@@ -264,7 +281,9 @@ class UnknownVarianceThreshold(Threshold):
         """Smallest certified margin over the pairs (i in ``top``, j in ``bottom``); stop when > 0.
 
         ``model`` is a :class:`~pybai.models.unknown_variance.MeansAndVariances` (counts, means and
-        sums of squared deviations); ``variances`` is not used (the rule needs no variance).  The
+        sums of squared deviations); ``variances`` is not used (the rule needs no variance).  A
+        pair with an arm the model marks ``tied`` (its variance rests on repeated rewards) does not pass (module
+        docstring, "Repeated rewards").  The
         pieces are {lambda_j >= lambda_i + offset} (additive epsilon: the Bayes factor of arm j at
         lambda is that of its samples shifted by -offset at lambda - offset); ``slope`` must be 1
         (a relative epsilon is not available for unknown variances).
@@ -272,8 +291,12 @@ class UnknownVarianceThreshold(Threshold):
         if slope != 1.0:
             raise InvalidParameterError("a relative epsilon is not available under reward_model "
                                         "'gaussian-unknown-variance' (use epsilon_mode = \"additive\").")
+        tied = getattr(model, "tied", None)
+        if tied is None:
+            tied = np.zeros(model.counts.shape[0], dtype=np.bool_)
         return float(_min_margin(model.counts, model.estimate, model.sq_devs, np.asarray(top, dtype=np.int64),
-                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions, float(offset)))
+                                 np.asarray(bottom, dtype=np.int64), self.level, self._precisions, float(offset),
+                                 tied))
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}

@@ -136,6 +136,25 @@ class Strategy:
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         check_fit(self, problem, owner)
         check_initial_phase(self, problem, owner)
+        self._check_threshold(problem, owner)
+
+    def _check_threshold(self, problem: Problem, owner: str) -> None:
+        """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
+        regime = problem.regime
+        if not isinstance(regime, FixedConfidence):
+            return
+        try:
+            problem.threshold(self.threshold, regime.delta)
+        except InvalidParameterError:
+            offered = []
+            for kind in self.threshold_kinds:
+                try:
+                    problem.threshold(kind, regime.delta)
+                except InvalidParameterError:
+                    continue
+                offered.append(f'"{kind}"')
+            raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
+                       f"{problem.family.name} rewards)", self.threshold) from None
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""

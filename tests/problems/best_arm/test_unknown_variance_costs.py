@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
@@ -152,3 +154,54 @@ def test_best_arm_glr_from_the_model():
     one.update(np.array([0, 0, 1, 1, 2]), np.array([1.0, 2.0, 0.0, 0.5, 0.2]))
     for kind in (PLUGIN, TRANSPORT):
         assert np.isnan(glr_best_arm_uv(kind, one.counts, one.estimate, one.variances)[0])
+
+
+@pytest.mark.parametrize("args", [
+    (5.0, 1e-300, 1e-12, 5.0, 0.0, 1e-12),       # constant arms 1e-300 apart (variances at the floor)
+    (5.0, 5e-324, 1e-12, 5.0, 0.0, 1e-12),       # a subnormal difference
+    (3.0, 1e-160, 1e-320, 4.0, 0.0, 1e-12),      # a subnormal variance on one side
+    (5.0, 1.0, 1e-300, 5.0, 0.0, 1e-300),        # ratios near the top of the floats
+    (5.0, 1e100, 1e-300, 5.0, -1e100, 1.0),      # a ratio that overflows: that mean is pinned
+    (5.0, 1e100, 1e-300, 5.0, -1e100, 1e-300),   # both overflow
+    (5.0, 1.0, 0.0, 5.0, 0.0, 1.0),              # a variance of 0
+])
+def test_transport_pair_at_degenerate_scales_divides_by_no_underflowed_number(args):
+    z, u = transport_pair(*args)
+    n1, x1, s1, n2, x2, s2 = args
+    assert z >= 0.0 and x2 <= u <= x1
+    if s1 > 0.0 and s2 > 0.0 and math.isfinite(z):
+        # the value is the objective at u, within the first-order bound of the end solutions (1e-280 n)
+        assert z == pytest.approx(objective(u, *args), rel=1e-9, abs=1e-270)
+    if x1 - x2 < 1e-150:
+        assert z < 1e-250  # nothing separates arms 1e-300 apart
+
+
+def test_transport_pair_keeps_its_arithmetic_on_usual_scales():
+    from pybai.models._transport import _transport_t
+
+    for n1, x1, s1, n2, x2, s2 in random_instances(3, 100):
+        d2 = (x1 - x2) ** 2
+        h, t = _transport_t(n1 / (n1 + n2), s1 / d2, s2 / d2)
+        assert transport_pair(n1, x1, s1, n2, x2, s2) == (0.5 * (n1 + n2) * h, x2 + t * (x1 - x2))
+
+
+@pytest.mark.parametrize("code", [PLUGIN, TRANSPORT])
+def test_the_oracle_is_scale_free_down_to_the_smallest_allowed_sigma(code):
+    """Gaussian arms with sigma = 1e-100 (the end of the allowed range): products of two variances underflow;
+    T* and w* are those of the same arms at scale 1."""
+    means, var = np.array([1.0, 0.9, 0.5, 0.2]), np.ones(4)
+    t1, w1 = _kernels.oracle_best_arm(code, means, var)
+    for scale in (1e-100, 1e100):
+        t, w = _kernels.oracle_best_arm(code, means * scale, var * scale * scale)
+        assert t == pytest.approx(t1, rel=1e-9) and np.allclose(w, w1, rtol=1e-9)
+        tw, ww = _kernels.oracle_best_arm_warm(code, means * scale, var * scale * scale, np.zeros(5))
+        assert tw == pytest.approx(t1, rel=1e-9)
+
+
+def test_a_warm_start_below_the_smallest_normal_float_gives_an_infinite_time():
+    """Bernoulli-coded means 1e-300 apart (binomial fractions within the 1e-9 tolerance, bounded rewards): the
+    warm start of the last step may underflow; T* is then infinite, never a division by 0."""
+    means = np.array([0.0, 1e-300, 2e-300, 3e-300])
+    t, w = _kernels.oracle_best_arm_warm(_kl.BERNOULLI, means, np.ones(4), np.array([5.18e-317, 0, 0, 0, 0.0]))
+    assert t == math.inf or t > 1e40
+    assert np.isclose(w.sum(), 1.0)

@@ -117,16 +117,32 @@ def _dm_dx(code, x, m1, v1, ma, va, m):
     """Derivative of the pooled mean m = m_a(x) (given: the caller has it) with respect to x."""
     if code == GAUSSIAN:
         s = 1.0 / v1 + x / va
-        return (ma - m1) / (v1 * va * s * s)
+        scale = v1 * va * s * s
+        if not scale > 1e-290:  # variances near 1e-200 underflow the product: divide one factor at a time
+            return (ma - m1) / (v1 * s) / (va * s)
+        return (ma - m1) / scale
     if code == GAUSSIAN_UV:
         # implicit function theorem on d1'(m) + x da'(m) = 0: dm/dx = -da'(m) / (d1''(m) + x da''(m))
         e1 = (m - m1) * (m - m1)
         ea = (m - ma) * (m - ma)
-        curv = (v1 - e1) / ((v1 + e1) * (v1 + e1)) + x * (va - ea) / ((va + ea) * (va + ea))
+        w1 = (v1 + e1) * (v1 + e1)
+        wa = (va + ea) * (va + ea)
+        if not (w1 > 1e-290 and wa > 1e-290):  # the same at a tiny scale: the curvature in units of 1 / (v + e)
+            curv = (v1 - e1) / (v1 + e1) / (v1 + e1) + x * (va - ea) / (va + ea) / (va + ea)
+        else:
+            curv = (v1 - e1) / w1 + x * (va - ea) / wa
         if curv <= 0.0:
             return 0.0
         return -((m - ma) / (va + ea)) / curv
     return (ma - m1) / ((1.0 + x) * (1.0 + x))
+
+
+@njit(cache=True)
+def _ratio_slope(code, m1, v1, ma, va, m, num, den):
+    """d/dm of num / den = d(mu_1, m) / d(mu_a, m), for den > 0 (den^2 may underflow: then one division at a time)."""
+    top = _dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)
+    square = den * den
+    return top / square if square > 0.0 else top / den / den
 
 
 @njit(cache=True)
@@ -151,7 +167,7 @@ def _ratio_sum(code, y, means, var, best, xs):
         if den <= 0.0:
             return math.inf, math.inf
         total += num / den
-        dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+        dr_dm = _ratio_slope(code, m1, v1, ma, va, m, num, den)
         slope += dr_dm * _dm_dx(code, x, m1, v1, ma, va, m) / den
     return total - 1.0, slope
 
@@ -160,7 +176,8 @@ def _ratio_sum(code, y, means, var, best, xs):
 def weights_from_roots(best, xs, y, w):
     """``(T*, w*)`` from the root y of F_mu(y) = 1 and the x_a(y) (GK16, Theorem 5); fills ``w``.
 
-    w_best = 1 / (1 + sum_a x_a), w_a = x_a w_best, T* = (1 + sum_a x_a) / y.
+    w_best = 1 / (1 + sum_a x_a), w_a = x_a w_best, T* = (1 + sum_a x_a) / y; T* = inf when y underflowed
+    to 0 (means 1e-300 apart: the level is below the smallest float, T* above the largest).
     """
     total = 1.0
     for a in range(w.shape[0]):
@@ -168,7 +185,7 @@ def weights_from_roots(best, xs, y, w):
             total += xs[a]
     for a in range(w.shape[0]):
         w[a] = (1.0 if a == best else xs[a]) / total
-    return total / y, w
+    return (total / y if y > 0.0 else math.inf), w
 
 
 @njit(cache=True)
@@ -256,7 +273,7 @@ def _arm_terms(code, x, m1, v1, ma, va):
     den = kl(code, ma, m, va)
     if den <= 0.0:
         return num, den, 0.0
-    dr_dm = (_dkl_dm(code, m1, m, v1) * den - num * _dkl_dm(code, ma, m, va)) / (den * den)
+    dr_dm = _ratio_slope(code, m1, v1, ma, va, m, num, den)
     return num, den, dr_dm * _dm_dx(code, x, m1, v1, ma, va, m)
 
 

@@ -19,6 +19,7 @@ from pybai.problems.best_arm._kernels import (
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
+from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
 
 __all__ = ["BestArmProblem"]
 
@@ -113,12 +114,21 @@ class BestArmProblem(Problem):
     def epsilon_good(self, means) -> np.ndarray:
         """Boolean mask of the epsilon-good arms of ``means`` (the best arms when no epsilon is set).
 
-        ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
+        mu_a >= c mu* - e decided with the tolerance of :func:`pybai.problems.tolerance.epsilon_good_mask`
+        (a relative epsilon needs mu* >= 0).  ``means`` in the learner's units (:meth:`~pybai.models.families.Family.learner_means`; the
         user's for every family but bounded rewards, which the learner rescales to [0, 1]).
         """
         means = self.check_means(means)
         c, e = self.pair_shift
-        return means >= c * means.max() - e
+        if self.epsilon_mode == "relative":
+            check_relative_reference(means.max(), self.epsilon, type(self).__name__)
+        return epsilon_good_mask(means, means.max(), c, e)
+
+    def check_truth(self, means) -> None:
+        """Refuse a relative epsilon on a truth whose best mean is negative (:mod:`pybai.problems.tolerance`)."""
+        if self.epsilon_mode == "relative":
+            learner = self.family.learner_means(self.check_means(means))
+            check_relative_reference(learner.max(), self.epsilon, type(self).__name__)
 
     @property
     def n_sources(self) -> int:

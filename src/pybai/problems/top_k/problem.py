@@ -24,6 +24,7 @@ from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_ora
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import TOP_K, RunKernels
+from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
 
 __all__ = ["TopKProblem"]
 
@@ -137,13 +138,23 @@ class TopKProblem(Problem):
     def epsilon_good(self, means) -> np.ndarray:
         """Mask of the arms that may belong to an epsilon-correct set: mu_i >= c mu_(k) - e.
 
-        (The k-th largest mean ``mu_(k)``; with no epsilon, mu_i >= mu_(k).)  ``means`` in the
+        (The k-th largest mean ``mu_(k)``; with no epsilon, mu_i >= mu_(k).)  Decided with the tolerance of
+        :func:`pybai.problems.tolerance.epsilon_good_mask` (a relative epsilon needs mu_(k) >= 0).  ``means`` in the
         learner's units (:meth:`~pybai.models.families.Family.learner_means`).
         """
         means = self.check_means(means)
         c, e = self.pair_shift
         kth = np.sort(means)[::-1][self.k - 1]
-        return means >= c * kth - e
+        if self.epsilon_mode == "relative":
+            check_relative_reference(kth, self.epsilon, type(self).__name__, "k-th largest mean")
+        return epsilon_good_mask(means, kth, c, e)
+
+    def check_truth(self, means) -> None:
+        """Refuse a relative epsilon on a truth whose k-th largest mean is negative (:mod:`pybai.problems.tolerance`)."""
+        if self.epsilon_mode == "relative":
+            learner = self.family.learner_means(self._means(self.check_means(means)))
+            check_relative_reference(np.sort(learner)[::-1][self.k - 1], self.epsilon, type(self).__name__,
+                                     "k-th largest mean")
 
     def correctness_note(self) -> str | None:
         """With epsilon: ``correct_rate`` counts epsilon-correct sets."""

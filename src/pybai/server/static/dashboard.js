@@ -99,7 +99,8 @@
     if (status.threshold_kind) parts.push(status.threshold_kind + " threshold");
     $("summary").textContent = parts.join(" · ");
     $("recommendation").textContent = status.answer;  // in words, with the arms' labels when they have them
-    $("message").textContent = status.message || "";
+    $("message").textContent = (status.message || "") +
+      (status.reward_model_note ? " Reward model: " + status.reward_model_note + "." : "");
     $("samples").textContent = fmt(status.samples);
     $("requests").textContent = fmt(status.requests) + " requests, " + fmt(status.answers) + " answers; last " +
       stamp(status.last_answer);
