@@ -53,7 +53,7 @@ def main(argv=None):
     print(f"guardrails-latency, delta = {problem.delta}, {args.runs} runs; T*(mu) = {t_star:.3f}, "
           f"T* ln(m/delta) = {t_star * level:.1f} (m = {problem.n_alternatives})")
     print(table(["strategy", "mean samples", "errors", "censored", "ratio to two-stage"], rows))
-    write_json("guardrails_two_stage", {"machine": info, "runs": args.runs, "t_star": t_star,
+    write_json("guardrails_two_stage.json", {"machine": info, "runs": args.runs, "t_star": t_star,
                                         "t_star_log": t_star * level, "results": results})
 
 

@@ -73,9 +73,12 @@ class MetricSpace(RequestSpace):
             rows = src.reshape(-1, M)
             ok = bool(np.all(rows % M == np.arange(M)) and np.all(rows // M == (rows[:, :1] // M)))
         if not ok:
-            present = set((src % M).tolist()) if src.shape[0] < M else set()
-            missing = [self.names[m] if m < len(self.names) else str(m) for m in range(M) if m not in present]
-            what = f"metric '{missing[0]}' is missing" if missing else "the metrics are not in the arm's order"
+            if src.shape[0] % M:
+                seen = np.bincount(src % M, minlength=M)
+                m = int(np.argmin(seen))
+                what = f"metric '{self.names[m] if m < len(self.names) else m}' is missing"
+            else:
+                what = "the metrics are not in the arm's order"
             raise RequestError(f"the answer is not complete observations: {what} (an observation gives every metric "
                                f"of its arm, in order); got sources {src.tolist()[:12]}.")
         return rows[:, 0] // M
