@@ -177,8 +177,8 @@ GOAL_INSTANCES = {
                                 [0.7, 0.7, 0.0]], [1.0, 0.2, -0.3], 0.5)),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
-    "best-arm-guardrails": [("independent", _guardrails(None)),
-                            ("correlated", _guardrails([[1.0, 0.6, -0.4], [0.6, 1.0, 0.3], [-0.4, 0.3, 1.0]]))],
+    "best-arm-guardrails": [("guardrails-independent", _guardrails(None)),  # labels are unique across goals
+                            ("guardrails-correlated", _guardrails([[1.0, 0.6, -0.4], [0.6, 1.0, 0.3], [-0.4, 0.3, 1.0]]))],
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
               ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],

@@ -27,7 +27,9 @@ class TwoStage(Strategy):
     when relative guardrails are undecided, as often); an arm is decided when one of its guardrails
     is certified broken or all are certified kept, by the tests of the problem's rule at its level
     (:meth:`~pybai.problems.guardrails.problem.GuardrailProblem.guardrail_status`).  Stage 2 samples
-    the least-sampled arm that keeps every guardrail.
+    the least-sampled arm that keeps every guardrail.  An arm whose mean sits exactly on a bound is
+    never decided, so the baseline then runs to ``max_samples`` (censored), where the problem's rule
+    alone may stop (it needs no decision on an arm it beats on the objective).
 
     Parameters
     ----------
