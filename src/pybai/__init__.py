@@ -77,14 +77,17 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
         BayesUCB,
         ConstrainedTrackAndStop,
         ExpectedImprovement,
+        FixedHorizon,
         GAllocation,
         GameSampling,
         HalvingStrategy,
+        MixtureSPRT,
         ProbabilityOfImprovement,
         RoundRobinStrategy,
         SequentialHalving,
         Strategy,
         SuccessiveRejects,
+        ThompsonProbabilityBest,
         ThompsonSampling,
         TopTwo,
         TrackAndStop,
@@ -122,8 +125,8 @@ _LAZY = {name: module for module, names in {
     "pybai.simulate": "run_experiment run_replication run_sweep",
     "pybai.stopping.thresholds": "make_threshold",
     "pybai.strategies": "GPUCB LUCB RAGE UCBE BatchRacingStrategy BatchSARStrategy BayesGap BayesUCB "
-                        "ConstrainedTrackAndStop ExpectedImprovement GAllocation GameSampling HalvingStrategy "
-                        "ProbabilityOfImprovement RoundRobinStrategy SequentialHalving Strategy SuccessiveRejects "
+                        "ConstrainedTrackAndStop ExpectedImprovement FixedHorizon GAllocation GameSampling HalvingStrategy MixtureSPRT "
+                        "ProbabilityOfImprovement RoundRobinStrategy SequentialHalving Strategy SuccessiveRejects ThompsonProbabilityBest "
                         "ThompsonSampling TopTwo TrackAndStop TwoStage UGapEb Uniform XYAdaptive XYFullyAdaptive XYOracle "
                         "XYStatic get_strategy_class make_strategy registered_names",
     "pybai.strategies.state": "restore_strategy",
@@ -212,6 +215,9 @@ __all__ = [
     "XYFullyAdaptive",
     "XYOracle",
     "RAGE",
+    "FixedHorizon",
+    "MixtureSPRT",
+    "ThompsonProbabilityBest",
     "get_strategy_class",
     "make_strategy",
     "registered_names",

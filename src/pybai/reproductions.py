@@ -94,6 +94,7 @@ def _uniform_time(experiment: Experiment) -> float | None:
 def _complexity(experiment: Experiment) -> dict:
     """The problem's complexity report on the experiment's truth, and in fixed confidence two predictions.
 
+    ``log_bound`` is T*(mu) ln(1/delta) (the lower bound's asymptotic form as delta -> 0);
     ``heuristic_stop`` is :func:`heuristic_stop` of T*(mu) for the problem's heuristic threshold
     (the stopping time of an ideal strategy); ``characteristic_time_uniform`` and
     ``heuristic_stop_uniform`` are the same for the uniform allocation (what sampling every source
@@ -106,6 +107,7 @@ def _complexity(experiment: Experiment) -> dict:
     t_star, delta = report.get("characteristic_time"), report.get("delta")
     if not (isinstance(t_star, (int, float)) and math.isfinite(t_star) and t_star > 0 and delta):
         return report
+    report["log_bound"] = float(t_star) * math.log(1.0 / float(delta))  # T* ln(1/delta), kl's large-delta-free form
     threshold = experiment.problem.threshold("heuristic", delta)
     report["heuristic_stop"] = heuristic_stop(float(t_star), threshold)
     uniform = _uniform_time(experiment)

@@ -15,7 +15,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import golden  # noqa: E402
 
 #: experiment files checked by the second test file (the long ones, spread over the two workers)
-SPLIT = ("linear-modern", "topk-twitter", "topk-twitter-binomial", "baics-example-2")
+SPLIT = ("linear-modern", "topk-twitter", "topk-twitter-binomial", "baics-example-2",
+         *(n for n in golden.experiment_names() if n.startswith("leaderboard-")))
 
 
 def check(what: str) -> None:

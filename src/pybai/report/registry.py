@@ -79,6 +79,7 @@ COLUMN_LABELS = {
     "cpu_seconds": "CPU seconds",
     "characteristic_time": "T*(mu)",
     "lower_bound": "lower bound T* kl(delta, 1 - delta) (samples)",
+    "log_bound": "T* ln(1/delta) (samples)",
     "optimal_weights": "w*(mu)",
     "heuristic_stop": "T* beta(t) at its fixed point (samples)",
     "samples": "samples at stopping",

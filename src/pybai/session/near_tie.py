@@ -118,13 +118,13 @@ def progress(problem: Problem, strategy) -> tuple[float, int | None] | None:
     """(GLR statistic, further samples until the rule would stop at the current estimates), or None.
 
     None unless a fixed-confidence session is running on the problem's GLR stopping rule with
-    every estimate defined (a rule with its own stopping, :attr:`Strategy.proven_rule`, has
-    none).  The samples are those of :func:`samples_to_separate`, searched at least as far as
-    :data:`NEAR_TIE_FACTOR` times the samples so far and the samples left before ``max_samples``
-    (None: never, or beyond 4 times that).
+    every estimate defined (a rule with its own stopping, :attr:`Strategy.proven_rule` or
+    :attr:`Strategy.stopping_rule`, has none).  The samples are those of :func:`samples_to_separate`,
+    searched at least as far as :data:`NEAR_TIE_FACTOR` times the samples so far and the samples left
+    before ``max_samples`` (None: never, or beyond 4 times that).
     """
     regime = problem.regime
-    if not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.proven_rule:
+    if not isinstance(regime, FixedConfidence) or strategy.status_ != "running" or strategy.proven_rule or strategy.stopping_rule:
         return None
     model = strategy.model_
     if strategy.t_ == 0 or (model.estimate != model.estimate).any():

@@ -140,23 +140,37 @@ def stopping_evidence(strategy) -> tuple[float, float] | None:
 
     :meth:`Problem.stopping_evidence <pybai.problems.base.Problem.stopping_evidence>` on the
     strategy's model and threshold: the rule stops exactly when ``statistic >= level``.  None in
-    fixed budget, before the first sample, and for a strategy that stops by a rule of its own (it
+    fixed budget, before the first sample, while an estimate is undefined or infinite, and for a
+    strategy that stops by a rule of its own (it
     overrides ``_should_stop``, unless its ``glr_stopping`` says the GLR rule decides, as LUCB's).
     """
-    if strategy.threshold_ is None or strategy.t_ == 0:
-        return None
-    if type(strategy)._should_stop is not Strategy._should_stop and not getattr(strategy, "glr_stopping", False):
-        return None
+    if not stopping_evidence_applies(strategy) or not np.isfinite(strategy.model_.estimate).all():
+        return None  # no statistic while a source has no estimate (or one beyond the float range)
     return strategy.problem_.stopping_evidence(strategy.model_, strategy.threshold_, strategy.t_)
+
+
+def stopping_evidence_applies(strategy) -> bool:
+    """Whether :func:`stopping_evidence` has a statistic to show: a fixed-confidence threshold, a
+    sample, and the problem's stopping rule (not one of the strategy's own)."""
+    if strategy.threshold_ is None or strategy.t_ == 0:
+        return False
+    return type(strategy)._should_stop is Strategy._should_stop or bool(getattr(strategy, "glr_stopping", False))
 
 
 def _statistic(strategy) -> tuple[float | None, float | None]:
     """The deciding statistic and its level (:func:`stopping_evidence`): statistic >= threshold exactly
     when the rule stops; null statistic while it is undefined (a source without an estimate)."""
+    if not np.isfinite(strategy.model_.estimate).all() and stopping_evidence_applies(strategy):
+        # a source without an estimate (or one beyond the float range): no statistic yet, the level alone
+        threshold = strategy.threshold_
+        try:
+            level = threshold.level if getattr(threshold, "count_dependent", False) else \
+                threshold.at(strategy.t_, strategy.model_)
+        except (ValueError, ArithmeticError):
+            return None, None
+        return None, _plain(float(level))
     evidence = stopping_evidence(strategy)
     if evidence is None:
         return None, None
     statistic, level = evidence
-    if np.isnan(strategy.model_.estimate).any():
-        return None, _plain(level)
     return _plain(statistic), _plain(level)

@@ -97,7 +97,7 @@ def threshold_info(strategy, problem) -> dict | None:
     if kind is None:
         return None
     return {"kind": kind, "proven": is_proven(strategy, problem),
-            "default": is_default_kind(strategy.threshold) and not strategy.proven_rule}
+            "default": is_default_kind(strategy.threshold) and not (strategy.proven_rule or strategy.stopping_rule)}
 
 
 def sweep_document(

@@ -6,9 +6,11 @@ from pybai.strategies.batch_sar import BatchSARStrategy
 from pybai.strategies.bayes_gap import BayesGap
 from pybai.strategies.bayes_ucb import BayesUCB
 from pybai.strategies.ei import ExpectedImprovement
+from pybai.strategies.fixed_horizon import FixedHorizon
 from pybai.strategies.gp_ucb import GPUCB
 from pybai.strategies.pi import ProbabilityOfImprovement
 from pybai.strategies.thompson import ThompsonSampling
+from pybai.strategies.thompson_pbest import ThompsonProbabilityBest
 from pybai.strategies.sequential_halving import SequentialHalving
 from pybai.strategies.successive_rejects import SuccessiveRejects
 from pybai.strategies.ucbe import UCBE
@@ -18,6 +20,7 @@ from pybai.strategies.g_allocation import GAllocation
 from pybai.strategies.game import GameSampling
 from pybai.strategies.halving import HalvingStrategy
 from pybai.strategies.lucb import LUCB
+from pybai.strategies.mixture_sprt import MixtureSPRT
 from pybai.strategies.rage import RAGE
 from pybai.strategies.registry import get_strategy_class, make_strategy, registered_names
 from pybai.strategies.round_robin import RoundRobinStrategy
@@ -60,6 +63,9 @@ __all__ = [
     "XYAdaptive",
     "XYFullyAdaptive",
     "RAGE",
+    "FixedHorizon",
+    "MixtureSPRT",
+    "ThompsonProbabilityBest",
     "get_strategy_class",
     "make_strategy",
     "registered_names",

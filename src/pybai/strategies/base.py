@@ -17,8 +17,7 @@ regime (fixed confidence: ``max_samples``; fixed budget: the budget in samples o
 never exceeded by an ask), the (b, r) limits of batches, the validation of answers, and the
 state as a JSON-safe dict (:mod:`pybai.strategies.state`).  A concrete strategy implements
 :meth:`Strategy._select` and optionally :meth:`_initialize`, :meth:`_observe`,
-:meth:`_should_stop`, :meth:`_recommend`; it lists the attributes of its own state in
-``_state_attrs``.
+:meth:`_should_stop`, :meth:`_recommend`; it lists the attributes of its own state in ``_state_attrs``.
 """
 
 from __future__ import annotations
@@ -92,6 +91,8 @@ class Strategy:
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
+    #: a rule that stops by its own unproven rule (not ``threshold``) names it: never certified (``"mixture-sprt"``)
+    stopping_rule: ClassVar[str] = ""
     #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
     stops_on_statistics: ClassVar[bool] = True
     #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);

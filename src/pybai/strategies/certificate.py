@@ -4,7 +4,9 @@ Whether a threshold is proven delta-correct is said in one place: the ``proven``
 class (:class:`pybai.stopping.base.Threshold`; e.g. ``HeuristicThreshold.proven`` is False,
 ``GaussianPairMixtureThreshold.proven`` True).  A rule whose stopping does not use ``threshold``
 at all declares its own proven rule in :attr:`Strategy.proven_rule
-<pybai.strategies.base.Strategy.proven_rule>` (batch-racing's anytime bounds, RAGE's elimination).
+<pybai.strategies.base.Strategy.proven_rule>` (batch-racing's anytime bounds, RAGE's elimination),
+or its own unproven one in :attr:`Strategy.stopping_rule <pybai.strategies.base.Strategy.stopping_rule>`
+(the practitioners' baselines: a fixed horizon, a mixture SPRT, a posterior probability).
 Everything that says "certified" (the result message, ``pybai session status``, the session
 report, ``pybai run``'s table header) asks the functions below.
 
@@ -29,7 +31,8 @@ def threshold_kind(strategy: Any, problem: Any = None) -> str | None:
     """The kind of threshold that decides the stop: ``"heuristic"``, ``"delta-correct"``, ...
 
     ``"delta-correct"`` for a rule with its own proven stopping rule (its ``threshold`` is
-    unused); None in fixed budget (no stopping threshold).
+    unused), the name of its own unproven rule for a rule with a :attr:`stopping_rule`
+    (``"mixture-sprt"``); None in fixed budget (no stopping threshold).
 
     Parameters
     ----------
@@ -41,6 +44,8 @@ def threshold_kind(strategy: Any, problem: Any = None) -> str | None:
     problem = strategy.problem_ if problem is None else problem
     if problem.regime.kind != "fixed-confidence":
         return None
+    if strategy.stopping_rule:
+        return strategy.stopping_rule
     if strategy.proven_rule:
         return "delta-correct"
     return str(strategy.threshold).strip().lower().replace("_", "-")
@@ -54,7 +59,7 @@ def is_proven(strategy: Any, problem: Any = None) -> bool:
     """
     problem_ = getattr(strategy, "problem_", None) if problem is None else problem
     kind = threshold_kind(strategy, problem_)
-    if kind is None:
+    if kind is None or strategy.stopping_rule:
         return False
     if strategy.proven_rule:
         return True

@@ -22,7 +22,7 @@ REQUIREMENTS = {
     "posterior": ("needs a posterior over the arm means (a problem with a prior covariance, e.g. environment kind "
                   "'correlated-gaussian')"),
     "answer-mask": "needs the arms of the answer (answer_mask)",
-    "known-noise": ("needs a known noise scale for its confidence widths; under reward_model "
+    "known-noise": ("needs a known noise scale (confidence widths, a power analysis); under reward_model "
                     "'gaussian-unknown-variance' use tas, top-two, lucb, game or uniform"),
     "exact-identification": ("certifies the exact answer by its own rule and does not read epsilon; with "
                              "[problem] epsilon use lucb, game or uniform"),
