@@ -232,9 +232,8 @@ class Problem(ABC):
 
         Default: ``statistic(model) > threshold.at(t, model)`` (``threshold(t)``, or for a threshold
         that reads the data, e.g. the linear self-normalised one, its value on the model).  Problems
-        whose alternative splits into pieces of two arms (best arm, top-k) override it to decide
-        piece by piece with a count-dependent threshold (:mod:`pybai.stopping.pair_mixture`); a new
-        family that gets its own count-dependent rule overrides this hook (and :meth:`threshold`).
+        whose alternative splits into pieces of two arms (best arm, top-k) decide piece by piece with a count-dependent
+        threshold (:mod:`pybai.stopping.pair_mixture`); a new family with such a rule overrides this (and :meth:`threshold`).
         """
         z = self.statistic(model)
         return z, z > threshold.at(t, model)
@@ -251,11 +250,10 @@ class Problem(ABC):
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
-        if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
-                "gaussian", "bernoulli"):
-            kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
-        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                              family=self.family.name)
+        fam = self.family.name
+        if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and fam in ("gaussian", "bernoulli"):
+            kind = "pair-mixture" if fam == "gaussian" else "pair-tilt"
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=fam)
 
     #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e} (epsilon-best-arm
     #: identification); ``(1, 0)``: the plain pieces {lambda_j >= lambda_i}

@@ -34,7 +34,7 @@ from pybai.problems.base import FixedConfidence, Problem
 from pybai.result import RunResult
 from pybai.stopping.thresholds import DEFAULT_KIND, KINDS
 from pybai.strategies.batching import check_batch, split_plan
-from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
+from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending, check_threshold_kind
 from pybai.strategies.requests import Outstanding, believed, match_answer, next_missing, parse_answer
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
@@ -95,8 +95,7 @@ class Strategy:
     stopping_rule: ClassVar[str] = ""
     #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
     stops_on_statistics: ClassVar[bool] = True
-    #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
-    #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
+    #: why the rule needs each request answered before the next (refuses ``max_pending > 1``); empty: it allocates on counts + pending
     single_request: ClassVar[str] = ""
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
@@ -137,25 +136,7 @@ class Strategy:
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         check_fit(self, problem, owner)
         check_initial_phase(self, problem, owner)
-        self._check_threshold(problem, owner)
-
-    def _check_threshold(self, problem: Problem, owner: str) -> None:
-        """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
-        regime = problem.regime
-        if not isinstance(regime, FixedConfidence):
-            return
-        try:
-            problem.threshold(self.threshold, regime.delta)
-        except InvalidParameterError:
-            offered = []
-            for kind in self.threshold_kinds:
-                try:
-                    problem.threshold(kind, regime.delta)
-                except InvalidParameterError:
-                    continue
-                offered.append(f'"{kind}"')
-            raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
-                       f"{problem.family.name} rewards)", self.threshold) from None
+        check_threshold_kind(self, problem, owner)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
