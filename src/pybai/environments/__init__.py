@@ -9,7 +9,6 @@ from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
-from pybai.environments.multi_metric import MultiMetricEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
 __all__ = [
@@ -24,5 +23,4 @@ __all__ = [
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
     "CallableEnvironment",
-    "MultiMetricEnvironment",
 ]
