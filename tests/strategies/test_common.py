@@ -126,7 +126,10 @@ def test_round_trip_in_a_fresh_process(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(out.read_text())
-    assert len(got) >= len(CASES) - 2
+    # nearly every case is saved mid-run; a rule stopping by its own unproven rule (Thompson sampling at
+    # P(best) > 0.95, a fixed horizon) may legitimately end within the first 17 asks
+    own = sum(1 for case in CASES if get_strategy_class(case.name).stopping_rule)
+    assert len(got) >= len(CASES) - 2 - own
     for key, run in expected.items():
         assert got[key] == run, (saved[key]["case"], got[key], run)
 
