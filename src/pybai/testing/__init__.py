@@ -49,7 +49,7 @@ def parametrize_cases(names=None, labels=None, where=None):
     >>> import pytest
     >>> mark = parametrize_cases(["uniform"], ["bernoulli"], where=lambda case: case.regime == "fixed-budget")
     >>> [case_id(case) for case in mark.args[1]]
-    ['uniform-best-arm-bernoulli-fixed-budget-seq']
+    ['uniform-best-arm-bernoulli-fixed-budget-seq', 'uniform-best-arm-bernoulli-fixed-budget-batch']
     """
     import pytest
 

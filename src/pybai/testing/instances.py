@@ -244,8 +244,8 @@ def strategy_cases(names: Iterable[str] | None = None, labels: Iterable[str] | N
     """The cases of the registered strategies ``names`` (default: all), on the instances ``labels``
     (default: all).
 
-    >>> [c.regime for c in strategy_cases(["uniform"], ["bernoulli"])]
-    ['fixed-confidence', 'fixed-budget']
+    >>> [(c.regime, c.batched) for c in strategy_cases(["uniform"], ["bernoulli"])]
+    [('fixed-confidence', False), ('fixed-confidence', True), ('fixed-budget', False), ('fixed-budget', True)]
     """
     out = cases(registered_names() if names is None else list(names), get_strategy_class)
     keep = None if labels is None else set(labels)
