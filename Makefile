@@ -17,10 +17,10 @@ demo: install   # every shipped reproduction with --quick settings, then a summa
 	$(BIN)/pybai demo --jobs 2
 
 test: install
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile   # two processes (pytest-xdist), one test file each at a time
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder   # two processes (pytest-xdist), one test file each at a time, in collection order (tests/conftest.py puts the long files first)
 
 test-fast: install   # the inner loop: the same suite without the tests marked slow (pytest -m "not slow")
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 DOCS_STAMP := $(VENV)/.installed-docs
 

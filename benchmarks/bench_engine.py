@@ -38,7 +38,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 import _bench_common as bc  # noqa: E402
 
 from pybai.simulate import Sweep, run_replication, run_sweep  # noqa: E402
-from pybai.simulate.backends import DaskBackend  # noqa: E402
+from pybai.simulate.executors import DaskExecutor  # noqa: E402
 from pybai.simulate.tasks import BLOCK, make_tasks, task_replication_seed  # noqa: E402
 
 CHEAP = {
@@ -193,8 +193,8 @@ def speedup() -> dict:
     for label, make in [
         ("local-1", lambda: {"jobs": 1}),
         ("local-2", lambda: {"jobs": 2}),
-        ("dask-1", lambda: {"backend": DaskBackend(n_workers=1)}),
-        ("dask-2", lambda: {"backend": DaskBackend(n_workers=2)}),
+        ("dask-1", lambda: {"backend": DaskExecutor(n_workers=1)}),
+        ("dask-2", lambda: {"backend": DaskExecutor(n_workers=2)}),
     ]:
         kwargs = make()
         backend = kwargs.get("backend")

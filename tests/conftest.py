@@ -6,17 +6,30 @@ import time
 
 import pytest
 
-#: Test files that run for minutes: scheduled first, so that with ``-n 2 --dist loadfile`` (make test)
-#: the other worker works through the short files meanwhile instead of idling at the end.
-LONG_FIRST = ("tests/validation/test_validation.py", "tests/simulate/test_statistical.py")
+#: Test files that run for minutes, longest first: scheduled first, so that with ``-n 2 --dist loadfile``
+#: (make test) the two workers share them and work through the short files afterwards instead of one
+#: worker running a long file alone at the end (measured: benchmarks/results/test_durations.txt).
+#: pytest-xdist keeps this order only with ``--no-loadscope-reorder`` (make test passes it): by default
+#: it reorders the files by their number of tests, which put these few-test files last.
+LONG_FIRST = ("tests/docs/test_markdown_pages.py", "tests/golden/test_golden_long.py",
+              "tests/golden/test_golden.py", "tests/golden/test_golden_more.py",
+              "tests/cli/test_reproduce_shipped.py", "tests/validation/test_validation.py",
+              "tests/simulate/test_statistical.py")
 
 #: CPU seconds spent collecting each file (importing it: module-level work), and in all ("")
 _COLLECTION_CPU: dict[str, float] = {}
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Move the items of the long files to the front (a stable sort keeps every other order)."""
-    items.sort(key=lambda item: 0 if item.nodeid.startswith(LONG_FIRST) else 1)
+    """Move the items of the long files to the front in :data:`LONG_FIRST` order (a stable sort keeps
+    every other order)."""
+    def rank(item):
+        for i, prefix in enumerate(LONG_FIRST):
+            if item.nodeid.startswith(prefix):
+                return i
+        return len(LONG_FIRST)
+
+    items.sort(key=rank)
 
 
 @pytest.hookimpl(hookwrapper=True)

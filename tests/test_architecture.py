@@ -28,6 +28,8 @@ FORBIDDEN = {
     "session": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.server"),
     # the HTTP server drives sessions; it never simulates, and the command line starts it (not the reverse)
     "server": ("pybai.environments", "pybai.simulate", "pybai.cli", "pybai.strategies"),
+    # the common checks drive the library as a user does; they never run the command line, a server or a sweep
+    "testing": ("pybai.cli", "pybai.server", "pybai.simulate", "pybai.report"),
 }
 
 
@@ -61,6 +63,15 @@ OVER_BUDGET = {
                           "and the outstanding requests, the stopping rule, retarget, finishing a compiled run, "
                           "saving and restoring its state): every assignment of its fields is its own",
 }
+
+
+def test_only_the_tests_import_the_common_checks():
+    """pybai.testing sits on top: nothing in the package imports it (``import pybai`` never loads it,
+    nor pytest through it)."""
+    bad = [f"{path.relative_to(PACKAGE)} imports {module}" for path in PACKAGE.rglob("*.py")
+           if "testing" not in path.relative_to(PACKAGE).parts
+           for module in imported_modules(path) if module.startswith("pybai.testing")]
+    assert not bad, bad
 
 
 def test_modules_keep_the_soft_budget_or_say_why():
@@ -302,3 +313,28 @@ def test_one_ask_tell_protocol():
                 if {"next_batch", "observe"} <= methods:
                     second.append(f"{path.relative_to(PACKAGE)}: {node.name}")
     assert not second, second
+
+
+def private_imports(path: pathlib.Path) -> list[str]:
+    """``from pybai.x import _y`` where ``_y`` is a name (not a submodule) private to ``pybai.x``."""
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pybai"):
+            folder = PACKAGE.parent.joinpath(*node.module.split("."))
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and not (folder / f"{alias.name}.py").exists() and not (folder / alias.name).is_dir():
+                    bad.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+    return bad
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name another module needs is public there (or moves); private submodules (``_kl``) are fine."""
+    bad = [f"{path.relative_to(PACKAGE)} {line}" for path in PACKAGE.rglob("*.py") for line in private_imports(path)]
+    assert not bad, bad
+
+
+def test_the_private_import_detector_can_fail(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("from pybai.config.keys import _hidden, Table\nfrom pybai.models import _kl\n")
+    assert private_imports(path) == ["line 1: from pybai.config.keys import _hidden"]

@@ -56,14 +56,23 @@ def test_complexity_json(tmp_path, capsys):
         ("[problem]", "[problem", "not valid TOML"),
     ],
 )
-def test_user_errors_exit_2_with_one_line(tmp_path, old, new, message):
+def test_user_errors_exit_2_with_one_line(tmp_path, capsys, old, new, message):
     path = write(tmp_path, GOOD.replace(old, new))
+    assert main(["run", str(path), "--quiet"]) == 2  # in-process: the same code path as the command
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in err
+
+
+def test_user_error_exits_2_with_one_line_from_the_command(tmp_path):
+    """One of the cases above through a real process: exit status, stderr and no traceback."""
+    path = write(tmp_path, GOOD.replace("delta = 0.1", "delta = 1.5"))
     proc = subprocess.run(
         [sys.executable, "-m", "pybai.cli", "run", str(path), "--quiet"], capture_output=True, text=True
     )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and "problem.delta" in lines[0] and "Traceback" not in proc.stderr
 
 
 def test_missing_file_and_bad_jobs(tmp_path, capsys):

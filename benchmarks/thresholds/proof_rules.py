@@ -38,10 +38,17 @@ from numba import njit
 
 from pybai.models._kl import BERNOULLI, GAUSSIAN, pair_cost
 from pybai.problems.best_arm._kernels import glr_best_arm, oracle_best_arm_warm
+from pybai.stopping._leader_kernels import STICKY as LEADER_STICKY
+from pybai.stopping._leader_kernels import leader_advance, leader_min_margin, state_size
 from pybai.stopping._pair_mixture_kernels import _q_parts, pair_margin
 from pybai.stopping._tilt_kernels import scale_constants, tilt_caps, tilt_pair_margin
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
 from pybai.strategies.tracking import c_tracking_step
+
+from _bern_candidates import bern_margin, rest_margin
+from _lead_candidates import MAX_SEG, lead_update, plug_margin, plug_update
+from _lead_candidates import lead_margin as restart_margin
+from _gauss_candidates import convex_min, fill_a, fill_b, pair_weight
 
 INSTANCES = {
     "mu1": ("b", [0.5, 0.45, 0.43, 0.4]),
@@ -52,11 +59,21 @@ INSTANCES = {
     "abn": ("b", [0.15, 0.12, 0.10]),
 }
 
+STICKY = float(__import__("os").environ.get("STICKY", "2.0"))
+
 RULES = {"heur": 0, "pair": 1, "pairm": 2, "lse": 3, "lsem": 4,
          # diagnostics, NOT proven: the same rules at level ln(1/delta) (no union over the K - 1 pairs)
-         "pair1": 101, "lsem1": 104,
+         "pair1": 101, "lsem1": 104, "pair2": 201, "tilt2": 205,
          # Bernoulli: tilted sub-Gaussian half-normal mixtures (variance-adaptive), alone or with KT
-         "tilt": 5, "tiltm": 6, "tiltkt": 7, "tiltktm": 8}
+         "tilt": 5, "tiltm": 6, "tiltkt": 7, "tiltktm": 8,
+         # Gaussian candidates with predictable weights (state per pair / per hypothesis)
+         "gdiff": 20, "gdiffm": 21, "glead": 22, "gleadm": 23, "gdiff9": 25, "glead9": 26, "gleadb": 27,
+         "gdiff1": 120,
+         "bdiff": 30, "bdiffm": 31, "blead": 32, "bleadm": 33, "bdiff9": 35, "blead9": 36, "bdiff1": 130,
+         "tilt1": 105, "grest": 40, "grestm": 41, "grest2": 42, "grest2m": 43, "grests": 44, "grestsm": 45, "grests1": 48, "grests1m": 49, "brests": 46, "brestsm": 47,
+         "gplug": 50, "gplugm": 51, "gplug1": 52, "gplug1m": 53,
+         # the library's leader rule (pybai.stopping.leader: sticky leader, memory), Gaussian or Bernoulli
+         "leader": 60}
 
 
 @njit(cache=True)
@@ -196,7 +213,328 @@ def check_rule(rule, code, counts, means, var, t, delta, level, min_stat, alpha,
 
 
 @njit(cache=True)
-def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples):
+def pair_state_margin(a, b, counts, means, var, pw, log_wd, log_wp, scales, level, ta, tb):
+    """Margin of pair (a up, b down): inf_x ln(wd Diff_ab(x) + wp PerArm_ab(x)) - level."""
+    if not means[a] > means[b]:
+        return -math.inf
+    J = scales.shape[0]
+    na = 0
+    nb = 0
+    if log_wd > -math.inf:
+        U0 = pw[a, b, 1] - pw[b, a, 1]
+        I = pw[a, b, 0] - pw[b, a, 0]
+        V = pw[a, b, 2] + pw[b, a, 2]
+        na = fill_a(ta, 0, log_wd - math.log(J), U0, I, V, scales)
+    if log_wp > -math.inf:
+        nb = fill_b(tb, 0, log_wp - math.log(J), counts[a], means[a], var[a], counts[b], means[b], var[b], scales)
+    x0 = (counts[a] * means[a] / var[a] + counts[b] * means[b] / var[b]) / (counts[a] / var[a] + counts[b] / var[b])
+    width = math.sqrt(var[a] / counts[a]) + math.sqrt(var[b] / counts[b]) + abs(means[a] - means[b])
+    return convex_min(ta, na, tb, nb, x0, width, level)
+
+
+@njit(cache=True)
+def lead_margin(best, j, counts, means, var, pw, hl, log_wl, log_wd, log_wp, K, scales, level, ta, tb):
+    """Margin of hypothesis H_j (j best): inf_x ln(wl Lead_j(x) + (1 - wl)/(K - 1) PairMix_{best, j}(x)) - level
+    (a lower bound: the other challengers' terms of the fixed average are dropped)."""
+    if not means[best] > means[j]:
+        return -math.inf
+    J = scales.shape[0]
+    U0 = hl[j, 0, 1] - hl[j, 1, 1]
+    I = hl[j, 0, 0] - hl[j, 1, 0]
+    V = hl[j, 0, 2] + hl[j, 1, 2]
+    na = fill_a(ta, 0, log_wl - math.log(J), U0, I, V, scales)
+    rest = math.log1p(-math.exp(log_wl)) - math.log(K - 1.0)
+    if log_wd > -math.inf:
+        U0 = pw[best, j, 1] - pw[j, best, 1]
+        I = pw[best, j, 0] - pw[j, best, 0]
+        V = pw[best, j, 2] + pw[j, best, 2]
+        na = fill_a(ta, na, rest + log_wd - math.log(J), U0, I, V, scales)
+    nb = fill_b(tb, 0, rest + log_wp - math.log(J), counts[best], means[best], var[best], counts[j], means[j],
+                var[j], scales)
+    x0 = (counts[best] * means[best] / var[best] + counts[j] * means[j] / var[j]) / (
+        counts[best] / var[best] + counts[j] / var[j])
+    width = math.sqrt(var[best] / counts[best]) + math.sqrt(var[j] / counts[j]) + abs(means[best] - means[j])
+    return convex_min(ta, na, tb, nb, x0, width, level)
+
+
+@njit(cache=True)
+def check_state_rule(rule, counts, means, var, t, delta, scales, cert, pw, hl, ta, tb, no_union):
+    K = counts.shape[0]
+    z, best = glr_best_arm(GAUSSIAN, counts, means, var)
+    if z != z or z <= 0.0:
+        return -1
+    level = math.log(1.0 / delta) if no_union else math.log((K - 1.0) / delta)
+    memory = rule == 21 or rule == 23
+    if rule == 20 or rule == 21 or rule == 25:
+        log_wd = math.log(0.9) if rule == 25 else math.log(0.5)
+        log_wp = math.log(0.1) if rule == 25 else math.log(0.5)
+        ok = True
+        for b in range(K):
+            if b == best or cert[best, b]:
+                continue
+            if pair_state_margin(best, b, counts, means, var, pw, log_wd, log_wp, scales, level, ta, tb) > 0.0:
+                if memory:
+                    cert[best, b] = True
+            else:
+                ok = False
+                if not memory:
+                    return -1
+        if ok:
+            return best
+        if memory:
+            for a in range(K):
+                good = True
+                for b in range(K):
+                    if b != a and not cert[a, b]:
+                        good = False
+                        break
+                if good:
+                    return a
+        return -1
+    # hypothesis tests: reject H_j for every j != best (level ln(1/delta), no union)
+    level = math.log(1.0 / delta)
+    log_wl = math.log(0.5)
+    log_wd = math.log(0.9) if rule == 26 else (-math.inf if rule == 27 else math.log(0.5))
+    log_wp = math.log(0.1) if rule == 26 else (0.0 if rule == 27 else math.log(0.5))
+    ok = True
+    for j in range(K):
+        if j == best or cert[j, j]:
+            continue
+        if lead_margin(best, j, counts, means, var, pw, hl, log_wl, log_wd, log_wp, K, scales, level, ta, tb) > 0.0:
+            if memory:
+                cert[j, j] = True
+        else:
+            ok = False
+            if not memory:
+                return -1
+    if ok:
+        return best
+    if memory:
+        for a in range(K):
+            good = True
+            for j in range(K):
+                if j != a and not cert[j, j]:
+                    good = False
+                    break
+            if good:
+                return a
+    return -1
+
+
+@njit(cache=True)
+def _memory_answer(cert, K, hyp):
+    for a in range(K):
+        good = True
+        for j in range(K):
+            if j != a and not (cert[j, j] if hyp else cert[a, j]):
+                good = False
+                break
+        if good:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def check_bern_rule(rule, counts, means, t, delta, scales, cert, pw, hl, no_union):
+    K = counts.shape[0]
+    z, best = glr_best_arm(BERNOULLI, counts, means, np.zeros(K))
+    if z <= 0.0:
+        return -1
+    emax = tilt_caps(scales)
+    consts = scale_constants(scales, emax)
+    memory = rule == 31 or rule == 33
+    dparams = np.empty((2, 4))
+    log_wd = np.empty(2)
+    arm = np.empty(4)
+    hyp = rule == 32 or rule == 33 or rule == 36
+    if not hyp:
+        level = math.log(1.0 / delta) if no_union else math.log((K - 1.0) / delta)
+        wd = 0.9 if rule == 35 else 0.5
+    else:
+        level = math.log(1.0 / delta)
+        wd = 0.9 if rule == 36 else 0.5
+    ok = True
+    for b in range(K):
+        if b == best or (cert[b, b] if hyp else cert[best, b]):
+            continue
+        a = best
+        arm[0] = counts[a]
+        arm[1] = counts[a] * means[a]
+        arm[2] = counts[b]
+        arm[3] = counts[b] * means[b]
+        if not hyp:
+            dparams[0, 0] = pw[a, b, 1] - pw[b, a, 1]
+            dparams[0, 1] = pw[a, b, 0] - pw[b, a, 0]
+            dparams[0, 2] = pw[a, b, 2]
+            dparams[0, 3] = pw[b, a, 2]
+            log_wd[0] = math.log(wd)
+            m = bern_margin(means[a], counts[a], means[b], counts[b], dparams, 1, log_wd, arm, math.log(1.0 - wd),
+                            scales, emax, consts, level)
+        else:
+            rest = math.log(0.5 / (K - 1.0))
+            dparams[0, 0] = hl[b, 0, 1] - hl[b, 1, 1]
+            dparams[0, 1] = hl[b, 0, 0] - hl[b, 1, 0]
+            dparams[0, 2] = hl[b, 0, 2]
+            dparams[0, 3] = hl[b, 1, 2]
+            log_wd[0] = math.log(0.5)
+            dparams[1, 0] = pw[a, b, 1] - pw[b, a, 1]
+            dparams[1, 1] = pw[a, b, 0] - pw[b, a, 0]
+            dparams[1, 2] = pw[a, b, 2]
+            dparams[1, 3] = pw[b, a, 2]
+            log_wd[1] = rest + math.log(wd)
+            m = bern_margin(means[a], counts[a], means[b], counts[b], dparams, 2, log_wd, arm,
+                            rest + math.log(1.0 - wd), scales, emax, consts, level)
+        if m > 0.0:
+            if memory:
+                if hyp:
+                    cert[b, b] = True
+                else:
+                    cert[best, b] = True
+        else:
+            ok = False
+            if not memory:
+                return -1
+    if ok:
+        return best
+    if memory:
+        return _memory_answer(cert, K, hyp)
+    return -1
+
+
+@njit(cache=True)
+def clock_weight(n_self, n_other, w_self):
+    """Predictable weight of a new sample of an arm (n_self samples so far, cumulative weight w_self in this
+    process) in a process against an arm with n_other samples: the step that brings w_self to the common
+    clock T = n n' / (n + n') after the sample, clipped to [0, 1].  Both sides track T, so their cumulative
+    weights stay balanced and each arm's weights are close to T / N (the efficient weights 1 / N)."""
+    n = n_self + 1.0
+    if n_other <= 0.0:
+        return 0.0
+    w = n * n_other / (n + n_other) - w_self
+    if w < 0.0:
+        return 0.0
+    return w if w < 1.0 else 1.0
+
+
+@njit(cache=True)
+def check_plug_rule(rule, counts, sums, means, var, delta, scales, cert, acc):
+    K = counts.shape[0]
+    z, best = glr_best_arm(GAUSSIAN, counts, means, var)
+    if z != z or z <= 0.0:
+        return -1
+    level = math.log(1.0 / delta)
+    memory = rule == 51 or rule == 53
+    w_lead = 1.0 if rule >= 52 else 0.5
+    ok = True
+    for j in range(K):
+        if j == best or cert[j, j]:
+            continue
+        if plug_margin(j, best, counts, sums, means, var, acc, scales, w_lead, level) > 0.0:
+            if memory:
+                cert[j, j] = True
+        else:
+            ok = False
+            if not memory:
+                return -1
+    if ok:
+        return best
+    if memory:
+        return _memory_answer(cert, K, True)
+    return -1
+
+
+@njit(cache=True)
+def check_brest_rule(rule, counts, sums, means, delta, scales, cert, lead, seg_start, segs, nseg):
+    K = counts.shape[0]
+    z, best = glr_best_arm(BERNOULLI, counts, means, np.zeros(K))
+    if z <= 0.0:
+        return -1
+    emax = tilt_caps(scales)
+    consts = scale_constants(scales, emax)
+    level = math.log(1.0 / delta)
+    memory = rule == 47
+    ok = True
+    for j in range(K):
+        if j == best or cert[j, j]:
+            continue
+        if rest_margin(j, best, counts, sums, means, lead, seg_start, segs, nseg, scales, emax, consts, level) > 0.0:
+            if memory:
+                cert[j, j] = True
+        else:
+            ok = False
+            if not memory:
+                return -1
+    if ok:
+        return best
+    if memory:
+        return _memory_answer(cert, K, True)
+    return -1
+
+
+@njit(cache=True)
+def check_rest_rule(rule, counts, sums, means, var, delta, scales, cert, lead, seg_start, segs, nseg):
+    K = counts.shape[0]
+    z, best = glr_best_arm(GAUSSIAN, counts, means, var)
+    if z != z or z <= 0.0:
+        return -1
+    level = math.log(1.0 / delta)
+    memory = rule == 41 or rule == 43 or rule == 45 or rule == 49
+    w_lead = 1.0 if rule >= 48 else 0.5
+    ok = True
+    for j in range(K):
+        if j == best or cert[j, j]:
+            continue
+        if restart_margin(j, best, counts, sums, means, var, lead, seg_start, segs, nseg, scales, level, w_lead) > 0.0:
+            if memory:
+                cert[j, j] = True
+        else:
+            ok = False
+            if not memory:
+                return -1
+    if ok:
+        return best
+    if memory:
+        return _memory_answer(cert, K, True)
+    return -1
+
+
+@njit(cache=True)
+def update_state(a, x, counts, means, var, pw, hl):
+    """Predictable-weight accumulators before counts/means include the new sample (a, x)."""
+    K = counts.shape[0]
+    vf = var[a] if var[a] > 0.0 else 1.0
+    for j in range(K):
+        if j == a:
+            continue
+        w = clock_weight(counts[a], counts[j], pw[a, j, 0])
+        pw[a, j, 0] += w
+        pw[a, j, 1] += w * x
+        pw[a, j, 2] += w * w * vf
+    # leaders: best and second best of the current means (first of ties)
+    b1 = 0
+    for i in range(1, K):
+        if means[i] > means[b1]:
+            b1 = i
+    b2 = 1 if b1 == 0 else 0
+    for i in range(K):
+        if i != b1 and means[i] > means[b2]:
+            b2 = i
+    for j in range(K):
+        lead = b2 if j == b1 else b1
+        if a == lead:
+            w = clock_weight(counts[a], counts[j], hl[j, 0, 0])
+            hl[j, 0, 0] += w
+            hl[j, 0, 1] += w * x
+            hl[j, 0, 2] += w * w * vf
+        elif a == j:
+            w = clock_weight(counts[j], counts[lead], hl[j, 1, 0])
+            hl[j, 1, 0] += w
+            hl[j, 1, 1] += w * x
+            hl[j, 1, 2] += w * w * vf
+
+
+@njit(cache=True)
+def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples, sticky_value):
     """One trajectory; returns (stop times, answers) per rule (-1 if not stopped)."""
     K = stacks.shape[0]
     counts = np.zeros(K)
@@ -208,6 +546,28 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
     stop_t = np.full(R, -1, dtype=np.int64)
     answer = np.full(R, -1, dtype=np.int64)
     certs = np.zeros((R, K, K), dtype=np.bool_)
+    pw = np.zeros((K, K, 3))
+    hl = np.zeros((K, 2, 3))
+    J = scales.shape[0]
+    ta = np.empty((3 * J, 5))
+    tb = np.empty((J, 7))
+    doubling = False
+    sticky = 0.0
+    for r in range(R):
+        if rules[r] >= 44 and rules[r] <= 49:
+            sticky = sticky_value
+        if rules[r] == 42 or rules[r] == 43:
+            doubling = True
+    acc = np.zeros((K, 3))
+    lstate = np.zeros(state_size(K))
+    lstate[:K] = -1.0
+    lemax = tilt_caps(scales)
+    lconsts = scale_constants(scales, lemax)
+    lvar = var if code == GAUSSIAN else np.zeros(K)
+    lead = np.full(K, -1, dtype=np.int64)
+    seg_start = np.zeros((K, 2))
+    segs = np.zeros((K, MAX_SEG, 3))
+    nseg = np.zeros(K, dtype=np.int64)
     left = R
     t = 0
     while t < max_samples and left > 0:
@@ -217,6 +577,11 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
             w = oracle_best_arm_warm(code, means, var, hint)[1]
             a = c_tracking_step(cumulative, counts, w, float(t))
         x = stacks[a, int(counts[a])]
+        update_state(a, x, counts, means, var, pw, hl)
+        if code == GAUSSIAN:
+            plug_update(a, x, counts, means, var, acc)
+        if t >= K and (not doubling or (t & (t - 1)) == 0 or lead[0] < 0):
+            lead_update(counts, sums, means, lead, seg_start, segs, nseg, sticky, code, var)
         counts[a] += 1.0
         sums[a] += x
         means[a] = sums[a] / counts[a]
@@ -224,17 +589,41 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
         if t < K:
             continue
         for r in range(R):
+            if rules[r] == 60 and stop_t[r] < 0:
+                leader_advance(lstate, counts, sums, means, code, lvar, LEADER_STICKY)
             if stop_t[r] >= 0:
                 continue
             rule = rules[r]
             lev = level
             mst = min_stat
-            if rule > 100:
+            if rule > 200:
+                rule -= 200
+                lev = level - math.log(K - 1.0) + math.log(2.0)
+                mst = min_stat - math.log(K - 1.0) + math.log(2.0)
+            elif rule > 100:
                 rule -= 100
                 lev = level - math.log(K - 1.0)
                 mst = min_stat - math.log(K - 1.0)
-            ans = check_rule(rule, code, counts, means, var, float(t), delta, lev, mst, alpha, w_beta,
-                             scales, gvar, certs[r])
+            if rule == 60:
+                ans = -1
+                if leader_min_margin(lstate, code, counts, sums, means, lvar, scales, lemax, lconsts,
+                                     math.log(1.0 / delta), True) > 0.0:
+                    ans = int(np.argmax(means))
+            elif rule == 46 or rule == 47:
+                ans = check_brest_rule(rule, counts, sums, means, delta, scales, certs[r], lead, seg_start, segs, nseg)
+            elif rule >= 50:
+                ans = check_plug_rule(rule, counts, sums, means, var, delta, scales, certs[r], acc)
+            elif rule >= 40:
+                ans = check_rest_rule(rule, counts, sums, means, var, delta, scales, certs[r], lead, seg_start, segs,
+                                      nseg)
+            elif rule >= 30:
+                ans = check_bern_rule(rule, counts, means, float(t), delta, scales, certs[r], pw, hl, rules[r] > 100)
+            elif rule >= 20:
+                ans = check_state_rule(rule, counts, means, var, float(t), delta, scales, certs[r], pw, hl, ta, tb,
+                                       rules[r] > 100)
+            else:
+                ans = check_rule(rule, code, counts, means, var, float(t), delta, lev, mst, alpha, w_beta,
+                                 scales, gvar, certs[r])
             if ans >= 0:
                 stop_t[r] = t
                 answer[r] = ans
@@ -274,7 +663,8 @@ def simulate(kind, means, runs, delta, rule_names, max_samples=400_000, seed=202
             stacks = means[:, None] + rng.standard_normal((K, max_samples))
         else:
             stacks = (rng.random((K, max_samples)) < means[:, None]).astype(float)
-        st, ans = run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples)
+        st, ans = run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples,
+                      STICKY)
         times[i] = np.where(st >= 0, st, max_samples)
         errors[i] = (st >= 0) & (ans != best)
     return times, errors

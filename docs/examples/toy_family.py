@@ -3,7 +3,7 @@
 Everything a family brings is here, and nothing in pybai changes: the problem (its math:
 answer, GLR, oracle, best response), its config registration (``goal = "worst-arm"`` in an
 experiment file), a strategy registered by name, and an instance for the common checks
-(``tests/test_toy_family.py`` runs them on it in a fresh process).
+(``pybai.testing.register_instance``; docs/design.md runs ``pybai.testing``'s checks on it).
 
 The math is that of the best arm on mirrored means: for Gaussian arms of known variance,
 d(mu, lambda) = (mu - lambda)^2 / (2 sigma^2) is unchanged when both means change sign, so the

@@ -25,6 +25,7 @@ __all__ = [
     "SIGMA_RELATIVE_RANGE",
     "WEIGHTS_TOLERANCE",
     "fail",
+    "show_value",
     "check_probability",
     "check_positive_int",
     "check_int",
@@ -63,7 +64,9 @@ SIGMA_RELATIVE_RANGE = (1e-8, 1e8)
 WEIGHTS_TOLERANCE = 1e-6
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """``repr(value)`` on one line, cut to 80 characters: how an error message shows a given value
+    (an integer too long to write: its size)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 13_000:
         # past 4300 digits Python refuses to write an integer: say its size
         return f"{'a negative' if value < 0 else 'an'} integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
@@ -77,7 +80,7 @@ def fail(name: str, owner: str, expected: str, value: Any, hint: str = "") -> In
     ``hint`` (e.g. ``"did you mean 'tas'?"``) is shown in parentheses after the value.
     """
     where = f" of {owner}" if owner else ""
-    shown = _show(value) + (f" ({hint})" if hint else "")
+    shown = show_value(value) + (f" ({hint})" if hint else "")
     return InvalidParameterError(f"The '{name}' parameter{where} must be {expected}. Got {shown}.")
 
 

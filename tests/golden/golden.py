@@ -111,10 +111,8 @@ def experiment_outcomes(name: str) -> dict:
 # --------------------------------------------------------------------------- common-check cases
 def case_outcomes() -> dict:
     """Every common-check case (strategy x goal x instance x regime x batching), seed 0, noise 1."""
-    sys.path.insert(0, str(HERE.parent / "strategies"))
-    from instances import build, cases  # noqa: E402
-
     from pybai import get_strategy_class, registered_names
+    from pybai.testing.instances import build, cases
 
     out = {}
     for case in cases(registered_names(), get_strategy_class):

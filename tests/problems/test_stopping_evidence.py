@@ -18,10 +18,12 @@ from pybai.strategies import make_strategy
 BERNOULLI = {"kind": "bernoulli", "means": [0.7, 0.55, 0.4]}
 GAUSS = {"kind": "gaussian", "means": [1.0, 0.6, 0.2, 0.0], "sigma": 1.0}
 CASES = {
-    "best-arm pair mixture": ({"goal": "best-arm", "delta": 0.05}, GAUSS, "delta-correct"),
+    "best-arm pair mixture": ({"goal": "best-arm", "delta": 0.05}, GAUSS, "pair-mixture"),
+    "best-arm leader (delta-correct)": ({"goal": "best-arm", "delta": 0.05}, GAUSS, "delta-correct"),
     "best-arm heuristic": ({"goal": "best-arm", "delta": 0.05}, GAUSS, "heuristic"),
     "best-arm epsilon": ({"goal": "best-arm", "delta": 0.05, "epsilon": 0.1}, GAUSS, "delta-correct"),
-    "bernoulli pair mixture": ({"goal": "best-arm", "delta": 0.05}, BERNOULLI, "delta-correct"),
+    "bernoulli pair tilt": ({"goal": "best-arm", "delta": 0.05}, BERNOULLI, "pair-tilt"),
+    "bernoulli leader (delta-correct)": ({"goal": "best-arm", "delta": 0.05}, BERNOULLI, "delta-correct"),
     "top-k pair mixture": ({"goal": "top-k", "k": 2, "delta": 0.05}, GAUSS, "delta-correct"),
     "unknown variances": ({"goal": "best-arm", "delta": 0.05, "reward_model": "gaussian-unknown-variance"},
                           GAUSS, "delta-correct"),
@@ -79,3 +81,6 @@ def test_statistic_reaches_its_level_exactly_when_the_rule_stops(case):
 def test_a_per_pair_level_is_the_union_bound_over_the_pairs():
     problem, strategy, checks = _run(*CASES["best-arm pair mixture"])
     assert checks[-1][1] == pytest.approx(math.log(3 / 0.05))  # K - 1 = 3 pairs, delta = 0.05
+    # the leader rule (delta-correct on plain best arm) tests one hypothesis per arm without the union: ln(1/delta)
+    _, _, leader = _run(*CASES["best-arm leader (delta-correct)"])
+    assert leader[-1][1] == pytest.approx(math.log(1 / 0.05))

@@ -18,6 +18,7 @@ import pytest
 from conftest import World, learner_document
 from pybai import make_strategy
 from pybai.cli import main
+from pybai.config.learner import parse_session_file
 from pybai.session import Session
 from pybai.simulate.runner import run_replication
 from pybai.simulate.seeding import replication_seed
@@ -59,6 +60,29 @@ def test_session_from_objects_uses_delta_correct_unless_chosen(workdir, gaussian
     with Session.create(workdir / "b.db", problem=problem, strategy=chosen, seed=3) as s:
         assert s.status()["threshold_kind"] == "heuristic" and not s.status()["proven"]
     assert stored_strategy(workdir / "b.db")["threshold"] == "heuristic"
+
+
+def test_session_create_parses_its_document_once(workdir, gaussian_doc, monkeypatch):
+    """The unchosen threshold is decided while the document is parsed, not by parsing it again."""
+    import pybai.session.definition as session_module
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return parse_session_file(*args, **kwargs)
+
+    monkeypatch.setattr(session_module, "parse_session_file", counted)
+    problem = World(gaussian_doc).experiment.problem
+    Session.create(workdir / "f.db", learner_document(gaussian_doc)).close()
+    Session.create(workdir / "o.db", problem=problem, strategy=make_strategy("tas")).close()
+    assert len(calls) == 2  # one a session
+    assert stored_strategy(workdir / "f.db")["threshold"] == stored_strategy(workdir / "o.db")["threshold"] \
+        == "delta-correct"
+    budget = {**learner_document(gaussian_doc), "problem": {"goal": "best-arm", "budget": 50},
+              "strategy": [{"name": "uniform"}]}
+    Session.create(workdir / "b.db", budget).close()  # fixed budget: no threshold to choose
+    assert "threshold" not in stored_strategy(workdir / "b.db") and len(calls) == 3
 
 
 def test_explicit_heuristic_stops_without_certifying(workdir, gaussian_doc, capsys):

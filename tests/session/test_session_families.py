@@ -115,11 +115,12 @@ def test_status_statistic_and_threshold_are_the_problems(workdir, gaussian_doc):
         st = s.status()
         strategy = s._replay.strategy
         problem = s.problem
-    # the session default, delta-correct, tests each pair with its own counts: the status shows the
-    # evidence of the deciding pair and the rule's level ln((K - 1) / delta)
+    # the session default, delta-correct, tests each hypothesis "j is best" with its own counts (the leader
+    # rule): the status shows the evidence of the deciding hypothesis and the rule's level ln(1 / delta)
     rule = problem.threshold("delta-correct", 0.1)
-    assert st["threshold_count_dependent"] and st["threshold"] == rule.level == pytest.approx(np.log(2 / 0.1))
-    assert (st["statistic"], st["threshold"]) == rule.evidence(problem, strategy.model_, 6)
+    assert st["threshold_count_dependent"] and st["threshold"] == rule.level == pytest.approx(np.log(1 / 0.1))
+    # the run's own rule: the leader rule's evidence reads the run's state (its leaders), which a new object lacks
+    assert (st["statistic"], st["threshold"]) == strategy.threshold_.evidence(problem, strategy.model_, 6)
     assert (st["statistic"] >= st["threshold"]) == rule.decide(problem, strategy.model_, 6).stop
     assert st["samples"] == 6 and st["requests"] == 6 and st["answers"] == 6 and st["pending"] is None
     sums = np.zeros(3)

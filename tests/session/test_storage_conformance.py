@@ -11,15 +11,11 @@ import numpy as np
 import pytest
 
 from pybai.cli import main
-from pybai.exceptions import InvalidParameterError, RequestError, SessionStateError
-from pybai.session import Session, list_sessions
-
-EVERY = 20  # the sessions here store their strategy's state every 20 answers (pybai: EVERY)
+from pybai.exceptions import InvalidParameterError, SessionStateError
+from pybai.session import Session
 from pybai.session.schema import SCHEMA_VERSION
-
-DOC = {"name": "ab", "seed": 5, "problem": {"goal": "best-arm", "delta": 0.05},
-       "environment": {"kind": "bernoulli", "arms": 3}, "strategy": [{"name": "tas"}]}
-MEANS = np.array([0.3, 0.5, 0.7])
+from pybai.testing.storage import DOCUMENT as DOC
+from pybai.testing.storage import EVERY, STORAGE_CHECKS, answer, check_storage
 
 
 @pytest.fixture(autouse=True)
@@ -27,37 +23,25 @@ def _store_states_often(monkeypatch):
     monkeypatch.setattr(Session, "state_every", EVERY)
 
 
-def answer(session, rng, n):
-    """Ask and tell ``n`` times (Bernoulli rewards of MEANS); the receipts."""
-    out = []
-    for _ in range(n):
-        request = session.ask()
-        out.append(session.tell(request.id, request.requests, (rng.random(len(request)) < MEANS[request.requests])
-                                .astype(float)))
-    return out
+@pytest.mark.parametrize("check", STORAGE_CHECKS, ids=lambda check: check.__name__)
+def test_storage_checks(check, storage_db):
+    """pybai.testing's checks of a storage backend (what a backend written outside pybai runs)."""
+    check(lambda: storage_db)
 
 
-def test_create_open_ask_tell_status_export(storage_db, capsys):
+def test_check_storage_reports_every_check(tmp_path):
+    paths = iter(tmp_path / f"{i}.db" for i in range(len(STORAGE_CHECKS)))
+    assert check_storage(lambda: next(paths)) == {check.__name__: "passed" for check in STORAGE_CHECKS}
+    with pytest.raises(AssertionError, match="checks failed"):  # a database that keeps its sessions fails
+        check_storage(lambda: tmp_path / "0.db")
+
+
+def test_the_command_line_reads_every_backend(storage_db, capsys):
+    """--db takes the path or the URL, --session the name."""
     db = storage_db
-    rng = np.random.default_rng(0)
-    with Session.create(storage_db, DOC) as session:
-        answer(session, rng, 30)
-        pending = session.ask()
-        with pytest.raises(RequestError, match="already answered"):
-            session.tell(pending.id - 1, [0], [1.0])
-        status = session.status()
-        rows = session.observations()
-    assert list_sessions(db) == ["ab"]
-    with Session.open(db) as again, Session.open(storage_db, "ab") as named:
-        assert again.ask().id == pending.id  # the pending request survives, nothing was written by the refusal
-        for s in (again, named):
-            assert {**s.status(), "version": 0} == {**status, "version": 0}
-        assert again.observations() == rows and len(rows) == 30
-        assert again._store.integrity_check() == "ok"
-    assert status["samples"] == 30 and status["requests"] == 31 and status["answers"] == 30
-    with pytest.raises(InvalidParameterError, match="no session named 'other'"):
-        Session.open(storage_db, "other")
-    # the command line: --db takes the path or the URL, --session the name
+    with Session.create(db, DOC) as session:
+        answer(session, np.random.default_rng(0), 30)
+        session.ask()
     assert main(["session", "status", "--db", str(db), "--json", "--session", "ab"]) == 0
     assert json.loads(capsys.readouterr().out)["samples"] == 30
     assert main(["session", "export", "--db", str(db)]) == 0
@@ -65,60 +49,6 @@ def test_create_open_ask_tell_status_export(storage_db, capsys):
     assert main(["session", "status", "--db", str(db), "--session", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no session named 'nope'" in err[0]
-
-
-def test_a_run_to_the_stop_equals_its_replay(storage_db):
-    db = storage_db
-    rng = np.random.default_rng(1)
-    doc = {**DOC, "problem": {"goal": "best-arm", "delta": 0.2, "max_samples": 90}}
-    with Session.create(storage_db, doc) as session:
-        while not session.stopped:
-            answer(session, rng, 1)
-        state = session._replay.strategy.get_state()
-        with pytest.raises(SessionStateError, match="has stopped"):
-            session.ask()
-    with Session.open(db) as again:
-        assert again._replay.strategy.get_state() == state
-        assert again.history().samples[-1] == again.status()["samples"] > 0
-
-
-def test_stored_states_shorten_reopening_and_equal_replay(storage_db):
-    db = storage_db
-    rng = np.random.default_rng(2)
-    doc = {**DOC, "problem": {"goal": "best-arm", "delta": 1e-12}}  # never stops in these samples
-    with Session.create(storage_db, doc) as session:
-        answer(session, rng, EVERY + 7)
-        state = session._replay.strategy.get_state()
-        stored = session._store.latest_state()
-    assert stored is not None and stored.samples == EVERY
-    with Session.open(db) as again:
-        events = again._store.events_after(0, 0)
-        assert again._replay.n_answers == EVERY + 7  # restored at EVERY, 7 replayed
-        assert again._replay.strategy.get_state() == state
-        assert len(events.answers) == EVERY + 7
-        answer(again, rng, 3)
-
-
-def test_several_sessions_in_one_database(storage_db, tmp_path):
-    db = storage_db
-    first = Session.create(storage_db, DOC)
-    first.close()
-    if isinstance(storage_db, type(tmp_path)):  # an SQLite file is created with its session
-        with pytest.raises(InvalidParameterError, match="already exists"):
-            Session.create(storage_db, {**DOC, "name": "second"})
-        return
-    Session.create(storage_db, {**DOC, "name": "second", "seed": 9}).close()
-    with pytest.raises(InvalidParameterError, match="already holds a session named 'ab'"):
-        Session.create(storage_db, DOC)
-    assert list_sessions(db) == ["ab", "second"]
-    with pytest.raises(InvalidParameterError, match="holds 2 sessions"):
-        Session.open(db)
-    rng = np.random.default_rng(3)
-    with Session.open(storage_db, "ab") as a, Session.open(db, "second") as b:
-        answer(a, rng, 5)
-        answer(b, rng, 2)
-        assert a.status()["samples"] == 5 and b.status()["samples"] == 2
-        assert len(a.observations()) == 5 and len(b.observations()) == 2
 
 
 def test_unreachable_or_foreign_databases_are_one_line(postgres_server, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 
 from pybai.exceptions import ConfigError
 from pybai.simulate import Sweep, run_replication, run_sweep
-from pybai.simulate.backends import Backend, InlineBackend, cap_workers, make_backend
+from pybai.simulate.executors import Executor, InlineExecutor, cap_workers, make_executor
 from pybai.simulate.seeding import replication_seed
 from pybai.simulate.store import OUTCOMES, ResultStore, read_store
 from pybai.simulate.tasks import BLOCK, make_tasks, run_task, task_replication_seed
@@ -37,7 +37,7 @@ def strip(document):
     return document
 
 
-class Recording(InlineBackend):
+class Recording(InlineExecutor):
     """Runs tasks in reverse order and records them (order must not matter)."""
 
     def __init__(self):
@@ -124,11 +124,11 @@ def test_cap_workers():
 def test_backend_options_are_checked():
     for cluster in ("local", "local:0", "remote:2", "local:x"):
         with pytest.raises(ConfigError, match="--cluster"):
-            make_backend(cluster=cluster)
+            make_executor(cluster=cluster)
     with pytest.raises(ConfigError, match="--scheduler"):
-        make_backend(scheduler="localhost:8786")
+        make_executor(scheduler="localhost:8786")
     with pytest.raises(ConfigError, match="not both"):
-        make_backend(cluster="local:2", scheduler="tcp://x:1")
+        make_executor(cluster="local:2", scheduler="tcp://x:1")
 
 
 def test_store_round_trip_resume_and_refusals(tmp_path):
@@ -177,7 +177,7 @@ def test_torn_store_resumes_only_missing_tasks(tmp_path):
 def test_interrupt_keeps_finished_tasks(tmp_path):
     from pybai.simulate import RunInterrupted
 
-    class Interrupting(Backend):
+    class Interrupting(Executor):
         def results(self, tasks):
             yield run_task(self._experiments, tasks[0], self._gridded)
             raise KeyboardInterrupt

@@ -14,7 +14,7 @@ import pytest
 from pybai.cli import main
 
 from pybai.simulate import Sweep, run_sweep
-from pybai.simulate.backends import InlineBackend
+from pybai.simulate.executors import InlineExecutor
 from pybai.simulate.store import OUTCOMES, ResultStore
 from pybai.simulate.tasks import make_tasks, run_task
 
@@ -94,7 +94,7 @@ def wait_gone(sid, timeout):
     return session_processes(sid)
 
 
-class Recording(InlineBackend):
+class Recording(InlineExecutor):
     def __init__(self):
         self.ran = []
 

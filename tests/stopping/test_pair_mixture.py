@@ -294,7 +294,7 @@ def _model(counts, means):
 
 def test_best_arm_problem_decides_pair_by_pair():
     p = BestArmProblem(3, Gaussian(1.0, n_sources=3), FixedConfidence(0.1))
-    th = p.threshold("delta-correct", 0.1)
+    th = p.threshold("pair-mixture", 0.1)  # delta-correct is the leader rule here (tests/stopping/test_leader.py)
     assert isinstance(th, GaussianPairMixtureThreshold) and th.n_alternatives == 2
     counts, means = np.array([400.0, 400.0, 50.0]), np.array([0.6, 0.0, -2.0])
     z, stop = th.decide(p, _model(counts, means), 850)
@@ -307,8 +307,8 @@ def test_best_arm_problem_decides_pair_by_pair():
     # the heuristic threshold still compares the GLR with beta(t)
     h = p.threshold("heuristic", 0.1)
     assert h.decide(p, _model(counts, means), 850) == (z, z > h(850))
-    bern = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("delta-correct", 0.1)
-    # delta-correct on Bernoulli arms is the variance-adaptive tilted rule; pair-mixture stays reachable by name
+    bern = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("pair-tilt", 0.1)
+    # the variance-adaptive tilted rule and pair-mixture stay reachable by name
     assert isinstance(bern, BernoulliTiltThreshold) and bern.n_alternatives == 3
     named = BestArmProblem(4, Bernoulli(n_sources=4), FixedConfidence(0.1)).threshold("pair-mixture", 0.1)
     assert isinstance(named, BernoulliPairMixtureThreshold) and named.n_alternatives == 3

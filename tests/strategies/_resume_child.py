@@ -6,12 +6,10 @@ import sys
 import numpy as np
 
 
-def main(saved_path, out_path, here):
-    sys.path.insert(0, here)
-    from instances import build
-    from test_common import finish
-
-    from pybai import restore_strategy
+def main(saved_path, out_path):
+    from pybai.strategies.state import restore_strategy
+    from pybai.testing import build
+    from pybai.testing.strategies import play
 
     saved = json.loads(open(saved_path, encoding="utf-8").read())
     out = {}
@@ -20,9 +18,9 @@ def main(saved_path, out_path, here):
         strategy = restore_strategy(item["state"], problem)
         noise = np.random.default_rng()
         noise.bit_generator.state = item["noise"]
-        out[key] = finish(strategy, env, noise)
+        out[key] = play(strategy, env, noise)
     open(out_path, "w", encoding="utf-8").write(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:3])

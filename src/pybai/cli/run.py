@@ -34,14 +34,14 @@ def command(args) -> int:
     from pybai.exceptions import ConfigError
     from pybai.report import format_results
     from pybai.simulate import RunInterrupted, Sweep, run_sweep
-    from pybai.simulate.backends import make_backend
+    from pybai.simulate.executors import make_executor
     from pybai.simulate.store import ResultStore
 
     args.file = experiment_file(args.file)
     sweep = Sweep.from_file(args.file)
     if args.resume and args.out is None:
         raise ConfigError("--resume: needs --out DIR (the store to continue).")
-    backend = make_backend(args.jobs, args.cluster, args.scheduler)
+    backend = make_executor(args.jobs, args.cluster, args.scheduler)
     check_output_file(args.json, "--json")  # refuse unwritable outputs before any work
     if args.out is not None:
         ResultStore.check_folder(args.out, sweep, args.resume)

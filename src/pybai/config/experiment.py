@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from pybai._validation import REPLICATION_LIMIT, read_user_text
 from pybai.config.environments import build_environment
-from pybai.config.keys import Table, _config_message, strategy_message
+from pybai.config.keys import Table, config_message, strategy_message
 from pybai.config.problems import build_problem
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError

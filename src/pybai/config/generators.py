@@ -34,7 +34,7 @@ import numpy as np
 
 from pybai._validation import check_memory, check_positive_int, fail
 from pybai.batch import instances
-from pybai.config.keys import Table, _config_message
+from pybai.config.keys import Table, config_message
 from pybai.exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["GENERATORS", "generated_means", "generated_builder"]
@@ -99,7 +99,7 @@ def generated_means(table: Table, kind: str) -> np.ndarray | None:
     try:
         return function(**kwargs)
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
 
 
 def generated_builder(cls: type[Any], keys: tuple[str, ...]) -> Callable[[Table], Any]:

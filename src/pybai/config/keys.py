@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from pybai._validation import INT64_MAX, INT64_MIN, _show, check_array, is_finite_number
+from pybai._validation import INT64_MAX, INT64_MIN, check_array, is_finite_number, show_value
 from pybai.exceptions import ConfigError, InvalidParameterError
 
-__all__ = ["Table", "closest", "UnknownKeyError"]
+__all__ = ["Table", "closest", "UnknownKeyError", "config_message"]
 
 _MISSING = object()
 
@@ -55,7 +55,7 @@ class Table:
         if value is default and default is not _MISSING:
             return value
         if not isinstance(value, str):
-            raise ConfigError(f"{self.key(name)}: expected a string, got {_show(value)}.")
+            raise ConfigError(f"{self.key(name)}: expected a string, got {show_value(value)}.")
         if choices is not None and value not in choices:
             listed = ", ".join(f'"{c}"' for c in choices)
             raise ConfigError(f'{self.key(name)}: expected one of {listed}, got "{value}".')
@@ -69,14 +69,14 @@ class Table:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{self.key(name)}: expected an integer, got {_show(given)}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer, got {show_value(given)}.")
         if minimum is not None and value < minimum:
-            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {_show(given)}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer >= {minimum}, got {show_value(given)}.")
         if maximum is not None and value > maximum:
-            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {_show(given)}.")
+            raise ConfigError(f"{self.key(name)}: expected an integer <= {maximum:.0e}, got {show_value(given)}.")
         if not INT64_MIN <= value <= INT64_MAX:  # stored (SQL BIGINT) or handed to numpy: 64 bits
             raise ConfigError(f"{self.key(name)}: expected an integer of at most 64 bits (|n| < 2^63), "
-                              f"got {_show(given)}.")
+                              f"got {show_value(given)}.")
         return value
 
     def float(self, name: builtins.str, default: Any = _MISSING, *, low=None, high=None, open_low=False, open_high=False) -> float:
@@ -84,7 +84,7 @@ class Table:
         if value is default and default is not _MISSING:
             return value
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not is_finite_number(value):
-            raise ConfigError(f"{self.key(name)}: expected a finite number, got {_show(value)}.")
+            raise ConfigError(f"{self.key(name)}: expected a finite number, got {show_value(value)}.")
         bad_low = low is not None and (value <= low if open_low else value < low)
         bad_high = high is not None and (value >= high if open_high else value > high)
         if bad_low or bad_high:
@@ -103,7 +103,7 @@ class Table:
         try:
             return check_array(value, self.key(name), "", **checks)
         except InvalidParameterError as exc:
-            raise ConfigError(_config_message(self.prefix, str(exc))) from None
+            raise ConfigError(config_message(self.prefix, str(exc))) from None
 
     def table(self, name: builtins.str, default: Any = _MISSING) -> "Table | None":
         if default is _MISSING and name not in self.data:
@@ -130,7 +130,7 @@ class Table:
         try:
             return cls(**kwargs, **fixed)
         except InvalidParameterError as exc:
-            raise ConfigError(_config_message(self.prefix, str(exc))) from None
+            raise ConfigError(config_message(self.prefix, str(exc))) from None
 
     def finish(self, valid=()) -> None:
         """Raise on keys nobody read (typos), naming the closest valid key.
@@ -156,10 +156,10 @@ def strategy_message(where: str, message: str) -> str:
     """One prefix: ``strategy[0].threshold: expected ..., got ...`` (never ``strategy[0]: strategy[0]...``)."""
     if message.startswith(where + ".") or message.startswith(where + ":"):
         return message
-    return _config_message(where, message)
+    return config_message(where, message)
 
 
-def _config_message(prefix: str, message: str) -> str:
+def config_message(prefix: str, message: str) -> str:
     """"The 'means' parameter [of X] must be E. Got V." -> "<prefix>.means: expected E, got V."
 
     A name that already carries the prefix (``check_array`` called with the dotted key) is kept.

@@ -49,7 +49,7 @@ import numpy as np
 
 from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
-from pybai.config.keys import Table, UnknownKeyError, _config_message, strategy_message
+from pybai.config.keys import Table, UnknownKeyError, config_message, strategy_message
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
@@ -114,7 +114,7 @@ def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
     try:
         check_memory(8 * k * cells_per_arm, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return k
 
 
@@ -203,7 +203,7 @@ def _build_linear(table: Table) -> dict:
     try:
         labels = check_labels(labels, features.shape[0], "labels")
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return {"features": features, "sigma": sigma, **({} if labels is None else {"labels": list(labels)})}
 
 
@@ -286,8 +286,15 @@ class SessionSpec:
     expire_after: float | None = None
 
 
-def parse_session_file(data: dict[str, Any], default_name: str = "session") -> SessionSpec:
-    """Validate a parsed session file; raises :class:`ConfigError` naming the key."""
+def parse_session_file(data: dict[str, Any], default_name: str = "session", *,
+                       unchosen_threshold: str | None = None) -> SessionSpec:
+    """Validate a parsed session file; raises :class:`ConfigError` naming the key.
+
+    With ``unchosen_threshold``, a fixed-confidence strategy that leaves ``threshold`` unchosen
+    (no key, or None) gets that kind, written into the
+    returned :attr:`SessionSpec.document` (a new session stores its threshold, so that a replay
+    never depends on a default).
+    """
     top = Table(data, "")
     if top.has("grid"):
         raise ConfigError("grid: a session runs one experiment; remove the [grid] table.")
@@ -308,6 +315,10 @@ def parse_session_file(data: dict[str, Any], default_name: str = "session") -> S
     label = params.pop("label", sname)
     if not isinstance(sname, str) or not isinstance(label, str):
         raise ConfigError(f"strategy[0].name: expected a string, got {sname!r}.")
+    if unchosen_threshold is not None and isinstance(problem.regime, FixedConfidence) and \
+            params.get("threshold") is None:
+        params["threshold"] = unchosen_threshold
+        data = {**data, "strategy": [{**entries[0], "threshold": unchosen_threshold}]}
     try:
         strategy = make_strategy(sname, params, where="strategy[0]").validate(problem)
     except ConfigError:

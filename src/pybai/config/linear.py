@@ -23,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from pybai.config.keys import Table, _config_message
+from pybai.config.keys import Table, config_message
 from pybai.environments.linear import LinearGaussianEnvironment
 from pybai.environments.linear_instances import soare_environment, wine_environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -45,7 +45,7 @@ def build_linear_environment(table: Table) -> LinearGaussianEnvironment:
     try:
         environment._set_labels(labels, environment.n_sources)
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return environment
 
 
@@ -61,7 +61,7 @@ def _instance(table: Table, instance: str) -> LinearGaussianEnvironment:
         try:
             return soare_environment(d, omega, sigma)
         except InvalidParameterError as exc:  # e.g. d too large for memory
-            raise ConfigError(_config_message(table.prefix, str(exc))) from None
+            raise ConfigError(config_message(table.prefix, str(exc))) from None
     table.finish()
     try:
         return wine_environment()

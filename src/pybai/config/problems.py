@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from pybai.config.keys import Table, _config_message, closest
+from pybai.config.keys import Table, config_message, closest
 from pybai.config.reward_models import all_keys, apply_reward_model
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -96,7 +96,7 @@ def build_problem(table: Table, environment: Environment) -> Problem:
     try:
         problem.check_truth(truth)
     except InvalidParameterError as exc:
-        raise ConfigError(_config_message(table.prefix, str(exc))) from None
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     return problem
 
 

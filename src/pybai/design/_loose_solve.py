@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.design._minimax_kernels import _inverse_design
+from pybai.design._minimax_kernels import cholesky_inverse
 from pybai.design._restricted_pd import restricted_pd
 
 __all__ = ["gap_compiled", "loose_solve"]
@@ -51,7 +51,7 @@ def _inverse_rows(z, w, rows, minv):
     for i in range(rows.size):
         zs[i, :] = z[rows[i], :]
         ws[i] = w[rows[i]]
-    return _inverse_design(zs, ws, minv)
+    return cholesky_inverse(zs, ws, minv)
 
 
 @njit(cache=True)
@@ -193,7 +193,7 @@ def _kernel(z, yy, rtol, keep, start, has_weights, weights, old_arms, old_dirs):
         w_full[:] = 0.0
         for i in range(na):
             w_full[arms[i]] = w_s[i]
-        if not _inverse_design(zs, w_s, minv):
+        if not cholesky_inverse(zs, w_s, minv):
             return 2, w, 0.0, 0.0, 0, empty_i, empty_i, empty_i, np.empty(0)
         _values(yy, minv, scale, f_all, work)
         primal = f_all.max()

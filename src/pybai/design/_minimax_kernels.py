@@ -16,19 +16,19 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["restricted_compiled", "start_point"]
+__all__ = ["restricted_compiled", "start_point", "cholesky_inverse", "cholesky_inverse_into", "direction_variances"]
 
 
 @njit(cache=True)
-def _inverse_design(z, w, out):
+def cholesky_inverse(z, w, out):
     """A(w)^-1 into ``out`` by Cholesky; False when A(w) is singular (as ``_linalg.inverse_design``)."""
     r = z.shape[1]
-    return _inverse_design_into(z, w, out, np.empty((r, r)), np.empty((r, r)), np.empty((r, r)))
+    return cholesky_inverse_into(z, w, out, np.empty((r, r)), np.empty((r, r)), np.empty((r, r)))
 
 
 @njit(cache=True)
-def _inverse_design_into(z, w, out, a, l, il):
-    """:func:`_inverse_design` with the (r, r) work arrays ``a``, ``l``, ``il`` given (overwritten)."""
+def cholesky_inverse_into(z, w, out, a, l, il):
+    """:func:`cholesky_inverse` with the (r, r) work arrays ``a``, ``l``, ``il`` given (overwritten)."""
     n, r = z.shape
     a[:, :] = 0.0
     for i in range(n):
@@ -77,7 +77,8 @@ def _inverse_design_into(z, w, out, a, l, il):
 
 
 @njit(cache=True)
-def _variances(y, minv, f):
+def direction_variances(y, minv, f):
+    """``f[j] = y_j^T minv y_j`` for every row ``y_j`` of ``y`` (written into ``f``)."""
     m, r = y.shape
     for j in range(m):
         s = 0.0
@@ -141,9 +142,9 @@ def start_point(z, y, w0):
     w = w0.copy()
     minv = np.empty((r, r))
     f = np.empty(y.shape[0])
-    ok = _inverse_design(z, w, minv)
+    ok = cholesky_inverse(z, w, minv)
     if ok:
-        _variances(y, minv, f)
+        direction_variances(y, minv, f)
     return w, minv, f, ok
 
 
@@ -289,8 +290,8 @@ def restricted_compiled(z, y, w0, rtol, mu_rel, gap_stop=0.0):
                     w_new[i] = w[i] + alpha * sol[i]
                     if not w_new[i] > 0.0:
                         positive = False
-                if positive and _inverse_design_into(z, w_new, minv_new, work_a, work_l, work_il):
-                    _variances(y, minv_new, f_new)
+                if positive and cholesky_inverse_into(z, w_new, minv_new, work_a, work_l, work_il):
+                    direction_variances(y, minv_new, f_new)
                     ok = True
                     change = tau * alpha * dt
                     for j in range(m):
@@ -317,8 +318,8 @@ def restricted_compiled(z, y, w0, rtol, mu_rel, gap_stop=0.0):
             minv[:, :] = minv_new
             f[:] = f_new
             if abs(total - 1.0) > 1e-12:
-                _inverse_design_into(z, w, minv, work_a, work_l, work_il)
-                _variances(y, minv, f)
+                cholesky_inverse_into(z, w, minv, work_a, work_l, work_il)
+                direction_variances(y, minv, f)
                 t = max(t, f.max() * (1.0 + 1e-12))
         if final or done:
             break

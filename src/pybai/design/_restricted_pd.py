@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.design._minimax_kernels import _inverse_design_into, _variances, restricted_compiled, start_point
+from pybai.design._minimax_kernels import cholesky_inverse_into, direction_variances, restricted_compiled, start_point
 
 __all__ = ["restricted_pd"]
 
@@ -296,8 +296,8 @@ def restricted_pd(z, y, w0, rtol, mu_rel, gap_stop=0.0):
                     w_new[i] = w[i] + alpha * dw[i]
                     if not w_new[i] > 0.0:
                         positive = False
-                if positive and _inverse_design_into(z, w_new, minv_new, work_a, work_l, work_il):
-                    _variances(y, minv_new, f_new)
+                if positive and cholesky_inverse_into(z, w_new, minv_new, work_a, work_l, work_il):
+                    direction_variances(y, minv_new, f_new)
                     accepted = True
                     break
                 alpha *= 0.5

@@ -36,7 +36,7 @@ from pybai.design._linalg import inverse_design
 from pybai.design._loose_solve import gap_compiled, loose_solve
 from pybai.design._minimax_kernels import restricted_compiled
 from pybai.design._restricted_pd import restricted_pd
-from pybai.design.optimal import DesignResult, _fedorov_wynn
+from pybai.design.optimal import DesignResult, fedorov_wynn
 
 __all__ = ["DesignState", "ExplicitDirections", "PairDirections", "cold_start", "duality_gap", "solve_minimax"]
 
@@ -228,7 +228,7 @@ def cold_start(z: np.ndarray) -> np.ndarray:
     A rough G-optimal design (Fedorov-Wynn to a relative tolerance of 0.1); a caller that solves
     many problems on the same rows computes it once and passes it as ``start``.
     """
-    return _fedorov_wynn(z, np.full(z.shape[0], 1.0 / z.shape[0]), 0.1, 2_000)[0]
+    return fedorov_wynn(z, np.full(z.shape[0], 1.0 / z.shape[0]), 0.1, 2_000)[0]
 
 
 def duality_gap(z: np.ndarray, directions, w: np.ndarray, dual_directions, dual, compiled: bool = False):

@@ -80,7 +80,7 @@ def design_value(features, weights, directions=None) -> float:
     return float(np.max((coef[:, keep] ** 2) @ (1.0 / vals[keep])))
 
 
-def _fedorov_wynn(z: np.ndarray, w: np.ndarray, rtol: float, max_iter: int):
+def fedorov_wynn(z: np.ndarray, w: np.ndarray, rtol: float, max_iter: int):
     """Frank-Wolfe with away steps on log det A(w); returns (w, max variance, iterations)."""
     r = z.shape[1]
     it = 0
@@ -154,5 +154,5 @@ def g_optimal_design(features, *, rtol: float = 1e-6, weights0=None, max_iter: i
         w0 = np.clip(np.asarray(weights0, dtype=float).reshape(-1), 0.0, None)
         if w0.shape == (k,) and w0.sum() > 0 and inverse_design(z, w0 / w0.sum()) is not None:
             w = w0 / w0.sum()
-    w, value, it = _fedorov_wynn(z, w, rtol, max_iter)
+    w, value, it = fedorov_wynn(z, w, rtol, max_iter)
     return DesignResult(weights=w, value=value, lower_bound=float(r), iterations=it)

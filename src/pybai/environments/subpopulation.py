@@ -8,7 +8,7 @@ from pybai._validation import check_array, check_choice, check_noise_scale, chec
 from pybai.environments.base import Environment
 from pybai.models.families import Gaussian
 from pybai.problems.feasible.cells import SAMPLING_MODELS
-from pybai.problems.feasible.problem import _check_constrained, _check_floor
+from pybai.problems.feasible.problem import check_constrained, check_floor
 
 __all__ = ["SubpopulationGaussianEnvironment"]
 
@@ -55,8 +55,8 @@ class SubpopulationGaussianEnvironment(Environment):
         K, L = self.means.shape
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = check_weights(q, "weights", owner)
-        self.constrained = _check_constrained(constrained, L, owner)
-        self.floor = _check_floor(floor, self.constrained, L, owner)
+        self.constrained = check_constrained(constrained, L, owner)
+        self.floor = check_floor(floor, self.constrained, L, owner)
         sig = check_array(sigma, "sigma", owner, low=0.0, strict_low=True)
         if sig.ndim == 0:
             sig = np.full((K, L), float(sig))

@@ -29,7 +29,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int
 from pybai.models import _kl
-from pybai.models.families import Family, _check_n_sources
+from pybai.models.families import Family, check_n_sources
 
 __all__ = ["Binomial"]
 
@@ -60,7 +60,7 @@ class Binomial(Family):
         _var: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        _check_n_sources(self.n_sources, "Binomial")
+        check_n_sources(self.n_sources, "Binomial")
         object.__setattr__(self, "trials", check_positive_int(self.trials, "trials", "Binomial"))
         object.__setattr__(self, "name", "binomial")
         object.__setattr__(self, "code", _kl.BERNOULLI)
@@ -78,8 +78,8 @@ class Binomial(Family):
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         scaled = rewards * self.trials
-        ok = bool(((scaled >= -1e-9) & (scaled <= self.trials + 1e-9)
-                   & (np.abs(scaled - np.round(scaled)) <= 1e-9)).all())
+        ok = bool(np.isfinite(scaled).all()) and bool(((scaled >= -1e-9) & (scaled <= self.trials + 1e-9)
+                                                       & (np.abs(scaled - np.round(scaled)) <= 1e-9)).all())
         return None if ok else (f"multiples of 1/{self.trials} in [0, 1] (the mean of {self.trials} "
                                 "Bernoulli observations)")
 

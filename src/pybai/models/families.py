@@ -188,7 +188,8 @@ class Family:
         raise NotImplementedError
 
 
-def _check_n_sources(n_sources, owner: str) -> None:
+def check_n_sources(n_sources, owner: str) -> None:
+    """Refuse, naming ``owner``'s parameter, a source count that is not a positive int or does not fit in memory."""
     n = check_positive_int(n_sources, "n_sources", owner)
     check_memory(8 * n, "n_sources", owner, "the per-source variances (8 bytes each)", n_sources)
 
@@ -213,7 +214,7 @@ class Gaussian(Family):
         _reward_bound: float = field(init=False)
 
     def __post_init__(self):
-        _check_n_sources(self.n_sources, "Gaussian")
+        check_n_sources(self.n_sources, "Gaussian")
         sig = check_noise_scale(check_array(self.sigma, "sigma", "Gaussian", low=0.0, strict_low=True), None,
                                 "sigma", "Gaussian")
         if sig.ndim == 0 or sig.size == 1:
@@ -263,7 +264,7 @@ class Bernoulli(Family):
         _var: np.ndarray = field(init=False)
 
     def __post_init__(self):
-        _check_n_sources(self.n_sources, "Bernoulli")
+        check_n_sources(self.n_sources, "Bernoulli")
         object.__setattr__(self, "name", "bernoulli")
         object.__setattr__(self, "code", _kl.BERNOULLI)
         object.__setattr__(self, "_var", np.ones(self.n_sources))
@@ -332,7 +333,7 @@ class GaussianUnknownVariance(Family):
     epsilon_modes: ClassVar[tuple[str, ...]] = ("additive",)
 
     def __post_init__(self):
-        _check_n_sources(self.n_sources, "GaussianUnknownVariance")
+        check_n_sources(self.n_sources, "GaussianUnknownVariance")
         check_choice(self.statistic, UNKNOWN_VARIANCE_STATISTICS, "statistic", "GaussianUnknownVariance")
         object.__setattr__(self, "name", "gaussian-unknown-variance")
         object.__setattr__(self, "code", _kl.GAUSSIAN_UV if self.statistic == "glr" else _kl.GAUSSIAN)

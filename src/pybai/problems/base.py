@@ -34,6 +34,7 @@ from pybai.naming import check_labels
 from pybai.problems.requests import RequestSpace
 from pybai.problems.tolerance import regret_exceeds
 from pybai.stopping.base import Threshold
+from pybai.stopping.leader import refuse_leader
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["FixedConfidence", "FixedBudget", "BatchSpec", "Problem", "lower_bound_factor"]
@@ -224,13 +225,10 @@ class Problem(ABC):
         return "samples" if self.batch is None else "batches"
 
     def threshold(self, kind: str, delta: float) -> Threshold:
-        """The stopping threshold of kind ``"heuristic"`` or ``"delta-correct"`` for this problem.
-
-        The default is the union bound over :attr:`n_alternatives` pieces of the alternative,
-        each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`).
-        """
-        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                              family=self.family.name)
+        """The stopping threshold of ``kind`` for this problem: by default the union bound over :attr:`n_alternatives`
+        pieces of the alternative, each changing the laws of :attr:`n_terms` sources (:func:`~pybai.stopping.thresholds.make_threshold`)."""
+        refuse_leader(kind, type(self).__name__)
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=self.family.name)
 
     def pieces(self, model: Model) -> Any:
         """The pieces of the alternative to the empirical answer at ``model``'s estimate, or None.
@@ -253,11 +251,11 @@ class Problem(ABC):
 
     def _pair_threshold(self, kind: str, delta: float) -> Threshold:
         """``"delta-correct"``: normal mixtures per pair (Gaussian), tilted mixtures (:mod:`pybai.stopping.tilt`, Bernoulli)."""
-        if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and self.family.name in (
-                "gaussian", "bernoulli"):
-            kind = "pair-mixture" if self.family.name == "gaussian" else "pair-tilt"
-        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                              family=self.family.name)
+        fam = self.family.name
+        if isinstance(kind, str) and kind.strip().lower() == "delta-correct" and fam in ("gaussian", "bernoulli"):
+            kind = "pair-mixture" if fam == "gaussian" else "pair-tilt"
+        refuse_leader(kind, type(self).__name__)
+        return make_threshold(kind, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=fam)
 
     #: ``(c, e)``: the pieces of two arms are {lambda_i <= c lambda_j - e}; ``(1, 0)`` the plain pieces
     #: {lambda_j >= lambda_i}, another shift the pieces of an answer tolerance epsilon

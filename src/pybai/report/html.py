@@ -93,10 +93,6 @@ class HtmlReport:
         self._blocks.append(f"<ul{cls}>" + "".join(f"<li>{html.escape(str(i))}</li>" for i in items) + "</ul>")
         return self
 
-    def preformatted(self, text: str) -> "HtmlReport":
-        self._blocks.append(f"<pre>{html.escape(str(text))}</pre>")
-        return self
-
     def table(self, header, rows) -> "HtmlReport":
         """A table; cells of words are aligned left, numbers (and ``value ± half-width``) right."""
         head = "".join(f"<th>{_cell(h)}</th>" for h in header)

@@ -26,7 +26,7 @@ from dataclasses import asdict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from pybai._validation import _show, check_int, is_finite_number
+from pybai._validation import check_int, is_finite_number, show_value
 from pybai.exceptions import PybaiError
 from pybai.server.errors import BadRequest, BodyTooLarge, error_response, status_of
 from pybai.server.pool import Served, SessionPool
@@ -81,7 +81,7 @@ def _body(raw: bytes, route: str, required: tuple[str, ...], optional: tuple[str
 
 def _request_id(value, route: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"The 'request' field of {route} must be an int (a request number). Got {_show(value)}.")
+        raise BadRequest(f"The 'request' field of {route} must be an int (a request number). Got {show_value(value)}.")
     return check_int(value, "request", route)
 
 
@@ -161,7 +161,7 @@ class Api:
         value, mode = body["epsilon"], body.get("epsilon_mode", "additive")
         if not is_finite_number(value) or not isinstance(mode, str):
             raise BadRequest(f"The 'epsilon' field of epsilon must be a finite number > 0 and 'epsilon_mode' a string. "
-                             f"Got {_show(value)} and {_show(mode)}.")
+                             f"Got {show_value(value)} and {show_value(mode)}.")
 
         def work(served: Served):
             served.session.set_epsilon(float(value), mode)

@@ -17,7 +17,6 @@ from pybai.config.experiment import read_document
 from pybai.config.learner import SessionSpec, parse_session_file, session_document
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.naming import check_session_name
-from pybai.problems.base import FixedConfidence
 
 __all__ = ["SESSION_THRESHOLD", "session_spec"]
 
@@ -60,13 +59,9 @@ def session_spec(file=None, *, problem=None, strategy=None, seed=None, name=None
     except (TypeError, ValueError):
         raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
                           "(no dates or non-finite numbers).") from None
-    spec = parse_session_file(document, default_name=default)
-    unchosen = (strategy if file is None else spec.strategy).threshold is None
-    if unchosen and isinstance(spec.problem.regime, FixedConfidence):
-        # sessions certify: an unchosen threshold is the proven one, written into the stored file
-        # so that replay never depends on a default (databases without the key keep theirs)
-        document["strategy"][0]["threshold"] = SESSION_THRESHOLD
-        spec = parse_session_file(document, default_name=default)
+    # sessions certify: an unchosen fixed-confidence threshold (None) is the proven one, written into the stored
+    # file so that replay never depends on a default (databases without the key keep theirs); one parse
+    spec = parse_session_file(document, default_name=default, unchosen_threshold=SESSION_THRESHOLD)
     check_session_name(spec.name, "Session.create")
     return spec
 

@@ -12,7 +12,7 @@ import numpy as np
 from pybai._validation import check_int, check_int_array, real_values
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["Request", "Receipt"]
+__all__ = ["Request", "Receipt", "checked_request_id", "answer_arrays"]
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,13 @@ class Receipt:
         return self.status != "running"
 
 
-def _request_id(value, owner: str = "tell", name: str = "request_id") -> int:
+def checked_request_id(value, owner: str = "tell", name: str = "request_id") -> int:
     """A request number as given to tell or cancel: an int of at most 64 bits (:func:`~pybai._validation.check_int`)."""
     return check_int(value, name, owner)
 
 
-def _answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
+    """The sources (int array) and rewards (float array) of an answer, one reward per source, checked."""
     src = check_int_array(sources, "sources", "tell", expected="integer source indices") if np.size(sources) else \
         np.asarray(sources).reshape(-1)
     rew = real_values(rewards, "rewards", "tell")

@@ -3,9 +3,8 @@
 The strategy of a session is started on the session's problem with the generator of
 :func:`strategy_rng` (the seed's replication-0 strategy stream, as ``pybai run`` derives it),
 then every logged request is asked again, every logged answer told again and every cancel or
-expiry applied again, in log order: the journal's (schema 2), or, in a database without one
-(one request outstanding at a time), request 1, its answers, request 2, its answers, ...  Each
-ask must give back exactly the logged request and id, and each cancel withdraw exactly the
+expiry applied again, in the order of the journal (every database has one since schema 2: the
+migration from schema 1 writes it from the order of that log).  Each ask must give back exactly the logged request and id, and each cancel withdraw exactly the
 logged samples; otherwise the replay has *diverged* (the strategy's code changed since the
 session was written) and is refused with one line rather than continued on a different path.
 
@@ -30,7 +29,7 @@ from pybai._serialize import encode
 
 from pybai.exceptions import PybaiError, PybaiWarning, SessionStateError
 from pybai.problems.base import Problem
-from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, Snapshot, StoredState
+from pybai.session.store import LoggedAnswer, LoggedEvent, LoggedRequest, LogTail, StoredState
 from pybai.strategies.base import Strategy
 
 __all__ = ["STATE_EVERY", "REPLICATION", "STREAM_STRATEGY", "strategy_seed", "strategy_rng", "Replay", "ReplayDiverged"]
@@ -154,26 +153,13 @@ class Replay:
     def state_text(self) -> str:
         return json.dumps(self.strategy.get_state(), allow_nan=False)
 
-    def apply(self, events: Snapshot, on_answer: Callable[["Replay", LoggedAnswer], None] | None = None) -> None:
-        """Ask and tell the events (which follow this replay's cursor) in log order."""
-        if events.journal is not None:
-            self._apply_journal(events, on_answer)
-            return
-        requests = iter(events.requests)
-        for answer in events.answers:
-            while answer.request > self.last_request:
-                self._ask(next(requests, None), answer.request)
-            if answer.request != self.last_request:
-                raise ReplayDiverged(f"the log answers request {answer.request} after request {self.last_request} "
-                                     "was asked: the log is not in request order.")
-            self._tell(answer, on_answer)
-        for logged in requests:
-            self._ask(logged, logged.id)
-
-    def _apply_journal(self, events: Snapshot, on_answer) -> None:
+    def apply(self, events: LogTail, on_answer: Callable[["Replay", LoggedAnswer], None] | None = None) -> None:
+        """Ask and tell the events (which follow this replay's cursor) in the order of their journal."""
+        if events.journal is None:
+            raise ValueError("Replay.apply: the events need their journal (Store.journal_after)")
         requests = {r.id: r for r in events.requests}
         answers = {a.id: a for a in events.answers}
-        for event in events.journal or ():
+        for event in events.journal:
             if event.kind == "request":
                 self._ask(requests.get(event.request), event.request)
             elif event.kind == "answer":

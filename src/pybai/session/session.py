@@ -30,7 +30,7 @@ from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, Se
 from pybai.session.integrity import damaged, read_only
 from pybai.session.link import retrying
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
-from pybai.session.messages import Receipt, Request, _answer_arrays, _request_id
+from pybai.session.messages import Receipt, Request, answer_arrays, checked_request_id
 from pybai.session.rows import Layout, read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.definition import SESSION_THRESHOLD, session_spec
@@ -177,10 +177,9 @@ class Session:
         return replay
 
     def _read_events(self, last_request: int, last_answer: int, last_event: int):
-        """The log after the cursors (inside a transaction), with the journal when the database has one."""
+        """The log after the cursors (inside a transaction), with its journal."""
         store = self._store
-        events = store.events_after(last_request, last_answer)
-        return replace(events, journal=store.journal_after(last_event)) if store.journaled else events
+        return replace(store.events_after(last_request, last_answer), journal=store.journal_after(last_event))
 
     def _pending_text(self, strategy) -> str:
         ids = list(strategy.outstanding)
@@ -195,7 +194,7 @@ class Session:
         transaction); True when one was."""
         after = self.spec.expire_after
         strategy = replay.strategy
-        if after is None or not self._store.journaled or not self._store.writable:
+        if after is None or not self._store.writable:
             return False
         now = datetime.now(timezone.utc)
         expired = False
@@ -248,8 +247,7 @@ class Session:
                 if new:
                     now = utc_now()
                     store.add_request(rid, requests, now)
-                    if store.journaled:
-                        replay.last_event = store.add_event("request", rid, now)
+                    replay.last_event = store.add_event("request", rid, now)
             if new:
                 replay.last_request = rid
                 replay.created[rid] = now
@@ -280,8 +278,8 @@ class Session:
         SessionStateError
             The session has stopped, or nothing was asked.
         """
-        rid = _request_id(request_id)
-        src, rew = _answer_arrays(self.layout.sources(sources), rewards)
+        rid = checked_request_id(request_id)
+        src, rew = answer_arrays(self.layout.sources(sources), rewards)
         return self._tell(rid, src, rew)
 
     @retrying
@@ -326,13 +324,10 @@ class Session:
         RequestError
             ``request_id`` is not outstanding (unknown, answered, cancelled or expired).
         SessionStateError
-            The session has stopped, or its database predates cancels (schema 1).
+            The session has stopped.
         """
-        rid = _request_id(request_id)
+        rid = checked_request_id(request_id)
         store = self._store
-        if not store.journaled:
-            raise SessionStateError(f"{self.path}: this session database (schema 1, written by an older pybai) "
-                                    "has no journal: requests cannot be cancelled.")
         return self._cancel(rid)
 
     @retrying
@@ -401,7 +396,7 @@ class Session:
     def tell_csv(self, request_id: int, path) -> Receipt:
         """:meth:`tell` with the answers of a CSV file (columns: see :mod:`pybai.session.rows`)."""
         header, rows = read_csv(path)
-        sources, rewards = self.layout.parse_answer(header, rows, _request_id(request_id), where=str(path))
+        sources, rewards = self.layout.parse_answer(header, rows, checked_request_id(request_id), where=str(path))
         return self.tell(request_id, sources, rewards)
 
     def _check_answerable(self, replay: Replay, rid: int) -> None:

@@ -31,7 +31,7 @@ from pybai.session.integrity import answer_rows, damaged, read_only, request_sou
 from pybai.session.link import Link
 from pybai.session.schema import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "LoggedEvent", "Snapshot", "StoredState", "utc_now",
+__all__ = ["SCHEMA_VERSION", "Store", "LoggedRequest", "LoggedAnswer", "LoggedEvent", "LogTail", "StoredState", "utc_now",
            "list_sessions"]
 
 _ERRORS = (sa.exc.DBAPIError, sqlite3.Error, UnicodeDecodeError)  # while creating or opening (no Link yet)
@@ -74,11 +74,12 @@ class LoggedEvent:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """Events after a cursor, read in one transaction (a consistent view of the log).
+class LogTail:
+    """The log after a cursor, read in one transaction (a consistent view of the log).
 
-    ``journal`` is the order of the events (schema 2), None for a database without a journal
-    (schema 1: request 1, its answers, request 2, ...).
+    ``journal`` is the order of the events (:meth:`Store.journal_after`; every database has one
+    since schema 2, the migration from schema 1 writes it from the order of the log), None when
+    only the requests and answers were read (:meth:`Store.events_after`).
     """
 
     requests: list[LoggedRequest]
@@ -147,9 +148,6 @@ class Store:
         self._link = Link(backend, connection)  # reconnects after a database server dropped the connection
         self.session_id = session_id
         self.writable = writable
-        #: the journal (the order of requests, answers, cancels and expiries) exists in every database of
-        #: schema 2 (the migration from schema 1 writes it from the order of the log)
-        self.journaled = True
 
     # ------------------------------------------------------------ queries (errors as one line)
     @property
@@ -285,7 +283,7 @@ class Store:
             raise
         link.commit(doing)
 
-    def events_after(self, last_request: int, last_answer: int) -> Snapshot:
+    def events_after(self, last_request: int, last_answer: int) -> LogTail:
         """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
 
         Every row is checked (:func:`pybai.session.integrity.request_sources`,
@@ -300,7 +298,7 @@ class Store:
             {"a": last_answer})
         answers = [LoggedAnswer(aid, request, np.array(sources, dtype=np.intp), np.array(rewards, dtype=float),
                                 created) for aid, request, created, sources, rewards in answer_rows(self.path, rows)]
-        return Snapshot(requests, answers)
+        return LogTail(requests, answers)
 
     def counts(self) -> tuple[int, int, int]:
         """(requests, answers, observations) of the session."""

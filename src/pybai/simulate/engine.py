@@ -1,13 +1,13 @@
-"""The experiment engine: a sweep's tasks on a backend, stored as they finish, summarised at the end.
+"""The experiment engine: a sweep's tasks on an executor, stored as they finish, summarised at the end.
 
 :func:`run_sweep` is what ``pybai run`` and ``pybai reproduce`` call.  It cuts the sweep into
 tasks (:mod:`pybai.simulate.tasks`), skips those already in the store when resuming, runs the
-rest on a backend (:mod:`pybai.simulate.backends`: this process, local processes or Dask),
+rest on an executor (:mod:`pybai.simulate.executors`: this process, local processes or Dask),
 appends each finished task to the store (:mod:`pybai.simulate.store`) and returns the result
 document: the result document of docs/reference.md for a file without ``[grid]`` (unchanged), and for a sweep
 the same keys plus ``grid_keys`` and ``points`` (one entry per grid point with its own
 ``results``), with ``results`` listing every (point, strategy) row tagged by ``point`` and
-``grid``.  :func:`execute_sweep` is its loop alone (tasks on a backend, outcomes and timings,
+``grid``.  :func:`execute_sweep` is its loop alone (tasks on an executor, outcomes and timings,
 no document): :func:`~pybai.simulate.montecarlo.run_outcomes` is that loop on a one-point sweep.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from pybai._version import __version__
 from pybai.config.experiment import Experiment
 from pybai.exceptions import InvalidParameterError
-from pybai.simulate.backends import Backend, DaskBackend, InlineBackend, ProcessBackend, cap_workers, make_backend
+from pybai.simulate.executors import Executor, DaskExecutor, InlineExecutor, ProcessExecutor, cap_workers, make_executor
 from pybai.simulate.runner import Outcome
 from pybai.simulate.preflight import preflight
 from pybai.report.experiment_result import ExperimentResult
@@ -193,21 +193,21 @@ class SweepRun:
         return cells
 
 
-def _pick_backend(backend, jobs, cluster, scheduler, todo: int, note) -> Backend:
-    """The backend of the options, its local workers capped at the tasks to run and the cores."""
-    if backend is None:
-        backend = make_backend(jobs, cluster, scheduler)
-    if isinstance(backend, (ProcessBackend, DaskBackend)) and getattr(backend, "n_workers", 0) is not None:
-        workers, message = cap_workers(backend.workers, todo)
+def _pick_executor(executor, jobs, cluster, scheduler, todo: int, note) -> Executor:
+    """The executor of the options, its local workers capped at the tasks to run and the cores."""
+    if executor is None:
+        executor = make_executor(jobs, cluster, scheduler)
+    if isinstance(executor, (ProcessExecutor, DaskExecutor)) and getattr(executor, "n_workers", 0) is not None:
+        workers, message = cap_workers(executor.workers, todo)
         if message:
-            backend.workers = workers
-            if isinstance(backend, DaskBackend):
-                backend.n_workers = workers
+            executor.workers = workers
+            if isinstance(executor, DaskExecutor):
+                executor.n_workers = workers
             if note:
                 note(message)
-    if isinstance(backend, ProcessBackend) and backend.workers <= 1:
-        backend = InlineBackend()
-    return backend
+    if isinstance(executor, ProcessExecutor) and executor.workers <= 1:
+        executor = InlineExecutor()
+    return executor
 
 
 def execute_sweep(
@@ -216,13 +216,13 @@ def execute_sweep(
     jobs: int = 1,
     cluster: str | None = None,
     scheduler: str | None = None,
-    backend: Backend | None = None,
+    backend: Executor | None = None,
     store: ResultStore | None = None,
     progress: bool | Callable[[int], None] = False,
     note: Callable[[str], None] | None = None,
     compiled: bool | None = None,
 ) -> SweepRun:
-    """Run the tasks of ``sweep`` that ``store`` does not hold yet: the one loop over a backend.
+    """Run the tasks of ``sweep`` that ``store`` does not hold yet: the one loop over an executor.
 
     Parameters are those of :func:`run_sweep`, with an open ``store`` (or None) instead of
     ``out``/``resume``; the store is appended to as tasks finish and closed at the end.
@@ -239,7 +239,7 @@ def execute_sweep(
     todo = [task for task in tasks if task not in outcomes]
     followers = {other for task in todo for other in shared_tasks(sweep.experiments, task)}
     todo = [task for task in todo if task not in followers]  # computed by the task leading their delta group
-    backend = _pick_backend(backend, jobs, cluster, scheduler, len(todo), note)
+    executor = _pick_executor(backend, jobs, cluster, scheduler, len(todo), note)
     for experiment in sweep.experiments:  # memory, a tied answer, a long run: before any replication
         preflight(experiment, jobs=jobs)
     bar, callback = None, progress if callable(progress) else None
@@ -252,8 +252,8 @@ def execute_sweep(
     abort = True
     try:
         if todo:
-            backend.start(sweep.experiments, sweep.gridded)
-            for lead in backend.results(todo):
+            executor.start(sweep.experiments, sweep.gridded)
+            for lead in executor.results(todo):
                 shared = [TaskResult(t, outs, lead.began, lead.ended) for t, outs in lead.shared.items()
                           if t not in outcomes]
                 for result in [lead, *shared]:
@@ -275,7 +275,7 @@ def execute_sweep(
         raise RunInterrupted(len(outcomes), len(tasks), store.folder if store else None) from None
     finally:
         try:
-            backend.stop(abort=abort)
+            executor.stop(abort=abort)
         finally:
             if bar is not None:
                 bar.close()
@@ -297,7 +297,7 @@ def run_sweep(
     jobs: int = 1,
     cluster: str | None = None,
     scheduler: str | None = None,
-    backend: Backend | None = None,
+    backend: Executor | None = None,
     out: str | Path | None = None,
     resume: bool = False,
     progress: bool | Callable[[int], None] = False,
@@ -313,9 +313,12 @@ def run_sweep(
     ----------
     sweep : Sweep
     jobs, cluster, scheduler :
-        The backend, as the CLI's ``--jobs N``, ``--cluster local:N``, ``--scheduler ADDRESS``
+        Where the tasks run, as the CLI's ``--jobs N``, ``--cluster local:N``, ``--scheduler ADDRESS``
         (or pass ``backend``).  Local worker counts are capped at the tasks to run and the
         CPU cores; ``note`` receives a one-line message when that happens.
+    backend : Executor, optional
+        An executor of :mod:`pybai.simulate.executors` (this process, local processes or Dask),
+        instead of the three options above.
     out : path, optional
         Store every finished task in this folder (see :mod:`pybai.simulate.store`) and the
         result document and table at the end.

@@ -74,7 +74,7 @@ def kt_regret(s, n):
 
 
 @njit(cache=True)
-def _q_parts(y, A, k):
+def q_parts(y, A, k):
     """q(y) = A y^2 + ln Phi(k y), q'(y) and q''(y) (q is convex since k^2 = 2A)."""
     u = k * y
     m = mills(u)
@@ -99,15 +99,15 @@ def half_normal_pair_min(na, xa, va, nb, xb, vb, c):
     lo = min(xa, xb) - width
     hi = max(xa, xb) + width
     for _ in range(_MAX_BRACKET):
-        _, da, _ = _q_parts(xa - lo, Aa, ka)
-        _, db, _ = _q_parts(lo - xb, Ab, kb)
+        _, da, _ = q_parts(xa - lo, Aa, ka)
+        _, db, _ = q_parts(lo - xb, Ab, kb)
         if db - da <= 0.0:
             break
         lo -= width
         width *= 2.0
     for _ in range(_MAX_BRACKET):
-        _, da, _ = _q_parts(xa - hi, Aa, ka)
-        _, db, _ = _q_parts(hi - xb, Ab, kb)
+        _, da, _ = q_parts(xa - hi, Aa, ka)
+        _, db, _ = q_parts(hi - xb, Ab, kb)
         if db - da >= 0.0:
             break
         hi += width
@@ -116,8 +116,8 @@ def half_normal_pair_min(na, xa, va, nb, xb, vb, c):
     val = 0.0
     grad = 0.0
     for _ in range(_MAX_NEWTON):
-        fa, da, ha = _q_parts(xa - x, Aa, ka)
-        fb, db, hb = _q_parts(x - xb, Ab, kb)
+        fa, da, ha = q_parts(xa - x, Aa, ka)
+        fb, db, hb = q_parts(x - xb, Ab, kb)
         val = fa + fb
         grad = db - da
         if grad > 0.0:

@@ -93,7 +93,7 @@ def var_down(x, eta_max):
 
 
 @njit(cache=True)
-def _term(n, s, x, c, eta_max, e_tilt, log_norm, up):
+def term_at_level(n, s, x, c, eta_max, e_tilt, log_norm, up):
     """:func:`tilt_term` with the scale's constants given: ``e_tilt`` = e^eta_max (``up``) or e^-eta_max,
     ``log_norm`` = ln(Phi(eta_max sqrt c) - 1/2)."""
     if up:
@@ -138,11 +138,11 @@ def tilt_term(n, s, x, c, eta_max, up):
     nondecreasing otherwise (eta_max <= 2), and convex in x.
     """
     log_norm = math.log(0.5 * math.erfc(-eta_max * math.sqrt(c) / _SQRT2) - 0.5)
-    return _term(n, s, x, c, eta_max, math.exp(eta_max if up else -eta_max), log_norm, up)
+    return term_at_level(n, s, x, c, eta_max, math.exp(eta_max if up else -eta_max), log_norm, up)
 
 
 @njit(cache=True)
-def _add_log(acc, t):
+def add_log(acc, t):
     """ln(e^acc + e^t)."""
     if acc == -math.inf:
         return t
@@ -156,8 +156,8 @@ def _cell(na, sa, nb, sb, xa_level, xb_level, scales, emax, consts, log_w, acc0)
     """ln( e^acc0 + sum_j e^(log_w + A_j(xa_level) + B_j(xb_level)) ) (``consts``: :func:`scale_constants`)."""
     acc = acc0
     for j in range(scales.shape[0]):
-        acc = _add_log(acc, log_w + _term(na, sa, xa_level, scales[j], emax[j], consts[0, j], consts[2, j], True)
-                       + _term(nb, sb, xb_level, scales[j], emax[j], consts[1, j], consts[2, j], False))
+        acc = add_log(acc, log_w + term_at_level(na, sa, xa_level, scales[j], emax[j], consts[0, j], consts[2, j], True)
+                       + term_at_level(nb, sb, xb_level, scales[j], emax[j], consts[1, j], consts[2, j], False))
     return acc
 
 
@@ -171,7 +171,7 @@ def tilt_caps(scales):
 
 
 @njit(cache=True)
-def _interval_bound(xs, fs, n, i):
+def interval_bound(xs, fs, n, i):
     """Lower bound of a convex f on [xs[i], xs[i+1]] from its values at the sorted points xs[:n].
 
     Convexity: for y >= xs[i], f(y) >= f(xs[i]) + s_left (y - xs[i]) with s_left the slope of the
@@ -210,7 +210,7 @@ def _interval_bound(xs, fs, n, i):
 
 
 @njit(cache=True)
-def _insert(xs, fs, n, y, f):
+def insert_point(xs, fs, n, y, f):
     """Insert (y, f) into the sorted arrays xs[:n], fs[:n]; returns the new length."""
     k = n
     while k > 0 and xs[k - 1] > y:
@@ -234,7 +234,7 @@ def tilt_pair_margin(na, xa, nb, xb, level, w_beta, alpha, scales, emax, consts,
     f(y) = ln(e^acc0 + sum_j w e^(A_j(c y - e) + B_j(y))) is convex (each exponent is convex in the
     level: affine in it minus a concave variance bound times eta^2; a log-mixture of exponentials of
     convex functions is convex), so the values at a few points bound it below everywhere
-    (:func:`_interval_bound`).  Points are added where the lower model is lowest: returns the value at
+    (:func:`interval_bound`).  Points are added where the lower model is lowest: returns the value at
     a point minus the level as soon as it is <= 0 (no stop), the lower bound minus the level once it is
     above 0 (stop, less a rounding allowance), and -1.0 when :data:`MAX_CELLS` points did not decide.
     ``-inf`` when a does not look better than b.
@@ -272,14 +272,14 @@ def tilt_pair_margin(na, xa, nb, xb, level, w_beta, alpha, scales, emax, consts,
         f = _cell(na, sa, nb, sb, c * y - e, y, scales, emax, consts, log_w, acc0)
         if f <= level:
             return f - level
-        n = _insert(xs, fs, n, y, f)
+        n = insert_point(xs, fs, n, y, f)
     if n == 1:
         return fs[0] - level
     for _ in range(MAX_CELLS):
         lowest = math.inf
         k = 0
         for i in range(n - 1):
-            b = _interval_bound(xs, fs, n, i)
+            b = interval_bound(xs, fs, n, i)
             if b < lowest:
                 lowest = b
                 k = i
@@ -302,7 +302,7 @@ def tilt_pair_margin(na, xa, nb, xb, level, w_beta, alpha, scales, emax, consts,
         f = _cell(na, sa, nb, sb, c * y - e, y, scales, emax, consts, log_w, acc0)
         if f <= level:
             return f - level
-        n = _insert(xs, fs, n, y, f)
+        n = insert_point(xs, fs, n, y, f)
         if n >= MAX_CELLS + 8:
             break
     return -1.0

@@ -79,12 +79,17 @@ class Threshold(abc.ABC):
     proven : bool
         Whether the threshold is proven delta-correct (under the conditions
         stated in the subclass docstring).
+    stateful : bool
+        Whether the rule keeps a state of the run's own (``state_``, :mod:`pybai.stopping.leader`): a
+        strategy then calls :meth:`advance` after each observation, before deciding, and saves the state.
     """
 
     name: str = "threshold"
     proven: bool = False
     #: whether the test reads each piece's own counts (:class:`PieceThreshold`), not only ``t``
     count_dependent: ClassVar[bool] = False
+    #: whether the test keeps a state of the run's own (``state_``, :mod:`pybai.stopping.leader`)
+    stateful: ClassVar[bool] = False
 
     def __init__(self, delta: float):
         self.delta = check_probability(delta, "delta", type(self).__name__)
@@ -96,6 +101,9 @@ class Threshold(abc.ABC):
     @abc.abstractmethod
     def values(self, t: Any) -> np.ndarray:
         """Vectorised ``beta(t, delta)`` for an array of sample counts (all ``>= 1``)."""
+
+    def advance(self, model: Any, variances: Any) -> None:
+        """Update the run's own state after an observation (a threshold without state has nothing to do)."""
 
     def at(self, t: float, model: Any = None, delta_share: float = 1.0) -> float:
         """The threshold after ``t`` samples on the data of ``model``: what a stopping rule compares with.

@@ -14,6 +14,11 @@ as one :class:`CompiledRule`, a named tuple of arrays with one row per delta, bu
   kernel reads), which :func:`pair_rule_margin` passes to the very kernel the Python rule calls, and
   the t-only form of its fallback (what LUCB's confidence bounds read).
 
+* the leader rule (:mod:`pybai.stopping.leader`) its :meth:`~pybai.stopping.base.Threshold.compiled_pieces`
+  (a :class:`LeaderForm`: its numbers and a copy of its state), which :func:`leader_rule_check` advances
+  and decides with the very kernels the Python rule calls; :meth:`StoppingRule.load_state
+  <pybai.stopping.rule.StoppingRule.load_state>` gives each test the state its row reached.
+
 A rule whose thresholds offer neither (the betting, unknown-variance and feasible rules, the
 linear ones) has no compiled form: its runs take the ask/tell loop.
 """
@@ -26,17 +31,21 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from pybai.stopping._leader_kernels import leader_advance, leader_min_margin
 from pybai.stopping._pair_mixture_kernels import min_pair_margin
 from pybai.stopping._tilt_kernels import TILT_RULE, min_tilt_margin
 
-__all__ = ["threshold_value", "compile_rule", "CompiledRule", "PairForm", "pair_rule_margin", "PLAIN_LOG", "T_ONLY",
-           "PAIR_MIXTURE"]
+__all__ = ["threshold_value", "compile_rule", "CompiledRule", "PairForm", "LeaderForm", "pair_rule_margin",
+           "leader_rule_check", "PLAIN_LOG", "T_ONLY", "PAIR_MIXTURE", "LEADER"]
 
 #: :attr:`CompiledRule.kind` of a rule of ``t`` only: the statistic against :func:`threshold_value`
 T_ONLY = 0
 #: :attr:`CompiledRule.kind` of the per-pair mixture rules: the statistic above ``min_statistic``, then
 #: every pair's margin positive (:func:`pair_rule_margin`)
 PAIR_MIXTURE = 1
+#: :attr:`CompiledRule.kind` of the leader rule: each row's state advanced, then the statistic above
+#: ``min_statistic`` and every hypothesis rejected (:func:`leader_rule_check`)
+LEADER = 2
 
 #: ``shift`` of a compiled form without the outer logarithm: ``const + coef ln(t / scale)``
 PLAIN_LOG = -math.inf
@@ -55,20 +64,40 @@ class PairForm(NamedTuple):
     scales: np.ndarray  # the prior scales of the normal mixtures
 
 
+class LeaderForm(NamedTuple):
+    """The numbers the leader rule's kernels read (:mod:`pybai.stopping._leader_kernels`) and its state."""
+
+    code: int  # the family's kernel code (GAUSSIAN: known variances; BERNOULLI: rewards in [0, 1])
+    level: float  # ln(1 / delta)
+    min_statistic: float  # no stop while the GLR statistic is at most this
+    sticky: float  # the pair GLR by which a new leader must beat the current one
+    scales: np.ndarray  # the prior scales
+    emax: np.ndarray  # the tilt caps of the scales (tilt_caps)
+    consts: np.ndarray  # (3, J): the scales' constants (scale_constants)
+    state: np.ndarray  # a copy of the run's state
+
+
 class CompiledRule(NamedTuple):
     """A stopping rule at n deltas as a compiled loop reads it: one row per delta, ordered so that each
-    row stops no later than the next on every path (the order one trajectory crosses them in)."""
+    row stops no later than the next on every path (the order one trajectory crosses them in).
 
-    kind: int  # T_ONLY or PAIR_MIXTURE
+    One type for every kind (the fields a kind does not read are empty), so that a compiled loop is one
+    function for every rule."""
+
+    kind: int  # T_ONLY, PAIR_MIXTURE or LEADER
     times: np.ndarray  # (n, 5): each delta's t-only form (NaN: none), see threshold_value
-    level: np.ndarray  # (n,): each delta's PairForm.level (PAIR_MIXTURE)
-    min_statistic: np.ndarray  # (n,): each delta's PairForm.min_statistic (PAIR_MIXTURE)
-    code: int  # the rest: the PairForm shared by every delta (PAIR_MIXTURE; placeholders otherwise)
-    alpha: float
+    level: np.ndarray  # (n,): each delta's level (PAIR_MIXTURE, LEADER)
+    min_statistic: np.ndarray  # (n,): each delta's min_statistic (PAIR_MIXTURE, LEADER)
+    code: int  # the kernel code: PairForm.code (PAIR_MIXTURE), LeaderForm.code (LEADER)
+    alpha: float  # PAIR_MIXTURE: the rest of the PairForm shared by every delta
     w_beta: float
     gvar: float
     one_sided: bool
-    scales: np.ndarray
+    scales: np.ndarray  # PAIR_MIXTURE, LEADER: the prior scales
+    sticky: float  # LEADER: the rest of the LeaderForm shared by every delta
+    emax: np.ndarray
+    consts: np.ndarray  # (3, J)
+    state: np.ndarray  # (n, state size): each delta's state, advanced in place by the loop
 
 
 @njit(cache=True)
@@ -100,6 +129,18 @@ def pair_rule_margin(rule, i, counts, means, var, top, bot, c, e):
                            rule.scales, rule.gvar, rule.one_sided, c, e)
 
 
+@njit(cache=True)
+def leader_rule_check(rule, i, z, counts, sums, means, var):
+    """Row ``i`` of a :data:`LEADER` rule at a check of the run: its leaders advanced
+    (:func:`~pybai.stopping._leader_kernels.leader_advance`), then, above the GLR filter, its decision,
+    remembering the hypotheses it rejects (what :meth:`LeaderThreshold.advance
+    <pybai.stopping.leader.LeaderThreshold.advance>` computes); True when the row stops."""
+    state = rule.state[i]
+    leader_advance(state, counts, sums, means, rule.code, var, rule.sticky)
+    return z > rule.min_statistic[i] and leader_min_margin(state, rule.code, counts, sums, means, var, rule.scales,
+                                                           rule.emax, rule.consts, rule.level[i], True) > 0.0
+
+
 def _time_form(threshold) -> np.ndarray:
     """The t-only form of ``threshold`` (of its fallback for a count-dependent one); NaN when it has none."""
     form = threshold.compiled_form()
@@ -113,13 +154,19 @@ def compile_rule(thresholds) -> CompiledRule | None:
     when they are not ordered so that each one stops no later than the next on every path.
     """
     pieces = [th.compiled_pieces() for th in thresholds]
-    times = np.array([_time_form(th) for th in thresholds]).reshape(len(thresholds), 5)
+    n = len(thresholds)
+    times = np.array([_time_form(th) for th in thresholds]).reshape(n, 5)
+    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)))  # the LEADER fields of another kind
     if all(p is None for p in pieces):
         if np.isnan(times).any() or not _rising(times):
             return None
-        empty = np.zeros(len(thresholds))
-        return CompiledRule(T_ONLY, times, empty, empty, 0, 0.0, 0.0, 0.0, False, np.zeros(0))
+        empty = np.zeros(n)
+        return CompiledRule(T_ONLY, times, empty, empty, 0, 0.0, 0.0, 0.0, False, np.zeros(0), *none)
     if any(p is None for p in pieces) or any(not th.count_dependent for th in thresholds):
+        return None
+    if all(isinstance(p, LeaderForm) for p in pieces):
+        return _leader_rule(pieces, times)
+    if not all(isinstance(p, PairForm) for p in pieces):
         return None
     first = pieces[0]
     same = all((p.code, p.alpha, p.w_beta, p.gvar, p.one_sided) == (first.code, first.alpha, first.w_beta, first.gvar,
@@ -130,7 +177,23 @@ def compile_rule(thresholds) -> CompiledRule | None:
     if not (same and np.all(np.diff(level) >= 0.0) and np.all(np.diff(floor) >= 0.0)):
         return None  # a pair's margin is one number minus the level: a row crossed implies every earlier one
     return CompiledRule(PAIR_MIXTURE, times, level, floor, int(first.code), float(first.alpha), float(first.w_beta),
-                        float(first.gvar), bool(first.one_sided), np.asarray(first.scales, dtype=float))
+                        float(first.gvar), bool(first.one_sided), np.asarray(first.scales, dtype=float), *none)
+
+
+def _leader_rule(pieces, times) -> CompiledRule | None:
+    """Leader rows: one rule in one state differing only in its level and ``min_statistic``, both nondecreasing
+    (the e-processes do not read delta: a row crossed implies every earlier one crossed)."""
+    first = pieces[0]
+    same = all(p.code == first.code and p.sticky == first.sticky and np.array_equal(p.scales, first.scales)
+               and np.array_equal(p.state, first.state) for p in pieces)
+    level = np.array([p.level for p in pieces])
+    floor = np.array([p.min_statistic for p in pieces])
+    if not (same and np.all(np.diff(level) >= 0.0) and np.all(np.diff(floor) >= 0.0)):
+        return None
+    state = np.array([np.asarray(p.state, dtype=float) for p in pieces])
+    return CompiledRule(LEADER, times, level, floor, int(first.code), 0.0, 0.0, 0.0, False,
+                        np.asarray(first.scales, dtype=float), float(first.sticky), np.asarray(first.emax, dtype=float),
+                        np.ascontiguousarray(first.consts, dtype=float), state)
 
 
 def _rising(times: np.ndarray) -> bool:

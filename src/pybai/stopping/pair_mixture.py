@@ -196,7 +196,8 @@ class PairMixtureThreshold(PieceThreshold):
         return {"delta": self.delta, "n_alternatives": self.n_alternatives}
 
 
-def _check_scales(scales, owner: str):
+def check_scales(scales, owner: str):
+    """Prior scales as a tuple of positive finite floats (None stays None: the defaults), checked."""
     if scales is None:
         return None
     out = tuple(float(c) for c in scales)
@@ -230,7 +231,7 @@ class GaussianPairMixtureThreshold(PairMixtureThreshold):
 
     def __init__(self, delta: float, n_alternatives: int, one_sided: bool = True, scales=None):
         self._one_sided = bool(one_sided)
-        self._scale_arg = _check_scales(scales, type(self).__name__)
+        self._scale_arg = check_scales(scales, type(self).__name__)
         super().__init__(delta, n_alternatives)
 
     def _scale_values(self):
@@ -287,7 +288,7 @@ class BernoulliPairMixtureThreshold(PairMixtureThreshold):
         self.beta_weight = w
         self._alpha = self.prior
         self._w_beta = w
-        self._scale_arg = _check_scales(scales, type(self).__name__)
+        self._scale_arg = check_scales(scales, type(self).__name__)
         super().__init__(delta, n_alternatives)
 
     def _scale_values(self):

@@ -9,6 +9,8 @@ largest delta (the first to stop) down, and
   (:class:`~pybai.stopping.base.PieceThreshold`), every piece of the alternative to the empirical
   answer (:meth:`~pybai.problems.base.Problem.pieces`) tested with its own counts;
 * declares whether it is count-dependent (:attr:`StoppingRule.count_dependent`) and proven;
+* a test may keep a state of the run's own (the leader rule, :mod:`pybai.stopping.leader`), advanced by
+  the strategy before each decision (:meth:`~pybai.stopping.base.Threshold.advance`);
 * gives its compiled form (:meth:`StoppingRule.compiled`, a
   :class:`~pybai.stopping.compiled.CompiledRule` with one row per delta): a compiled run plays one
   trajectory for every delta of a rule whose sampling does not read delta, each delta stopping where
@@ -78,6 +80,13 @@ class StoppingRule:
     def compiled(self) -> CompiledRule | None:
         """The rule as a compiled loop reads it, one row per delta, or None when it has no compiled form."""
         return compile_rule(self.thresholds)
+
+    def load_state(self, compiled: CompiledRule) -> None:
+        """Give each test with a state of the run's own (:attr:`~pybai.stopping.base.Threshold.stateful`, the
+        leader rule) the state its row of ``compiled`` (from :meth:`compiled`) reached in a compiled run."""
+        for threshold, state in zip(self.thresholds, compiled.state):
+            if threshold.stateful:
+                threshold.load_state(state)
 
     def __repr__(self) -> str:
         return f"StoppingRule({list(self.thresholds)!r})"

@@ -53,6 +53,7 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
+from pybai.stopping.leader import BernoulliLeaderThreshold, GaussianLeaderThreshold
 from pybai.stopping.tilt import BernoulliTiltThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
@@ -62,8 +63,9 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: best proven threshold of the family; ``"kk21"``, ``"kt-mixture"`` and ``"pair-mixture"`` name
 #: proven ones (``"pair-mixture"``: the count-dependent per-piece rules of
 #: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems;
-#: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1]).
-KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt")
+#: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1];
+#: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`).
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader")
 #: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -120,7 +122,7 @@ def make_threshold(
 
     Parameters
     ----------
-    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt"}
+    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader"}
         ``"heuristic"``: :class:`~pybai.stopping.heuristic.HeuristicThreshold` (not proven).
         ``"delta-correct"``: the tightest proven threshold for ``family``:
         :class:`~pybai.stopping.kk21.GaussianThreshold` for ``"gaussian"``,
@@ -138,7 +140,10 @@ def make_threshold(
         with ``t`` only it answers the family's t-only proven threshold.
         ``"pair-tilt"``: :class:`~pybai.stopping.tilt.BernoulliTiltThreshold`, the variance-adaptive
         per-piece rule for rewards in [0, 1] (``family`` ``"bernoulli"``, a bounded or binomial family;
-        ``n_terms`` must be 2).  Problems that build
+        ``n_terms`` must be 2).  ``"leader"``: the best-arm rule of :mod:`pybai.stopping.leader`
+        (:class:`~pybai.stopping.leader.GaussianLeaderThreshold` or
+        :class:`~pybai.stopping.leader.BernoulliLeaderThreshold`, for ``n_alternatives + 1`` arms; ``n_terms``
+        must be 2); only best-arm problems without epsilon decide with it.  Problems that build
         their own threshold for ``"delta-correct"`` do so in
         :meth:`pybai.problems.base.Problem.threshold`.
     delta : float
@@ -190,6 +195,14 @@ def make_threshold(
         if fam != "bernoulli":
             raise fail("family", "make_threshold", "'bernoulli' (or a bounded family) for kind 'pair-tilt'", family)
         return BernoulliTiltThreshold(delta, n_alternatives)
+    if kind == "leader":
+        if n_terms != 2:
+            raise fail("n_terms", "make_threshold", "2 for kind 'leader' (pieces of two arms)", n_terms)
+        if fam == "gaussian":
+            return GaussianLeaderThreshold(delta, n_alternatives + 1)
+        if fam == "bernoulli":
+            return BernoulliLeaderThreshold(delta, n_alternatives + 1)
+        raise fail("family", "make_threshold", "'gaussian' or 'bernoulli' for kind 'leader'", family)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
     if kind == "kt-mixture" or (kind == "delta-correct" and fam == "bernoulli"):

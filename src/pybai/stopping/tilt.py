@@ -67,7 +67,7 @@ from pybai._validation import check_positive_float, fail
 from pybai.stopping._tilt_kernels import TILT_RULE, min_tilt_margin
 from pybai.stopping.base import Threshold
 from pybai.stopping.kt import BernoulliKTThreshold
-from pybai.stopping.pair_mixture import DEFAULT_SCALES, PairMixtureThreshold, _check_scales
+from pybai.stopping.pair_mixture import DEFAULT_SCALES, PairMixtureThreshold, check_scales
 
 __all__ = ["BernoulliTiltThreshold"]
 
@@ -106,7 +106,7 @@ class BernoulliTiltThreshold(PairMixtureThreshold):
         self.prior = check_positive_float(prior, "prior", owner)
         self._w_beta = self.beta_weight
         self._alpha = self.prior
-        self._scale_arg = _check_scales(scales, owner)
+        self._scale_arg = check_scales(scales, owner)
         super().__init__(delta, n_alternatives)
         #: A pair whose Bernoulli GLR is <= the level fails: every term of the mixture is at most
         #: exp(GLR) (the tilted exponents lie below the exact tilt, whose supremum is the KL divergence).

@@ -178,6 +178,7 @@ class CompiledRun:
             return False
         records = new_records(1, len(setup.arms.truth))
         end = self._run_loop(setup, rng, records)
+        cast(Any, self).stopping_rule_.load_state(setup.rule)
         cast(Any, self).finish_compiled_run(records, 0, *end, tells_at=self._tells_at)
         return True
 
@@ -189,11 +190,13 @@ class CompiledRun:
         """
         if not self._delta_free_sampling() or not self._compiled_ok():
             return False
-        setup = setup_run(self, means, sigma, StoppingRule([c.threshold_ for c in copies]))
+        rule = StoppingRule([c.threshold_ for c in copies])
+        setup = setup_run(self, means, sigma, rule)
         if setup is None or any(setup_run(c, means, sigma) is None for c in copies):
             return False
         records = new_records(len(copies), len(setup.arms.truth))
         end = self._run_loop(setup, rng, records)
+        rule.load_state(setup.rule)
         model = cast(Any, self).model_
         final_counts, final_sums = model.counts.copy(), model.sums.copy()
         for i, copy in enumerate(copies):

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.compiled import run_glr, run_pieces
-from pybai.stopping.compiled import PAIR_MIXTURE, pair_rule_margin, threshold_value
+from pybai.stopping.compiled import LEADER, PAIR_MIXTURE, leader_rule_check, pair_rule_margin, threshold_value
 from pybai.strategies._game_kernels import game_step
 from pybai.strategies._steps import tas_step, top_two_step, uniform_step
 
@@ -144,6 +144,8 @@ def check_rule(goal, rule, stats, t, done, records):
     """
     z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
     n_rows = rule.times.shape[0]
+    if rule.kind == LEADER:
+        return z, _check_leader_rows(goal, rule, stats, t, z, done, records)
     while done < n_rows:
         if rule.kind == PAIR_MIXTURE:  # the GLR filter, then every pair's own test
             if not z > rule.min_statistic[done]:
@@ -159,6 +161,26 @@ def check_rule(goal, rule, stats, t, done, records):
         records.sums[done, :] = stats.sums
         done += 1
     return z, done
+
+
+@njit(cache=True)
+def _check_leader_rows(goal, rule, stats, t, z, done, records):
+    """:func:`check_rule` for the leader rule, whose rows hold a state: every row still running advances its
+    leaders and decides (:func:`~pybai.stopping.compiled.leader_rule_check`), as each delta's own run does at
+    this check; the rows that stop are the first ones in order.  Returns the new ``done``."""
+    passed = True
+    first = done
+    for i in range(first, rule.times.shape[0]):
+        stop = leader_rule_check(rule, i, z, stats.counts, stats.sums, stats.est, goal.var)
+        if stop and passed:
+            records.stop_t[i] = t
+            records.stop_z[i] = z
+            records.counts[i, :] = stats.counts
+            records.sums[i, :] = stats.sums
+            done += 1
+        else:
+            passed = False
+    return done
 
 
 @njit(cache=True)

@@ -36,11 +36,11 @@ from pybai.result import RunResult
 from pybai.stopping.rule import StoppingRule
 from pybai.stopping.thresholds import KINDS, UNSET_KIND
 from pybai.strategies.batching import check_batch, split_plan
-from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending
+from pybai.strategies.compatibility import check_fit, check_initial_phase, check_max_pending, check_threshold
 from pybai.strategies.requests import Outstanding, believer_model, match_answer, next_missing, parse_answer
 from pybai._serialize import decode
 from pybai.strategies.state import (check_digest, check_header, check_status, corrupted, decoded_section,
-                                    expected_digest, get_path, kind_of, state_key, strategy_state)
+                                    expected_digest, get_path, kind_of, state_key, stopping_state, strategy_state)
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
@@ -100,8 +100,7 @@ class Strategy:
     stopping_rule: ClassVar[str] = ""
     #: False for a rule with a ``_should_stop`` of its own; else a restored "stopped" state is checked against it
     stops_on_statistics: ClassVar[bool] = True
-    #: why the rule needs each request answered before the next (then it refuses ``max_pending > 1``);
-    #: empty for rules that allocate on counts plus pending (:mod:`pybai.strategies.requests`)
+    #: why the rule needs each request answered before the next (refuses ``max_pending > 1``); empty: it allocates on counts + pending
     single_request: ClassVar[str] = ""
     #: accepted values of ``threshold`` (a family's rules may add the kinds their problem builds)
     threshold_kinds: ClassVar[tuple[str, ...]] = KINDS
@@ -148,25 +147,7 @@ class Strategy:
             raise fail("problem", owner, "a Problem (e.g. BestArmProblem)", problem)
         check_fit(self, problem, owner)
         check_initial_phase(self, problem, owner)
-        self._check_threshold(problem, owner)
-
-    def _check_threshold(self, problem: Problem, owner: str) -> None:
-        """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
-        regime = problem.regime
-        if not isinstance(regime, FixedConfidence):
-            return
-        try:
-            problem.threshold(self.threshold_kind, regime.delta)
-        except InvalidParameterError:
-            offered = []
-            for kind in self.threshold_kinds:
-                try:
-                    problem.threshold(kind, regime.delta)
-                except InvalidParameterError:
-                    continue
-                offered.append(f'"{kind}"')
-            raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
-                       f"{type(problem.family).__name__} rewards)", self.threshold) from None
+        check_threshold(self, problem, owner)
 
     def validate(self, problem: Problem | None = None) -> "Strategy":
         """Check the parameters (and their fit with ``problem``) without starting."""
@@ -387,11 +368,6 @@ class Strategy:
         self._require_started()
         return dict(self._book._open)
 
-    @property
-    def max_pending_(self) -> int:
-        """How many requests may be outstanding at once (``max_pending`` of :meth:`start`)."""
-        return self._book.limit
-
     def _checked(self, selection) -> np.ndarray:
         """The rule's selection as a read-only int array (never the rule's own array), checked
         against the request space and (b, r)."""
@@ -519,12 +495,15 @@ class Strategy:
 
     def _should_stop(self) -> bool:
         """Stopping rule: the decision of :attr:`threshold_` (:meth:`~pybai.stopping.base.Threshold.decide`:
-        the problem's GLR statistic above the threshold, or every piece passing its own test).
+        the problem's GLR statistic above the threshold, or every piece passing its own test); a test with a
+        state of the run's own (:attr:`~pybai.stopping.base.Threshold.stateful`) is advanced first.
 
         Never in fixed budget (the base stops when the budget is spent).
         """
         if self.threshold_ is None:
             return False
+        if self.threshold_.stateful:
+            self.threshold_.advance(self.model_, self.problem_.family.variances)
         self.statistic_, stop = self.threshold_.decide(self.problem_, self.model_, self.t_)
         return stop
 
@@ -618,6 +597,7 @@ class Strategy:
         except (TypeError, ValueError, KeyError, OverflowError) as exc:
             raise corrupted("rng", "the state of a numpy PCG64 generator", exc) from None
         model = self.model_
+        stopping = stopping_state(self, state)  # checked before anything is set
         for section, owner, paths in (("model", model, model.state_attrs), ("base", self, self._base_state),
                                       ("rule", self, self._state_attrs)):
             fresh = {path: get_path(owner, path) for path in paths}
@@ -631,6 +611,8 @@ class Strategy:
                     setattr(get_path(owner, parent) if parent else owner, name, value)
                 except (TypeError, ValueError) as exc:  # a component that checks what it is given (the book)
                     raise corrupted(f"{section}.{state_key(path)}", str(exc), value) from None
+        if stopping is not None:
+            self.threshold_.state_[:] = stopping
         self._check_restored()
         check_digest(state, digest)
         if self._pending is not None:  # handed out by ask(): read-only, as a fresh one

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pybai._validation import check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
 
-__all__ = ["REQUIREMENTS", "check_fit", "check_max_pending"]
+__all__ = ["REQUIREMENTS", "check_fit", "check_initial_phase", "check_max_pending", "check_threshold"]
 
 #: what a rule lacking a capability is told, in the order checked (keys: ``Problem.provides`` values)
 REQUIREMENTS = {
@@ -78,3 +78,22 @@ def check_initial_phase(strategy, problem, owner: str) -> None:
         if need > regime.budget:
             raise fail("budget", owner, f"at least the {need} {unit} of the initial phase (n_init = "
                        f"{strategy.n_init})", regime.budget)
+
+
+def check_threshold(strategy, problem, owner: str) -> None:
+    """The threshold kind must be one the problem builds (checked when the file is read, not at start)."""
+    regime = problem.regime
+    if regime.kind != "fixed-confidence":
+        return
+    try:
+        problem.threshold(strategy.threshold_kind, regime.delta)
+    except InvalidParameterError:
+        offered = []
+        for kind in strategy.threshold_kinds:
+            try:
+                problem.threshold(kind, regime.delta)
+            except InvalidParameterError:
+                continue
+            offered.append(f'"{kind}"')
+        raise fail("threshold", owner, f"one of {', '.join(offered)} on this problem ({type(problem).__name__}, "
+                   f"{type(problem.family).__name__} rewards)", strategy.threshold) from None

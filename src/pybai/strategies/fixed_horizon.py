@@ -39,7 +39,8 @@ def power_horizon(n_arms: int, mde: float, variance: float, delta: float, power:
     """
     comparisons = max(n_arms - 1, 1)
     z = norm.isf(delta / (2.0 * comparisons)) + norm.ppf(power)
-    return n_arms * int(math.ceil(z * z * 2.0 * variance / (mde * mde)))
+    per_arm = min(z * z * 2.0 * variance / (mde * mde), 2.0 ** 62)  # beyond any run (and never inf): censored
+    return n_arms * int(math.ceil(per_arm))
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai._validation import check_positive_float, check_positive_int
+from pybai._validation import check_positive_float, check_positive_int, fail
 from pybai.strategies._driver import Arms, Stats, draw_reward, record
 from pybai.strategies._moments import SquareSums, add_square, plugin_variance
 from pybai.strategies._own_stopping import OwnStoppingRun
@@ -169,6 +169,8 @@ class MixtureSPRT(SquareSums, OwnStoppingRun, Strategy):
         super()._check_params(problem)
         owner = type(self).__name__
         check_positive_float(self.tau, "tau", owner)
+        if not self.tau <= 1e100:  # tau^2 must stay a float
+            raise fail("tau", owner, "a positive float at most 1e100 (an effect size in the rewards' units)", self.tau)
         check_positive_int(self.burn_in, "burn_in", owner)
 
     def _initialize(self):

@@ -4,7 +4,8 @@ The state holds a format version, the strategy's registry name and parameters, t
 description (checked on restore), the random generator's bit-generator state, the model's
 arrays, the base's request bookkeeping (``Strategy._base_state``: pending request and its id, the
 initial plan's position, the outstanding requests), the rule's own attributes
-(``Strategy._state_attrs``) and a digest of all of it.  Restoring it on the same problem, in any process,
+(``Strategy._state_attrs``), the stopping rule's own state when it keeps one (``stopping``:
+the leader rule) and a digest of all of it.  Restoring it on the same problem, in any process,
 continues exactly the run that was saved: :meth:`Strategy.set_state <pybai.strategies.base.Strategy.set_state>`
 does it (the strategy sets its own fields), with the checks of this module; :func:`restore_strategy`
 builds the strategy first.
@@ -43,7 +44,7 @@ from pybai.exceptions import InvalidParameterError
 
 __all__ = ["STATE_FORMAT", "strategy_state", "restore_strategy", "check_header", "decoded_section",
            "corrupted", "kind_of", "state_key", "get_path", "state_digest", "expected_digest", "check_digest",
-           "check_status"]
+           "check_status", "stopping_section", "stopping_state"]
 
 #: Version of the state format; a newer one is refused.  Format 2 adds ``digest``; states of
 #: format 1 (sessions' snapshots written before) are restored without it, every invariant checked.
@@ -65,6 +66,7 @@ def strategy_state(strategy) -> dict:
         "model": {name: encode(getattr(model, name)) for name in model.state_attrs},
         "base": {state_key(path): encode(get_path(strategy, path)) for path in strategy._base_state},
         "rule": {state_key(path): encode(get_path(strategy, path)) for path in strategy._state_attrs},
+        **stopping_section(strategy),
     }
     state["digest"] = state_digest(state)
     return state
@@ -115,6 +117,33 @@ def check_status(strategy) -> None:
     saved = strategy.statistic_
     if not (saved == statistic or (np.isnan(saved) and np.isnan(statistic))):
         raise corrupted("base.statistic_", f"the statistic of the saved model ({statistic!r})", saved)
+
+
+def stopping_section(strategy) -> dict:
+    """``{"stopping": state}`` for a stopping rule with a state of the run's own (:mod:`pybai.stopping.leader`)."""
+    threshold = getattr(strategy, "threshold_", None)
+    if threshold is not None and threshold.stateful:
+        return {"stopping": encode(threshold.state_)}
+    return {}
+
+
+def stopping_state(strategy, state: dict):
+    """The stopping rule's own state from ``state``, checked (present exactly when the rule has one), or None;
+    nothing is set here."""
+    threshold = getattr(strategy, "threshold_", None)
+    if threshold is None or not threshold.stateful:
+        if "stopping" in state:
+            raise corrupted("stopping", "absent (this strategy's stopping rule has no state)", "present")
+        return None
+    if "stopping" not in state:
+        raise corrupted("stopping", "present", "missing")
+    try:
+        value = np.asarray(decode(state["stopping"]), dtype=float)
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError, MemoryError) as exc:
+        raise corrupted("stopping", "an encoded array", exc) from None
+    if value.shape != threshold.state_.shape or not np.isfinite(value).all():
+        raise corrupted("stopping", f"finite numbers of shape {threshold.state_.shape}", value.shape)
+    return value
 
 
 def state_key(path: str) -> str:

@@ -123,9 +123,10 @@ def _fixed_confidence_rows(name, family, instances, tied_instances, settings, se
                         f"stopped before max_samples: {stopped}/{runs} = {stopped / max(runs, 1):.2f}",
                         time.process_time() - t0))
         return rows
-    for kind in ("delta-correct", "heuristic"):
+    own_rule = get_strategy_class(name).stopping_rule  # a baseline stopping by an unproven rule of its own
+    for kind in ((f"own rule ({own_rule})",) if own_rule else ("delta-correct", "heuristic")):
         t0 = time.process_time()
-        strategy = make_strategy(name, threshold=kind)
+        strategy = make_strategy(name) if own_rule else make_strategy(name, threshold=kind)
         stopped, wrong, censored = _run_many(strategy, family, instances, settings.runs, seed, fam_id,
                                              cap=settings.max_samples)
         runs = stopped + censored

@@ -116,10 +116,10 @@ class FeasibleArmProblem(Problem):
         self.sampling = check_choice(sampling, SAMPLING_MODELS, "sampling", owner)
         q = check_array(weights, "weights", owner, shape=(L,), low=0.0, strict_low=True)
         self.weights = check_weights(q, "weights", owner)
-        self.constrained = _check_constrained(constrained, L, owner)
+        self.constrained = check_constrained(constrained, L, owner)
         self.cmask = np.zeros(L, dtype=np.bool_)
         self.cmask[list(self.constrained)] = True
-        self.floor = _check_floor(floor, self.constrained, L, owner)
+        self.floor = check_floor(floor, self.constrained, L, owner)
         if K == 1 and not self.constrained:
             raise fail("n_arms", owner, "an int >= 2 when no subpopulation is constrained", K)
         if family is None or getattr(family, "name", None) not in ("gaussian", "bernoulli"):
@@ -338,7 +338,8 @@ class FeasibleArmProblem(Problem):
         return out
 
 
-def _check_constrained(constrained, L, owner) -> tuple[int, ...]:
+def check_constrained(constrained, L, owner) -> tuple[int, ...]:
+    """The constrained subpopulations (distinct indices in [0, L - 1]; None: all of them), checked."""
     if constrained is None:
         return tuple(range(L))
     expected = f"a list of distinct 0-based subpopulation indices in [0, {L - 1}]"
@@ -354,7 +355,8 @@ def _check_constrained(constrained, L, owner) -> tuple[int, ...]:
     return out
 
 
-def _check_floor(floor, constrained, L, owner, name="floor") -> np.ndarray:
+def check_floor(floor, constrained, L, owner, name="floor") -> np.ndarray:
+    """The floor of every subpopulation (0 where unconstrained) from a number or one per constrained one."""
     f = check_array(floor, name, owner, min_size=0 if not constrained else 1)
     full = np.zeros(L)
     if f.ndim == 0:

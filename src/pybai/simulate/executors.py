@@ -1,9 +1,9 @@
 """Where tasks run: this process, local worker processes, or a Dask distributed cluster.
 
-Every backend has the same three steps: ``start(experiments, gridded)``, ``results(tasks)``
+Every executor has the same three steps: ``start(experiments, gridded)``, ``results(tasks)``
 (an iterator of :class:`~pybai.simulate.tasks.TaskResult` in completion order) and
 ``stop(abort)``.  A task's outcomes depend only on its coordinates (see
-:mod:`pybai.simulate.tasks`), so the backend and the number of workers never change results.
+:mod:`pybai.simulate.tasks`), so the executor and the number of workers never change results.
 
 Interrupts: local workers ignore SIGINT (Ctrl-C reaches the whole process group, and the
 main process decides), and ``stop(abort=True)`` kills them at once instead of waiting for the
@@ -28,7 +28,7 @@ from pybai.config.experiment import Experiment
 from pybai.exceptions import ConfigError
 from pybai.simulate.tasks import Task, TaskResult, run_task
 
-__all__ = ["Backend", "InlineBackend", "ProcessBackend", "DaskBackend", "usable_cores", "cap_workers", "make_backend"]
+__all__ = ["Executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor", "usable_cores", "cap_workers", "make_executor"]
 
 
 def usable_cores() -> int:
@@ -48,7 +48,7 @@ def cap_workers(requested: int, tasks: int, cores: int | None = None) -> tuple[i
     return workers, f"{requested} workers capped at {workers} ({cores} CPU cores, {tasks} tasks to run)"
 
 
-class Backend:
+class Executor:
     """Interface: ``start``, ``results``, ``stop``."""
 
     workers = 1
@@ -64,7 +64,7 @@ class Backend:
         """Release the workers; ``abort`` drops queued tasks and ends running ones at once."""
 
 
-class InlineBackend(Backend):
+class InlineExecutor(Executor):
     """Tasks one after another in this process (``--jobs 1``)."""
 
     def results(self, tasks):
@@ -107,7 +107,7 @@ def _run_in_worker(task: Task) -> TaskResult:
     return run_task(experiments, task, gridded)
 
 
-class ProcessBackend(Backend):
+class ProcessExecutor(Executor):
     """``jobs`` forked worker processes on this machine (``--jobs N``)."""
 
     def __init__(self, jobs: int):
@@ -169,7 +169,7 @@ def _interrupt_deferred():
         raise KeyboardInterrupt
 
 
-class DaskBackend(Backend):
+class DaskExecutor(Executor):
     """A Dask distributed cluster: a LocalCluster of ``n_workers`` processes, or an existing scheduler.
 
     Parameters
@@ -238,17 +238,17 @@ class DaskBackend(Backend):
                 cluster.close(timeout=5)
 
 
-def make_backend(jobs: int = 1, cluster: str | None = None, scheduler: str | None = None) -> Backend:
-    """The backend of the CLI options: ``--jobs N``, ``--cluster local:N`` or ``--scheduler ADDRESS``."""
+def make_executor(jobs: int = 1, cluster: str | None = None, scheduler: str | None = None) -> Executor:
+    """The executor of the CLI options: ``--jobs N``, ``--cluster local:N`` or ``--scheduler ADDRESS``."""
     if cluster is not None and scheduler is not None:
         raise ConfigError("--cluster and --scheduler: give one of them, not both.")
     if cluster is not None:
         kind, _, size = str(cluster).partition(":")
         if kind != "local" or not size.isdigit() or int(size) < 1:
             raise ConfigError(f"--cluster: expected local:N with N >= 1 (a Dask LocalCluster of N workers), got {cluster!r}.")
-        return DaskBackend(n_workers=int(size))
+        return DaskExecutor(n_workers=int(size))
     if scheduler is not None:
         if "://" not in scheduler:
             raise ConfigError(f"--scheduler: expected an address like tcp://HOST:PORT, got {scheduler!r}.")
-        return DaskBackend(scheduler=scheduler)
-    return InlineBackend() if jobs <= 1 else ProcessBackend(jobs)
+        return DaskExecutor(scheduler=scheduler)
+    return InlineExecutor() if jobs <= 1 else ProcessExecutor(jobs)

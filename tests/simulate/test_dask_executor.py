@@ -8,7 +8,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from pybai.simulate import Sweep, run_sweep  # noqa: E402
-from pybai.simulate.backends import DaskBackend  # noqa: E402
+from pybai.simulate.executors import DaskExecutor  # noqa: E402
 
 DOC = {
     "name": "dask",
@@ -36,7 +36,7 @@ def sweep():
 
 def test_dask_local_cluster_matches_local_backend_for_1_and_2_workers(tmp_path):
     local = strip(run_sweep(sweep(), jobs=1))
-    one = run_sweep(sweep(), backend=DaskBackend(n_workers=1, processes=False), out=tmp_path / "one")
+    one = run_sweep(sweep(), backend=DaskExecutor(n_workers=1, processes=False), out=tmp_path / "one")
     assert strip(one) == local
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     try:

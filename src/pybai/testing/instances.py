@@ -1,36 +1,54 @@
-"""Small instances for the common checks: one factory per goal, extended by each family.
+"""Small instances for the common checks: one catalogue of ``(environment, problem)`` per goal.
 
 ``GOAL_INSTANCES[goal]`` is a list of ``(label, make)`` where ``make(regime, batch)`` returns
-``(environment, problem)``.  A new goal adds its entry here; the common checks then run every
-strategy that declares the goal on it, in every regime the strategy declares.
+``(environment, problem)``.  Every strategy that declares a goal is checked on every instance of
+that goal whose problem provides what the strategy requires, in every regime it declares, with
+and without batches when it is batched (:func:`strategy_cases`).  A new goal or reward family
+adds its instance with :func:`register_instance` (inside pybai: an entry below), and the checks
+of :mod:`pybai.testing.strategies` then run every strategy of that goal on it.
 """
 
 from __future__ import annotations
 
-from pybai import (
-    BatchSpec,
-    BernoulliEnvironment,
-    BestArmProblem,
-    BetaEnvironment,
-    Bounded,
-    FixedBudget,
-    FixedConfidence,
-    GaussianEnvironment,
-    GaussianUnknownVariance,
-    SubpopulationGaussianEnvironment,
-)
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from pybai.environments.bernoulli import BernoulliEnvironment
+from pybai.environments.beta import BetaEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
+from pybai.environments.gaussian import GaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
-from pybai.problems.linear import LinearBestArmProblem
+from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
+from pybai.models.bounded import Bounded
+from pybai.models.families import GaussianUnknownVariance
+from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence
+from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible.problem import FeasibleArmProblem
+from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
+from pybai.strategies.registry import get_strategy_class, registered_names
 
+__all__ = ["REGIMES", "BATCH", "GOAL_INSTANCES", "Case", "register_instance", "strategy_cases", "case_id", "build",
+           "allowed_labels", "default_label", "cases"]
+
+#: The regimes of the checks: small enough that every run ends in a fraction of a second.
 REGIMES = {
     "fixed-confidence": lambda: FixedConfidence(0.1, max_samples=20_000),
     "fixed-budget": lambda: FixedBudget(60),
 }
+#: The batches of the batched cases: four samples, a source at most twice.
 BATCH = BatchSpec(size=4, max_repeats=2)
+
+
+class Case(NamedTuple):
+    """One case of the common checks: a strategy on an instance of one of its goals, in one regime."""
+
+    name: str
+    goal: str
+    label: str
+    regime: str
+    batched: bool
 
 
 def _best_arm(env):
@@ -121,28 +139,8 @@ def _linear(features, theta, sigma):
     return make
 
 
-def allowed_labels(cls) -> set | None:
-    """The instance labels a strategy class may run on (None: any): those whose problem provides
-    everything the rule requires (``cls.requires`` within ``problem.provides``)."""
-    if not _PROVIDES:
-        _PROVIDES.update({label: make(REGIMES["fixed-confidence"](), None)[1].provides
-                          for items in GOAL_INSTANCES.values() for label, make in items})
-    labels = {label for label, provides in _PROVIDES.items() if cls.requires <= provides}
-    return None if labels == set(_PROVIDES) else labels
-
-
-_PROVIDES: dict = {}  # instance label -> what its problem provides (built once)
-
-
-def default_label(cls, goal: str) -> str:
-    """An instance label of ``goal`` that ``cls`` accepts (for checks that need just one)."""
-    labels = allowed_labels(cls)
-    for label, _ in GOAL_INSTANCES[goal]:
-        if labels is None or label in labels:
-            return label
-    raise LookupError(f"no instance of goal {goal!r} for {cls.__name__}")
-
-GOAL_INSTANCES = {
+#: goal -> [(label, make(regime, batch) -> (environment, problem))]
+GOAL_INSTANCES: dict[str, list[tuple[str, Callable[[Any, Any], tuple[Any, Any]]]]] = {
     "best-arm": [
         ("gaussian", _best_arm(GaussianEnvironment([1.0, 0.6, 0.3, 0.0]))),
         ("bernoulli", _best_arm(BernoulliEnvironment([0.8, 0.4, 0.3]))),
@@ -171,43 +169,96 @@ GOAL_INSTANCES = {
                                                  GaussianEnvironment([1.0, 0.7, 0.2, 0.0])))],
 }
 
+_PROVIDES: dict[str, frozenset] = {}  # instance label -> what its problem provides (built once a label)
 
-def cases(registry_names, get_class):
-    """Every (strategy name, goal, instance label, regime, batched) that a strategy declares."""
+
+def register_instance(goal: str, label: str, make: Callable[[Any, Any], tuple[Any, Any]]) -> None:
+    """Add an instance of ``goal`` to the checks (a new goal or reward family's addition).
+
+    Parameters
+    ----------
+    goal : str
+        The goal of the instance's problem (``problem.goal``).
+    label : str
+        A name unique among the instances of every goal (it names the cases).
+    make : callable
+        ``make(regime, batch) -> (environment, problem)``: a small, well separated instance
+        (every check plays whole runs on it), with ``regime`` a :class:`FixedConfidence` or
+        :class:`FixedBudget` of :data:`REGIMES` and ``batch`` None or :data:`BATCH`.
+
+    Raises
+    ------
+    ValueError
+        ``label`` is taken, or the problem ``make`` returns is not of ``goal``.
+    """
+    if any(label == taken for items in GOAL_INSTANCES.values() for taken, _ in items):
+        raise ValueError(f"register_instance: the label {label!r} is taken")
+    problem = make(REGIMES["fixed-confidence"](), None)[1]
+    if problem.goal != goal:
+        raise ValueError(f"register_instance: the instance's problem has goal {problem.goal!r}, not {goal!r}")
+    GOAL_INSTANCES.setdefault(goal, []).append((label, make))
+
+
+def _provides(label: str) -> frozenset:
+    if label not in _PROVIDES:
+        make = next(make for items in GOAL_INSTANCES.values() for name, make in items if name == label)
+        _PROVIDES[label] = make(REGIMES["fixed-confidence"](), None)[1].provides
+    return _PROVIDES[label]
+
+
+def allowed_labels(cls) -> set | None:
+    """The instance labels a strategy class may run on (None: any): those whose problem provides
+    everything the rule requires (``cls.requires`` within ``problem.provides``)."""
+    every = [label for items in GOAL_INSTANCES.values() for label, _ in items]
+    labels = {label for label in every if cls.requires <= _provides(label)}
+    return None if labels == set(every) else labels
+
+
+def default_label(cls, goal: str) -> str:
+    """An instance label of ``goal`` that ``cls`` accepts (for checks that need just one)."""
+    labels = allowed_labels(cls)
+    for label, _ in GOAL_INSTANCES[goal]:
+        if labels is None or label in labels:
+            return label
+    raise LookupError(f"no instance of goal {goal!r} for {cls.__name__}")
+
+
+def cases(registry_names: Iterable[str], get_class: Callable[[str], Any]) -> list[Case]:
+    """Every case of the named strategies: each goal it declares, each allowed instance of that goal,
+    each regime it declares, sequential and (when it is batched) batched."""
     out = []
     for name in registry_names:
         cls = get_class(name)
+        allowed = allowed_labels(cls)
         for goal in cls.goals:
-            allowed = allowed_labels(cls)
             for label, _ in GOAL_INSTANCES.get(goal, []):
                 if allowed is not None and label not in allowed:
                     continue
                 for regime in cls.regimes:
                     for batched in ((False, True) if cls.batched else (False,)):
-                        out.append((name, goal, label, regime, batched))
+                        out.append(Case(name, goal, label, regime, batched))
     return out
 
 
-def build(goal, label, regime, batched):
+def strategy_cases(names: Iterable[str] | None = None, labels: Iterable[str] | None = None) -> list[Case]:
+    """The cases of the registered strategies ``names`` (default: all), on the instances ``labels``
+    (default: all).
+
+    >>> [(c.regime, c.batched) for c in strategy_cases(["uniform"], ["bernoulli"])]
+    [('fixed-confidence', False), ('fixed-confidence', True), ('fixed-budget', False), ('fixed-budget', True)]
+    """
+    out = cases(registered_names() if names is None else list(names), get_strategy_class)
+    keep = None if labels is None else set(labels)
+    return [case for case in out if keep is None or case.label in keep]
+
+
+def case_id(case) -> str:
+    """A case's name in test reports: ``tas-best-arm-gaussian-fixed-confidence-seq``."""
+    name, goal, label, regime, batched = case
+    return "-".join((name, goal, label, regime, "batch" if batched else "seq"))
+
+
+def build(goal: str, label: str, regime: str, batched: bool):
+    """``(environment, problem)`` of instance ``label`` of ``goal`` in ``regime``, batched or not."""
     make = dict(GOAL_INSTANCES[goal])[label]
     return make(REGIMES[regime](), BATCH if batched else None)
-
-
-def _extra_family() -> None:
-    """A family defined outside the package (``PYBAI_TEST_EXTRA_FAMILY=path/to/module.py``): its
-    ``instance(regime, batch)`` joins the common checks under its problem's goal
-    (tests/test_toy_family.py runs them so on docs/examples/toy_family.py)."""
-    import importlib.util
-    import os
-
-    path = os.environ.get("PYBAI_TEST_EXTRA_FAMILY")
-    if not path:
-        return
-    spec = importlib.util.spec_from_file_location("extra_family", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    goal = module.instance(REGIMES["fixed-confidence"](), None)[1].goal
-    GOAL_INSTANCES.setdefault(goal, []).append(("extra", module.instance))
-
-
-_extra_family()

@@ -1,0 +1,253 @@
+r"""Best-arm identification without the union over pairs: one test per hypothesis "arm j is the best".
+
+The per-pair rules of :mod:`pybai.stopping.pair_mixture` and :mod:`pybai.stopping.tilt` test each piece
+{lambda_b >= lambda_a_hat} at level ln((K - 1)/delta): the union over the K - 1 possible wrong answers
+costs ln(K - 1).  This rule tests, for every arm j, the hypothesis H_j = {lambda : lambda_j >= lambda_i
+for all i} with one e-process E_j, and stops with the empirical best arm a_hat when every H_j, j != a_hat,
+is rejected at level ln(1/delta).  At most one hypothesis is true, so no union over them is needed; the
+price moves inside E_j, which must find evidence against j in *some* other arm: half of it follows the
+empirical leader (no ln(K - 1) when the leader is right), half is the fixed average over the other arms
+(the per-pair rule's evidence, at ln(2 (K - 1)) instead of ln(K - 1)).
+
+**The e-process.**  Per arm the one-sided mixtures of the pair rules at a prior scale c: for Gaussian
+arms with known variances the half-normal mixtures of :mod:`pybai.stopping.pair_mixture`, for rewards in
+[0, 1] the tilted half-normal mixtures of :mod:`pybai.stopping.tilt`.  D_j,c(lambda_j) ("j's mean is below
+lambda_j", all of j's samples); U_i,c(lambda_i) ("i's mean is above lambda_i", all of i's samples); and
+the *leader process* L_j,c(lambda): a self-financing portfolio fully invested in one arm at a time,
+the leader of H_j.  The leader changes only to the empirical best of the arms other than j, and only
+when that arm's pair GLR over the current leader exceeds :data:`~pybai.stopping._leader_kernels.STICKY`
+nats; at a change the wealth moves into a *fresh* mixture of the new leader's later samples (up to
+:data:`~pybai.stopping._leader_kernels.MAX_SEGMENTS` changes).  So L_j,c is the product over the
+segments (arm i_k, its samples while it led) of fresh mixtures U_{i_k,c}^{(k)}(lambda_{i_k}).  Then
+
+    E_j(lambda) = (1/J) sum_c D_j,c(lambda_j) [ (1/2) L_j,c(lambda) + (1/2) (1/(K - 1)) sum_{i != j} U_i,c(lambda_i) ],
+
+with the scales c_j = e^(2j), j = 0..7, of the pair rules (one common scale for every factor of a term).
+
+**Theorem (delta-correct for every sampling rule).**  Assumptions: the arms' rewards are Gaussian with
+known variances, or lie in [0, 1]; given the sampling rule's choice a reward is drawn from the chosen
+arm's law independently of the past; the sampling rule may use the whole past.  The rule stops at time
+t with the empirical best arm a_hat (unique) when, for every j != a_hat, a certified lower bound on
+inf over H_j of ln E_j(lambda) is at least ln(1/delta).  Then P(stop with an arm that is not the first
+best arm a*) <= delta.
+
+*Proof.*  (i) Fix mu and put j = a* (so mu is in H_j).  At lambda = mu every factor is a nonnegative
+supermartingale of initial value 1 in the joint filtration: D_j,c and U_i,c as in the pair rules (a
+factor per sample of its arm, of conditional mean <= 1 whatever the sampling rule chose), and L_j,c
+because at each sample it is multiplied by the conditional-mean-<= 1 update of the current segment's
+mixture when the sampled arm is the current leader (a choice made from the past), and by 1 otherwise;
+a fresh mixture starts at 1, so moving the wealth into it is self-financing.  The leader process and
+the average change only at samples of arms other than j and D_j,c only at samples of j, so each term
+D_j,c ((1/2) L_j,c + (1/2) average) is a nonnegative supermartingale of initial value 1, and so is the
+fixed-weight mixture E_j(mu).  Ville's inequality: P(exists t: E_a*(mu) >= 1/delta) <= delta.
+(ii) A wrong stop (a* != a_hat) needs H_a* rejected at some decision time s <= t (now or remembered), so at
+s inf over H_a* of E_a* >= 1/delta, hence E_a*(mu) >= 1/delta: the event of (i), which covers all times at once
+(remembered rejections are sound).  No union over the other hypotheses is needed.
+(iii) The infimum is bounded below correctly.  Each D_j,c is nondecreasing in lambda_j and each U factor
+(fresh or not) nonincreasing in its arm's level (the monotonicity of the pair rules' terms), so E_j is
+nonincreasing in every lambda_i, i != j, and nondecreasing in lambda_j: for lambda in H_j,
+E_j(lambda) >= E_j(lambda_j, ..., lambda_j), and the infimum over H_j is the infimum over the diagonal.
+There ln E_j is convex: each term is a product of log-convex functions of the common level (the pair
+rules' convexity), and a sum of log-convex functions is log-convex.  Dropping the nonnegative terms of
+the average other than the empirical best arm's only lowers E_j.  The kernels bound the convex
+minimum from below (Newton bracket, or chord lower model on [0, 1]) and stop only above the level.
+QED.
+
+The leader state is the run's own (:meth:`LeaderThreshold.advance` after each observation, before the
+decision; a new segment starts empty, so advancing before or after deciding gives the same E_j).  A
+state restarted at a time chosen from the past (a new object) is still valid: its leader processes are
+1 until then.  Called with ``t`` only, an object answers the family's t-only proven threshold
+(``fallback``), for callers that know only ``t``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from pybai._validation import check_positive_int, fail
+from pybai.models._kl import BERNOULLI, GAUSSIAN
+from pybai.stopping._leader_kernels import STICKY, leader_advance, leader_min_margin, state_size
+from pybai.stopping._tilt_kernels import scale_constants, tilt_caps
+from pybai.stopping.base import Decision, Threshold
+from pybai.stopping.compiled import LeaderForm
+from pybai.stopping.kk21 import GaussianThreshold
+from pybai.stopping.kt import BernoulliKTThreshold
+from pybai.stopping.pair_mixture import DEFAULT_SCALES
+
+__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "refuse_leader"]
+
+
+def refuse_leader(kind: Any, owner: str) -> None:
+    """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
+    "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
+    if isinstance(kind, str) and kind.strip().lower() == "leader":
+        raise fail("threshold", owner, "a kind this goal supports ('leader' is for best-arm identification without "
+                   "epsilon)", kind)
+
+
+class LeaderThreshold(Threshold):
+    """Best-arm identification, one e-process per hypothesis "arm j is the best" (module docstring).
+
+    Holds the run's leader state (``state_``); a strategy calls :meth:`advance` after each observation
+    and decides with :meth:`decide` (the problem's pieces: the empirical best arm against every other).
+
+    Parameters
+    ----------
+    delta : float
+        Risk level in ``(0, 1)``.
+    n_arms : int
+        Number of arms ``K >= 2``.
+
+    Attributes
+    ----------
+    count_dependent, stateful : bool
+        True: the decision reads the counts and the run's state.
+    level : float
+        ``ln(1 / delta)``.
+    min_statistic : float
+        0: no stop without a unique empirical best.
+    fallback : Threshold
+        The t-only proven threshold answered by ``threshold(t)``.
+    state_ : ndarray
+        The leader state (:mod:`pybai.stopping._leader_kernels`).
+    """
+
+    count_dependent = True
+    stateful = True
+    proven = True
+    _code = GAUSSIAN
+
+    def __init__(self, delta: float, n_arms: int):
+        super().__init__(delta)
+        owner = type(self).__name__
+        self.n_arms = check_positive_int(n_arms, "n_arms", owner)
+        if self.n_arms < 2:
+            raise fail("n_arms", owner, "an integer >= 2", n_arms)
+        self.n_alternatives = self.n_arms - 1
+        self.level = math.log(1.0 / self.delta)
+        self.min_statistic = 0.0
+        self.sticky = STICKY
+        self._scales = np.array(DEFAULT_SCALES, dtype=float)
+        self._emax = tilt_caps(self._scales)
+        self._consts = scale_constants(self._scales, self._emax)
+        self.fallback = self._make_fallback()
+        self.state_ = self.fresh_state()
+        self._decided: tuple | None = None  # (model, its count, margin) of the last advance()
+
+    def _make_fallback(self) -> Threshold:
+        return GaussianThreshold(self.delta, self.n_alternatives, 2)
+
+    def fresh_state(self) -> np.ndarray:
+        """The state before any observation: no leader, no segment."""
+        state = np.zeros(state_size(self.n_arms))
+        state[: self.n_arms] = -1.0
+        return state
+
+    def __call__(self, t: float) -> float:
+        """The t-only proven threshold ``fallback(t)`` (for callers that know only ``t``)."""
+        return self.fallback(t)
+
+    def values(self, t: Any) -> np.ndarray:
+        return self.fallback.values(t)
+
+    def advance(self, model, variances) -> None:
+        """The run's own decision step, on its model after each observation: update the leaders, then test
+        the hypotheses and remember those rejected (:meth:`model_margin` on this model then reads the result)."""
+        counts = np.asarray(model.counts, dtype=float)
+        sums = np.asarray(model.sums, dtype=float)
+        means = np.asarray(model.estimate, dtype=float)
+        var = self._variances(variances)
+        leader_advance(self.state_, counts, sums, means, self._code, var, self.sticky)
+        margin = float(leader_min_margin(self.state_, self._code, counts, sums, means, var, self._scales, self._emax,
+                                         self._consts, self.level, True))
+        self._decided = (model, float(counts.sum()), margin)
+
+    def _variances(self, variances) -> np.ndarray:
+        return np.asarray(variances, dtype=float) if self._code == GAUSSIAN else np.zeros(self.n_arms)
+
+    def margin(self, counts, sums, means, variances) -> float:
+        """Smallest margin over the hypotheses j != the empirical best not rejected before, with the current
+        state, which it does not change (a what-if); stop when > 0."""
+        return float(leader_min_margin(self.state_, self._code, np.asarray(counts, dtype=float),
+                                       np.asarray(sums, dtype=float), np.asarray(means, dtype=float),
+                                       self._variances(variances), self._scales, self._emax, self._consts,
+                                       self.level, False))
+
+    def decide(self, problem, model, t: int) -> Decision:
+        """Stop when the GLR statistic is above ``min_statistic`` and :meth:`model_margin` on the problem's
+        pieces (:meth:`~pybai.problems.base.Problem.pieces`: plain best-arm pieces only) is positive."""
+        z = problem.statistic(model)
+        if not z > self.min_statistic:
+            return Decision(z, False)
+        return Decision(z, self._pieces_margin(problem, model) > 0.0)
+
+    def _pieces_margin(self, problem, model) -> float:
+        pieces = problem.pieces(model)
+        if pieces is None:
+            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon", type(problem).__name__)
+        return self.model_margin(model, pieces.variances, pieces.top, pieces.bottom, *pieces.shift)
+
+    def _evidence(self, problem, model, t: int) -> tuple[float, float]:
+        """``(level + margin, level)``: the margin of the first hypothesis not rejected (:meth:`decide`)."""
+        level = float(self.level)
+        return level + float(self._pieces_margin(problem, model)), level
+
+    def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
+        """The margin on a model (the hook problems call): the result of :meth:`advance` on the run's own model
+        at its current count, else :meth:`margin`.  Plain best-arm pieces only."""
+        if slope != 1.0 or offset != 0.0 or len(top) != 1 or len(bottom) != self.n_arms - 1:
+            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon",
+                       "pieces of another goal")
+        decided = self._decided
+        if decided is not None and decided[0] is model and decided[1] == float(np.sum(model.counts)):
+            return decided[2]
+        return self.margin(model.counts, model.sums, model.estimate, variances)
+
+    def compiled_form(self) -> np.ndarray | None:
+        """The t-only form of ``threshold(t)`` (its fallback's; what LUCB's confidence bounds read)."""
+        return self.fallback.compiled_form()
+
+    def compiled_pieces(self) -> LeaderForm:
+        """The numbers a compiled loop reads and a copy of the state (:func:`pybai.stopping.compiled.leader_rule_check`)."""
+        return LeaderForm(int(self._code), self.level, self.min_statistic, self.sticky, self._scales, self._emax,
+                          self._consts, self.state_.copy())
+
+    def load_state(self, state: np.ndarray) -> None:
+        """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
+        self.state_[:] = state
+        self._decided = None
+
+    def __getstate__(self) -> dict:
+        out = dict(self.__dict__)
+        out["_decided"] = None  # a reference to a model, not part of the rule
+        return out
+
+    def _params(self) -> dict:
+        return {"delta": self.delta, "n_arms": self.n_arms}
+
+
+class GaussianLeaderThreshold(LeaderThreshold):
+    """Gaussian arms with known variances: half-normal mixtures (module docstring).
+
+    ``threshold(t)`` answers :class:`~pybai.stopping.kk21.GaussianThreshold`.
+    """
+
+    name = "leader-gaussian"
+    _code = GAUSSIAN
+
+
+class BernoulliLeaderThreshold(LeaderThreshold):
+    """Rewards in [0, 1]: tilted half-normal mixtures, variance-adaptive (module docstring).
+
+    ``threshold(t)`` answers :class:`~pybai.stopping.kt.BernoulliKTThreshold`.
+    """
+
+    name = "leader-bernoulli"
+    _code = BERNOULLI
+
+    def _make_fallback(self) -> Threshold:
+        return BernoulliKTThreshold(self.delta, self.n_alternatives, 2)
+
