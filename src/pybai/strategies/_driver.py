@@ -183,16 +183,20 @@ def _check_leader_rows(goal, rule, stats, t, z, done, records):
     return done
 
 
-@njit(cache=True)
-def select(state, goal, stats, t, rng):
-    """The next sample of rule ``state.code`` after ``t`` samples: its step function."""
-    if state.code == TAS:
+@njit(cache=True, inline="always")
+def select(code, state, goal, stats, t, rng):
+    """The next sample of rule ``code`` (``state.code``) after ``t`` samples: its step function.
+
+    Inlined into the driver's loop (numba's ``inline="always"``), with ``code`` read once before the
+    loop: a called dispatch passing the whole state at every sample cost the cheapest rules about a
+    quarter of their time (uniform: 554 ns a sample against 423 ns inlined, measured side by side)."""
+    if code == TAS:
         return tas_step(goal.kind, goal.code, stats.counts, stats.est, goal.var, float(t), goal.c, goal.e, state.hint,
                         state.cumulative, state.c_tracking)
-    if state.code == TOP_TWO:
+    if code == TOP_TWO:
         return top_two_step(goal.code, stats.counts, stats.est, goal.var, goal.c, goal.e, state.rounds, state.pulls,
                             state.beta, state.tci, state.leader_tracking, rng, state.scratch[0])
-    if state.code == GAME:
+    if code == GAME:
         a, gap = game_step(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e, t,
                            state.cum_loss, state.mix_gap[0], state.cumulative, state.optimistic, state.scratch[0],
                            state.scratch[1], state.scratch[2])
@@ -207,6 +211,7 @@ def run_trajectory(state, goal, rule, arms, plan, max_samples, stats, noise, rng
     ``rule`` is crossed or ``max_samples``.  Returns ``(samples, last statistic, stopping rule applied)``
     (one sample per answered request)."""
     n_plan = plan.shape[0]
+    code = state.code
     t = 0
     z = 0.0
     done = 0
@@ -214,7 +219,7 @@ def run_trajectory(state, goal, rule, arms, plan, max_samples, stats, noise, rng
         if t < n_plan:
             a = plan[t]
         else:
-            a = select(state, goal, stats, t, rng)
+            a = select(code, state, goal, stats, t, rng)
         record(stats, a, draw_reward(noise, arms, a))
         t += 1
         if t >= n_plan:
