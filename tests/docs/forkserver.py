@@ -84,6 +84,11 @@ class ForkServer:
             raise RuntimeError("the docs fork server did not start")
         return {"PATH": str(shim.parent) + os.pathsep + self.env["PATH"], "PYBAI_DOCS_FORKSERVER": str(self.socket)}
 
+    def served(self) -> list[list[str]]:
+        """The arguments of each command the server ran, in order."""
+        log = self.socket.with_name("served.log")
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
     def stop(self) -> None:
         if self.process is None:
             return
@@ -199,6 +204,8 @@ def serve(path: str, script: str) -> None:
             listener.close()
             _command(conn, request, fds, script)  # raises SystemExit: the interpreter exits from here
         children.add(pid)
+        with open(Path(path).with_name("served.log"), "a") as log:  # what the tests read back
+            log.write(json.dumps(request["argv"]) + "\n")
         conn.close()
         for fd in fds:
             os.close(fd)
