@@ -19,6 +19,15 @@ SPLIT = ("linear-modern", "topk-twitter", "topk-twitter-binomial", "baics-exampl
          *(n for n in golden.experiment_names() if n.startswith("leaderboard-")))
 
 
+@pytest.fixture(scope="module")
+def worker():
+    """The child process that computes this test file's golden cases, one after another
+    (:class:`golden.Worker`; the other golden files import this fixture, one child per file)."""
+    child = golden.Worker()
+    yield child
+    child.close()
+
+
 def check(what: str, worker: golden.Worker) -> None:
     expected = json.loads(golden.golden_file(what).read_text())
     got = worker.compute(what)
