@@ -76,11 +76,14 @@ from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
-__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "LEADER_ROW_SCALES", "refuse_leader"]
+__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "GaussianLeaderScalesThreshold",
+           "BernoulliLeaderScalesThreshold", "LEADER_ROW_SCALES", "SCALE_PAIR_WEIGHT", "refuse_leader"]
 
 #: Column of a compiled row (:func:`pybai.stopping.compiled.compiled_rows`: five t-only columns, the
 #: per-pair flag, then :meth:`LeaderThreshold.compiled_pair_form`) where the scales start; the state follows them.
 LEADER_ROW_SCALES = 13
+#: Weight of the independent-scales part of the scale-pair prior (kind ``"leader-scales"``; module docstring).
+SCALE_PAIR_WEIGHT = 0.5
 
 
 def refuse_leader(kind: Any, owner: str) -> None:
