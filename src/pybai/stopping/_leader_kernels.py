@@ -494,7 +494,7 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
 
 # A compiled row of the rule (pybai.stopping.leader.LeaderThreshold.compiled_pair_form after the five t-only
 # columns and the per-pair flag): [.., 6 LEADER_RULE, 7 level, 8 min_statistic, 9 family code, 10 sticky, 11 K,
-# 12 J, 13.. the J scales, then the state].
+# 12 J, 13.. the J scales, then the state, then the weight of the independent-scales part].
 _ROW_CODE, _ROW_STICKY, _ROW_K, _ROW_J, _ROW_SCALES = 9, 10, 11, 12, 13
 
 
@@ -520,5 +520,7 @@ def leader_row_margin(row, counts, sums, means, var):
     scales = row[_ROW_SCALES: _ROW_SCALES + J].copy()
     emax = tilt_caps(scales)
     consts = scale_constants(scales, emax)
+    K = int(row[_ROW_K])
+    product = row[_ROW_SCALES + J + state_size(K)]
     return leader_min_margin(_row_state(row), int(row[_ROW_CODE]), counts, sums, means, var, scales, emax, consts,
-                             row[7], True)
+                             row[7], True, product)
