@@ -108,6 +108,43 @@ def _gauss_factor(x, up, n, s, v, c):
 
 
 @njit(cache=True)
+def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h):
+    """(f, d, h) plus ln L_j,c at x and its two derivatives: the leader process's stored segments, then the current
+    one (added in this order)."""
+    K = counts.shape[0]
+    for k in range(int(state[3 * K + j])):
+        base = _seg(K, j, k)
+        f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[int(state[base])], c)
+        f += f1
+        d += d1
+        h += h1
+    lead = int(state[j])
+    if lead >= 0:
+        n = counts[lead] - state[K + j]
+        if n > 0.0:
+            f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
+            f += f1
+            d += d1
+            h += h1
+    return f, d, h
+
+
+@njit(cache=True)
+def _tilt_lead(y, state, j, counts, sums, c, eta_max, e_tilt, log_norm, f):
+    """f plus ln L_j,c at the level y (rewards in [0, 1]), segments added in the order of :func:`_gauss_lead`."""
+    K = counts.shape[0]
+    for k in range(int(state[3 * K + j])):
+        base = _seg(K, j, k)
+        f += term_at_level(state[base + 1], state[base + 2], y, c, eta_max, e_tilt, log_norm, True)
+    lead = int(state[j])
+    if lead >= 0:
+        n = counts[lead] - state[K + j]
+        if n > 0.0:
+            f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, eta_max, e_tilt, log_norm, True)
+    return f
+
+
+@njit(cache=True)
 def _lse_parts(vals, ds, hs, m):
     """ln sum_i e^(vals[i]) over the first m entries, with its first and second derivatives (each entry's
     value, first and second derivatives given)."""
@@ -130,6 +167,18 @@ def _lse_parts(vals, ds, hs, m):
 
 
 @njit(cache=True)
+def _lse2(a, da, ha, b, db, hb):
+    """ln(e^a + e^b) with its first and second derivatives: :func:`_lse_parts` of two entries, the same operations
+    in the same order (same rounding)."""
+    mx = max(a, b)
+    f = mx + math.log(math.exp(a - mx) + math.exp(b - mx))
+    pa = math.exp(a - f)
+    pb = math.exp(b - f)
+    g = pa * da + pb * db
+    return f, g, (pa * ha + pb * hb) + (pa * da * da + pb * db * db) - g * g
+
+
+@njit(cache=True)
 def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0):
     """ln E_j at the diagonal point x (the best arm's term stands for the fixed average), f' and f''.
 
@@ -140,56 +189,20 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
         return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
     K = counts.shape[0]
     J = scales.shape[0]
-    nseg = int(state[3 * K + j])
-    lead = int(state[j])
     w_lead = math.log(0.5 / J)
     w_hold = math.log(0.5 / ((K - 1.0) * J))
     m = 0
-    mx = -math.inf
     for q in range(J):
         c = scales[q]
         f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
-        f = f0 + w_lead
-        d = d0
-        h = h0
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            a = int(state[base])
-            f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[a], c)
-            f += f1
-            d += d1
-            h += h1
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
-                f += f1
-                d += d1
-                h += h1
-        vals[m] = f
-        ds[m] = d
-        hs[m] = h
-        mx = max(mx, f)
+        vals[m], ds[m], hs[m] = _gauss_lead(x, state, j, counts, sums, var, c, f0 + w_lead, d0, h0)
         m += 1
         f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
         vals[m] = f0 + f1 + w_hold
         ds[m] = d0 + d1
         hs[m] = h0 + h1
-        mx = max(mx, vals[m])
         m += 1
-    s = 0.0
-    for i in range(m):
-        s += math.exp(vals[i] - mx)
-    f = mx + math.log(s)
-    g1 = 0.0
-    g2 = 0.0
-    h1 = 0.0
-    for i in range(m):
-        p = math.exp(vals[i] - f)
-        g1 += p * ds[i]
-        g2 += p * ds[i] * ds[i]
-        h1 += p * hs[i]
-    return f, g1, h1 + g2 - g1 * g1
+    return _lse_parts(vals, ds, hs, m)
 
 
 @njit(cache=True)
@@ -199,13 +212,8 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
     the equal-weight scale mixtures); f' and f''.  ``vals``, ``ds``, ``hs`` need 3 J + 2 entries."""
     K = counts.shape[0]
     J = scales.shape[0]
-    nseg = int(state[3 * K + j])
-    lead = int(state[j])
     w_hold = math.log(1.0 / (K - 1.0))
     lnJ = math.log(J)
-    two = np.empty(2)
-    twod = np.empty(2)
-    twoh = np.empty(2)
     # entries: [0, J) D_c; [J, 2J) G_c; [2J, 3J + 1) the terms of E_j
     for q in range(J):
         c = scales[q]
@@ -213,31 +221,9 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
         vals[q] = f0
         ds[q] = d0
         hs[q] = h0
-        f = 0.0
-        d = 0.0
-        h = 0.0
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            a = int(state[base])
-            f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[a], c)
-            f += f1
-            d += d1
-            h += h1
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
-                f += f1
-                d += d1
-                h += h1
-        two[0] = f - _LN2
-        twod[0] = d
-        twoh[0] = h
+        f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0)
         f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
-        two[1] = f1 + w_hold - _LN2
-        twod[1] = d1
-        twoh[1] = h1
-        g, gd, gh = _lse_parts(two, twod, twoh, 2)
+        g, gd, gh = _lse2(f - _LN2, d, h, f1 + w_hold - _LN2, d1, h1)
         vals[J + q] = g
         ds[J + q] = gd
         hs[J + q] = gh
@@ -336,23 +322,13 @@ def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.
         return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product)
     K = counts.shape[0]
     J = scales.shape[0]
-    nseg = int(state[3 * K + j])
-    lead = int(state[j])
     w_lead = math.log(0.5 / J)
     w_hold = math.log(0.5 / ((K - 1.0) * J))
     acc = -math.inf
     for q in range(J):
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
-        f = down + w_lead
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            f += term_at_level(state[base + 1], state[base + 2], y, c, emax[q], consts[0, q], consts[2, q], True)
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, emax[q], consts[0, q], consts[2, q], True)
-        acc = add_log(acc, f)
+        acc = add_log(acc, _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], down + w_lead))
         acc = add_log(acc, down + w_hold + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q], consts[2, q],
                                                   True))
     return acc
@@ -363,8 +339,6 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
     """:func:`_gauss_eval_free` for rewards in [0, 1] (value only)."""
     K = counts.shape[0]
     J = scales.shape[0]
-    nseg = int(state[3 * K + j])
-    lead = int(state[j])
     w_hold = math.log(1.0 / (K - 1.0))
     lnJ = math.log(J)
     dbar = -math.inf
@@ -373,14 +347,7 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
     for q in range(J):
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
-        f = 0.0
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            f += term_at_level(state[base + 1], state[base + 2], y, c, emax[q], consts[0, q], consts[2, q], True)
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, emax[q], consts[0, q], consts[2, q], True)
+        f = _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], 0.0)
         g = add_log(f - _LN2, w_hold - _LN2 + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q],
                                                           consts[2, q], True))
         dbar = add_log(dbar, down)
