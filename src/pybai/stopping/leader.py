@@ -24,6 +24,18 @@ segments (arm i_k, its samples while it led) of fresh mixtures U_{i_k,c}^{(k)}(l
 
 with the scales c_j = e^(2j), j = 0..7, of the pair rules (one common scale for every factor of a term).
 
+**The scale-pair prior** (kind ``"leader-scales"``, the ``"delta-correct"`` default of plain best arm).  With
+G_j,c = (1/2) L_j,c + (1/2) (1/(K - 1)) sum_{i != j} U_i,c, a common scale fits at most one of the two sides when
+their counts differ (Track-and-Stop's optimal allocation samples the last arms tens of times less than the first
+two, and their hypotheses decide the stop).  The scale-pair prior lets the sides take independent scales:
+
+    E_j = (1 - p) (1/J) sum_c D_j,c G_j,c + p [(1/J) sum_c D_j,c] [(1/J) sum_c G_j,c],   p = SCALE_PAIR_WEIGHT = 1/2,
+
+a mixture over pairs of scales with a prior fixed in advance.  Every D_j,c G_j,c' is a nonnegative supermartingale
+of initial value 1 at the truth (the factors change on disjoint samples), so the theorem below holds unchanged for
+it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
+E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
+
 **Theorem (delta-correct for every sampling rule).**  Assumptions: the arms' rewards are Gaussian with
 known variances, or lie in [0, 1]; given the sampling rule's choice a reward is drawn from the chosen
 arm's law independently of the past; the sampling rule may use the whole past.  The rule stops at time
