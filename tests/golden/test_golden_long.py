@@ -11,5 +11,5 @@ from test_golden import SPLIT, check  # noqa: E402
 
 
 @pytest.mark.parametrize("name", SPLIT)
-def test_quick_reproduction_is_unchanged(name):
-    check(name)
+def test_quick_reproduction_is_unchanged(name, worker):
+    check(name, worker)

@@ -11,5 +11,5 @@ from test_golden import check, rest  # noqa: E402
 
 
 @pytest.mark.parametrize("name", rest(1))
-def test_quick_reproduction_is_unchanged(name):
-    check(name)
+def test_quick_reproduction_is_unchanged(name, worker):
+    check(name, worker)
