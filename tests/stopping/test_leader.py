@@ -33,6 +33,18 @@ EMAX = tilt_caps(SCALES)
 CONSTS = scale_constants(SCALES, EMAX)
 
 
+def check_certified(low, margin):
+    """The margin at levels around the grid minimum ``low``: never above the minimum, positive well below it."""
+    for level in (low - 0.5, low - 0.01, low + 0.01):
+        m = margin(level)
+        if m > 0.0:
+            assert m <= low - level + 1e-7
+        if level < low - 0.05:
+            assert m > 0.0
+        if level > low:
+            assert m <= 0.0
+
+
 def fresh(k):
     state = np.zeros(state_size(k))
     state[:k] = -1.0
@@ -135,14 +147,8 @@ def test_gaussian_margin_is_a_certified_lower_bound_of_the_infimum(seed):
         if j == best:
             continue
         low = min(_gauss_eval(x, state, j, best, counts, sums, var, SCALES, vals, ds, hs)[0] for x in xs)
-        for level in (low - 0.5, low - 0.01, low + 0.01):
-            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, SCALES, level)
-            if m > 0.0:
-                assert m <= low - level + 1e-7
-            if level < low - 0.05:
-                assert m > 0.0
-            if level > low:
-                assert m <= 0.0
+        check_certified(low, lambda level: gaussian_hypothesis_margin(state, j, best, counts, sums, means, var,
+                                                                      SCALES, level))
 
 
 def bernoulli_path(means, horizon, seed):
@@ -185,14 +191,8 @@ def test_bernoulli_margin_is_a_certified_lower_bound_and_terms_are_the_tilted_mi
         vals = np.array([_tilt_eval(v, state, j, best, counts, sums, SCALES, EMAX, CONSTS) for v in ys])
         assert np.all(np.diff(vals, 2) >= -1e-7)  # convex in the level
         low = float(vals.min())
-        for level in (low - 0.5, low - 0.01, low + 0.01):
-            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, SCALES, EMAX, CONSTS, level)
-            if m > 0.0:
-                assert m <= low - level + 1e-7
-            if level < low - 0.05:
-                assert m > 0.0
-            if level > low:
-                assert m <= 0.0
+        check_certified(low, lambda level: tilt_hypothesis_margin(state, j, best, counts, sums, means, SCALES, EMAX,
+                                                                  CONSTS, level))
 
 
 def test_leaders_are_sticky_and_segments_are_stored():

@@ -21,6 +21,8 @@ from pybai.stopping.leader import (SCALE_PAIR_WEIGHT, BernoulliLeaderScalesThres
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 from pybai.stopping.thresholds import make_threshold
 
+from test_leader import check_certified  # tests/stopping is on sys.path (pytest prepends a test file's folder)
+
 SCALES = np.array(DEFAULT_SCALES)
 EMAX = tilt_caps(SCALES)
 CONSTS = scale_constants(SCALES, EMAX)
@@ -77,18 +79,6 @@ def log_e(x, j, counts, sums, state, gaussian):
     common = float(np.logaddexp.reduce(d + g)) - math.log(J) + math.log(1 - P)
     free = float(np.logaddexp.reduce(d)) + float(np.logaddexp.reduce(g)) - 2 * math.log(J) + math.log(P)
     return float(np.logaddexp(common, free))
-
-
-def check_certified(low, margin):
-    """The margin at levels around the grid minimum ``low``: never above the minimum, positive well below it."""
-    for level in (low - 0.5, low - 0.01, low + 0.01):
-        m = margin(level)
-        if m > 0.0:
-            assert m <= low - level + 1e-7
-        if level < low - 0.05:
-            assert m > 0.0
-        if level > low:
-            assert m <= 0.0
 
 
 @pytest.mark.parametrize("seed", range(3))
