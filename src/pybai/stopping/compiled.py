@@ -75,6 +75,7 @@ class LeaderForm(NamedTuple):
     emax: np.ndarray  # the tilt caps of the scales (tilt_caps)
     consts: np.ndarray  # (3, J): the scales' constants (scale_constants)
     state: np.ndarray  # a copy of the run's state
+    product: float  # the weight of the independent-scales part of the scale-pair prior (0: one common scale)
 
 
 class CompiledRule(NamedTuple):
@@ -98,6 +99,7 @@ class CompiledRule(NamedTuple):
     emax: np.ndarray
     consts: np.ndarray  # (3, J)
     state: np.ndarray  # (n, state size): each delta's state, advanced in place by the loop
+    product: float  # LEADER: the weight of the scale-pair prior's independent-scales part
 
 
 @njit(cache=True)
@@ -138,7 +140,8 @@ def leader_rule_check(rule, i, z, counts, sums, means, var):
     state = rule.state[i]
     leader_advance(state, counts, sums, means, rule.code, var, rule.sticky)
     return z > rule.min_statistic[i] and leader_min_margin(state, rule.code, counts, sums, means, var, rule.scales,
-                                                           rule.emax, rule.consts, rule.level[i], True) > 0.0
+                                                           rule.emax, rule.consts, rule.level[i], True,
+                                                           rule.product) > 0.0
 
 
 def _time_form(threshold) -> np.ndarray:
@@ -156,7 +159,7 @@ def compile_rule(thresholds) -> CompiledRule | None:
     pieces = [th.compiled_pieces() for th in thresholds]
     n = len(thresholds)
     times = np.array([_time_form(th) for th in thresholds]).reshape(n, 5)
-    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)))  # the LEADER fields of another kind
+    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)), 0.0)  # the LEADER fields of another kind
     if all(p is None for p in pieces):
         if np.isnan(times).any() or not _rising(times):
             return None
@@ -184,8 +187,8 @@ def _leader_rule(pieces, times) -> CompiledRule | None:
     """Leader rows: one rule in one state differing only in its level and ``min_statistic``, both nondecreasing
     (the e-processes do not read delta: a row crossed implies every earlier one crossed)."""
     first = pieces[0]
-    same = all(p.code == first.code and p.sticky == first.sticky and np.array_equal(p.scales, first.scales)
-               and np.array_equal(p.state, first.state) for p in pieces)
+    same = all(p.code == first.code and p.sticky == first.sticky and p.product == first.product
+               and np.array_equal(p.scales, first.scales) and np.array_equal(p.state, first.state) for p in pieces)
     level = np.array([p.level for p in pieces])
     floor = np.array([p.min_statistic for p in pieces])
     if not (same and np.all(np.diff(level) >= 0.0) and np.all(np.diff(floor) >= 0.0)):
@@ -193,7 +196,7 @@ def _leader_rule(pieces, times) -> CompiledRule | None:
     state = np.array([np.asarray(p.state, dtype=float) for p in pieces])
     return CompiledRule(LEADER, times, level, floor, int(first.code), 0.0, 0.0, 0.0, False,
                         np.asarray(first.scales, dtype=float), float(first.sticky), np.asarray(first.emax, dtype=float),
-                        np.ascontiguousarray(first.consts, dtype=float), state)
+                        np.ascontiguousarray(first.consts, dtype=float), state, float(first.product))
 
 
 def _rising(times: np.ndarray) -> bool:
