@@ -252,7 +252,7 @@ def _serve() -> int:
     for line in sys.stdin:
         what = line.strip()
         try:
-            reply = {"result": case_outcomes() if what == "cases" else experiment_outcomes(what)}
+            reply = {"result": outcomes(what)}
         except Exception:  # noqa: BLE001 - reported to the test, which fails with it
             reply = {"error": traceback.format_exc()}
         out.write(json.dumps(reply) + "\n")
@@ -272,16 +272,19 @@ def record(names: list[str]) -> None:
         print(f"recorded {what}: {len(result)} rows", flush=True)
 
 
+def outcomes(what: str) -> dict:
+    """The outcomes of ``what``: "cases", "compiled-epsilon" (recorded from ask/tell with the suffix
+    "@ask-tell", checked compiled) or an experiment name."""
+    if what == "cases":
+        return case_outcomes()
+    if what.startswith("compiled-epsilon"):
+        return compiled_epsilon_outcomes(fast=not what.endswith("@ask-tell"))
+    return experiment_outcomes(what)
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["compute"]:
-        what = argv[1]
-        if what == "cases":
-            result = case_outcomes()
-        elif what.startswith("compiled-epsilon"):  # recorded from ask/tell ("@ask-tell"), checked compiled
-            result = compiled_epsilon_outcomes(fast=not what.endswith("@ask-tell"))
-        else:
-            result = experiment_outcomes(what)
-        json.dump(result, sys.stdout)
+        json.dump(outcomes(argv[1]), sys.stdout)
         return 0
     if argv[:1] == ["serve"]:
         return _serve()

@@ -48,9 +48,9 @@ def test_common_check_cases_are_unchanged(worker):
     check("cases", worker)
 
 
-def test_compiled_epsilon_runs_are_the_recorded_ask_tell_runs():
+def test_compiled_epsilon_runs_are_the_recorded_ask_tell_runs(worker):
     """Recorded from the ask/tell loop, computed by the compiled runs: identical bit for bit."""
-    check("compiled-epsilon")
+    check("compiled-epsilon", worker)
 
 
 def rest(part: int) -> list[str]:
