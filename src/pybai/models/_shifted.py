@@ -94,9 +94,13 @@ def shifted_pair(code, n1, x1, v1, n2, x2, v2, c, e):
     return n1 * kl(code, x1, la, v1) + n2 * kl(code, x2, y, v2), la, y
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shifted_pair_cost(code, n1, x1, v1, n2, x2, v2, c, e):
-    """The cost alone of :func:`shifted_pair` (``pair_cost`` itself when (c, e) = (1, 0))."""
+    """The cost alone of :func:`shifted_pair` (``pair_cost`` itself when (c, e) = (1, 0)).
+
+    Inlined into its callers (numba's ``inline="always"``), so that the plain case is ``pair_cost`` inlined
+    in the GLR statistic's loop over the arms: called, it cost a uniform run on 10 Gaussian arms about 6% of
+    its time (414 against 390 ns a sample, measured side by side)."""
     if c == 1.0 and e == 0.0:
         return pair_cost(code, n1, x1, v1, n2, x2, v2)
     return shifted_pair(code, n1, x1, v1, n2, x2, v2, c, e)[0]

@@ -36,7 +36,7 @@ from pybai.stopping._pair_mixture_kernels import min_pair_margin
 from pybai.stopping._tilt_kernels import TILT_RULE, min_tilt_margin
 
 __all__ = ["threshold_value", "compile_rule", "CompiledRule", "PairForm", "LeaderForm", "pair_rule_margin",
-           "leader_rule_check", "PLAIN_LOG", "T_ONLY", "PAIR_MIXTURE", "LEADER"]
+           "leader_rule_check", "row_may_stop", "PLAIN_LOG", "T_ONLY", "PAIR_MIXTURE", "LEADER"]
 
 #: :attr:`CompiledRule.kind` of a rule of ``t`` only: the statistic against :func:`threshold_value`
 T_ONLY = 0
@@ -117,6 +117,23 @@ def threshold_value(form, t):
     if form[2] == PLAIN_LOG:
         return form[0] + form[1] * math.log(u)
     return form[0] + form[1] * math.log(form[2] + math.log(u))
+
+
+@njit(cache=True, inline="always")
+def row_may_stop(rule, i, z, t):
+    """Whether row ``i`` of ``rule`` can stop at ``t`` samples with GLR statistic ``z``: a necessary condition, cheap
+    enough for every sample (the statistic above the row's ``threshold(t)``, or above its ``min_statistic`` for a
+    per-pair rule; always for the leader rule, whose rows advance their state at every check).  A compiled loop
+    checks the rule itself only when it holds.
+
+    Inlined into the loops (numba's ``inline="always"``): a called check passing the rule at every sample cost
+    the cheapest sampling rules a third of their time (uniform, 10 arms: 582 ns a sample against 403 ns gated).
+    """
+    if rule.kind == LEADER:
+        return True
+    if rule.kind == PAIR_MIXTURE:
+        return z > rule.min_statistic[i]
+    return z > threshold_value(rule.times[i], float(t))
 
 
 @njit(cache=True)

@@ -32,7 +32,8 @@ import numpy as np
 from numba import njit
 
 from pybai.problems.compiled import run_glr, run_pieces
-from pybai.stopping.compiled import LEADER, PAIR_MIXTURE, leader_rule_check, pair_rule_margin, threshold_value
+from pybai.stopping.compiled import (LEADER, PAIR_MIXTURE, leader_rule_check, pair_rule_margin, row_may_stop,
+                                     threshold_value)
 from pybai.strategies._game_kernels import game_step
 from pybai.strategies._steps import tas_step, top_two_step, uniform_step
 
@@ -132,20 +133,21 @@ def record(stats, a, r):
 
 
 @njit(cache=True)
-def check_rule(goal, rule, stats, t, done, records):
-    """The stopping rule at ``t`` samples for the rows ``done:`` of ``rule`` (a :class:`~pybai.stopping.compiled.CompiledRule`).
+def check_rule(goal, rule, stats, t, z, done, records):
+    """The stopping rule at ``t`` samples, GLR statistic ``z`` (:func:`~pybai.problems.compiled.run_glr`), for the
+    rows ``done:`` of ``rule`` (a :class:`~pybai.stopping.compiled.CompiledRule`).
 
     Each row crossed, in order, records its stopping time, the statistic and the model's
     statistics: the GLR statistic above ``threshold(t)``, or for the per-pair rules
     (:class:`~pybai.stopping.base.PieceThreshold`) the statistic above the row's ``min_statistic``
     and every pair's margin positive (:func:`pybai.stopping.compiled.pair_rule_margin` on the pieces
-    of :func:`pybai.problems.compiled.run_pieces`).  Returns ``(statistic, done)``; the run is over
-    when every row is done.
+    of :func:`pybai.problems.compiled.run_pieces`).  Returns the new ``done``; the run is over when
+    every row is done.  The loops call it only when :func:`~pybai.stopping.compiled.row_may_stop` holds
+    for row ``done`` (what it tests first), so that a sample where no row can stop costs no call.
     """
-    z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
     n_rows = rule.times.shape[0]
     if rule.kind == LEADER:
-        return z, _check_leader_rows(goal, rule, stats, t, z, done, records)
+        return _check_leader_rows(goal, rule, stats, t, z, done, records)
     while done < n_rows:
         if rule.kind == PAIR_MIXTURE:  # the GLR filter, then every pair's own test
             if not z > rule.min_statistic[done]:
@@ -160,7 +162,7 @@ def check_rule(goal, rule, stats, t, done, records):
         records.counts[done, :] = stats.counts
         records.sums[done, :] = stats.sums
         done += 1
-    return z, done
+    return done
 
 
 @njit(cache=True)
@@ -211,6 +213,7 @@ def run_trajectory(state, goal, rule, arms, plan, max_samples, stats, noise, rng
     ``rule`` is crossed or ``max_samples``.  Returns ``(samples, last statistic, stopping rule applied)``
     (one sample per answered request)."""
     n_plan = plan.shape[0]
+    n_rows = rule.times.shape[0]
     code = state.code
     t = 0
     z = 0.0
@@ -223,8 +226,10 @@ def run_trajectory(state, goal, rule, arms, plan, max_samples, stats, noise, rng
         record(stats, a, draw_reward(noise, arms, a))
         t += 1
         if t >= n_plan:
-            z, done = check_rule(goal, rule, stats, t, done, records)
-            if done == rule.times.shape[0]:
-                return t, z, True
+            z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
+            if row_may_stop(rule, done, z, t):
+                done = check_rule(goal, rule, stats, t, z, done, records)
+                if done == n_rows:
+                    return t, z, True
         if t >= max_samples:
             return t, z, t >= n_plan

@@ -7,8 +7,8 @@ from numba import njit
 
 from pybai._validation import check_choice
 from pybai.models._kl import kernel_bounds
-from pybai.problems.compiled import run_mask
-from pybai.stopping.compiled import threshold_value
+from pybai.problems.compiled import run_glr, run_mask
+from pybai.stopping.compiled import row_may_stop, threshold_value
 from pybai.strategies._compiled import CompiledRun
 from pybai.strategies._driver import Stats, check_rule, draw_reward, record
 from pybai.strategies.base import Strategy
@@ -82,8 +82,8 @@ def _lucb_run(goal, rule, arms, plan, max_samples, stats, noise, glr_stop, recor
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z, done = check_rule(goal, rule, stats, t, 0, records)
-                stop = done > 0
+                z = run_glr(goal.kind, goal.code, counts, est, goal.var, goal.k, goal.c, goal.e)
+                stop = row_may_stop(rule, 0, z, t) and check_rule(goal, rule, stats, t, z, 0, records) > 0
             else:
                 mask = run_mask(goal.kind, est, goal.k)
                 _, _, lcb_h, ucb_l = _lucb_pair(kernel_bounds(goal.code, counts, est, goal.var,
