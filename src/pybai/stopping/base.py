@@ -105,6 +105,9 @@ class Threshold(abc.ABC):
     def advance(self, model: Any, variances: Any) -> None:
         """Update the run's own state after an observation (a threshold without state has nothing to do)."""
 
+    def load_state(self, state: Any) -> None:
+        """Take the state a compiled run reached (a threshold without state has none to take)."""
+
     def at(self, t: float, model: Any = None, delta_share: float = 1.0) -> float:
         """The threshold after ``t`` samples on the data of ``model``: what a stopping rule compares with.
 

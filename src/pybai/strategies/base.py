@@ -279,7 +279,7 @@ class Strategy:
             raise InvalidParameterError(f"The 'problem' parameter of retarget must be the strategy's problem with "
                                         f"another tolerance. Got {type(problem).__name__}.")
         self.problem_ = problem.learner_view(self.model_)
-        self.stopping_rule_ = StoppingRule.of(problem, self.threshold_kind, [problem.regime.delta])
+        self.stopping_rule_ = StoppingRule.of(problem, self.threshold_kind, [cast(Any, problem.regime).delta])
         self.threshold_ = self.stopping_rule_.threshold
         if self.status_ == "running" and self._ready and self._should_stop():
             self.status_ = "stopped"
@@ -612,7 +612,7 @@ class Strategy:
                 except (TypeError, ValueError) as exc:  # a component that checks what it is given (the book)
                     raise corrupted(f"{section}.{state_key(path)}", str(exc), value) from None
         if stopping is not None:
-            self.threshold_.state_[:] = stopping
+            cast(Any, self.threshold_).state_[:] = stopping
         self._check_restored()
         check_digest(state, digest)
         if self._pending is not None:  # handed out by ask(): read-only, as a fresh one
@@ -637,7 +637,7 @@ class Strategy:
         if kind_of(book.limit) != "an integer" or book.limit < 1 or len(book) > book.limit:
             raise corrupted("base.limit", "an integer >= 1, at least the outstanding requests", book.limit)
         if (pending is None) != (self.request_id not in book) or (
-                pending is not None and not np.array_equal(pending, book.get(self.request_id))):
+                pending is not None and not np.array_equal(pending, cast(np.ndarray, book.get(self.request_id)))):
             raise corrupted("base._pending", "the unanswered part of the outstanding request_id", kind_of(pending))
         counts = self.model_.counts
         if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
