@@ -117,6 +117,13 @@ class RequestSpace:
         """The request that each observed source answers."""
         return sources
 
+    def answered(self, sources: np.ndarray) -> np.ndarray:
+        """The requests an answer made of ``sources`` covers, one per sample (default: :meth:`request_of`).
+
+        A space whose one sample observes several sources (every metric of an observation) groups them.
+        """
+        return self.request_of(sources)
+
     def arm_view(self):
         """The view of rules that pick an arm and let its cell arrive at random (here: the identity)."""
         return IdentityView(self)

@@ -365,10 +365,10 @@ class Strategy:
         if pending is None:
             raise RequestError(f"request {rid!r} is not pending ({book.describe()}).")
         src, rew = parse_answer(self, sources, rewards)
-        answered = src if self._requests_are_sources else self.requests_.request_of(src)
+        answered = src if self._requests_are_sources else self.requests_.answered(src)
         remaining = match_answer(pending, answered)
         self.model_.update(src, rew)
-        self.t_ += src.shape[0]
+        self.t_ += answered.shape[0]  # samples: one per request answered (an observation may carry several sources)
         if remaining is not None:
             book.set(cast(int, rid), remaining)
             if rid == self.request_id:

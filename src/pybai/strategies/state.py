@@ -249,7 +249,8 @@ def _check_invariants(strategy) -> None:
             pending is not None and not np.array_equal(pending, book.get(strategy.request_id))):
         raise _corrupted("base._pending", "the unanswered part of the outstanding request_id", _kind(pending))
     counts = strategy.model_.counts
-    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+    if isinstance(counts, np.ndarray) and (np.any(counts < 0) or strategy.requests_.counts(counts).sum() != t):
+        # t_ counts requests answered: one per source, or one per observation of several sources
         raise _corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
     problem = strategy.model_.check_state()
     if problem:

@@ -1,0 +1,122 @@
+"""Experiment-file keys of guardrail problems: ``[environment] kind = "multi-metric"`` and ``[[problem.metric]]``.
+
+```toml
+[environment]
+kind = "multi-metric"
+labels = ["control", "new"]
+correlation = [[1.0, -0.3], [-0.3, 1.0]]     # optional (Gaussian copula)
+[[environment.metric]]
+name = "conversion"
+kind = "bernoulli"                            # gaussian / bernoulli / binomial / beta, with that kind's keys
+means = [0.10, 0.12]
+[[environment.metric]]
+name = "latency_ms"
+kind = "gaussian"
+means = [240.0, 245.0]
+sigma = 30.0
+
+[problem]
+goal = "best-arm"
+delta = 0.05
+control = "control"                           # default: arm 0
+[[problem.metric]]                            # the first metric is the objective
+name = "conversion"
+[[problem.metric]]
+name = "latency_ms"
+at_most = 250.0                               # at_least, at_most_vs_control, at_least_vs_control
+```
+
+Every refusal is one line naming the key (``problem.metric[1].at_most_vs_control: ...``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pybai.config.keys import Table, config_message
+from pybai.environments.multi_metric import METRIC_KINDS, MultiMetricEnvironment
+from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.problems.guardrails import GuardrailProblem, Metric
+from pybai.problems.guardrails.metrics import GUARDRAIL_KEYS, METRIC_REWARD_MODELS
+
+__all__ = ["build_multi_metric_environment", "guardrail_problem"]
+
+#: keys of each metric kind of ``[[environment.metric]]`` (besides name and kind)
+_KIND_KEYS = {"gaussian": ("means", "sigma"), "bernoulli": ("means",), "binomial": ("means", "trials"),
+              "beta": ("means", "sd")}
+_METRIC_KEYS = ("name", "maximize", "reward_model", "sigma", "reward_range", *GUARDRAIL_KEYS)
+
+
+def _metric_tables(raw: Any, where: str) -> list[Table]:
+    if not isinstance(raw, list) or not raw or not all(isinstance(t, dict) for t in raw):
+        raise ConfigError(f"{where}: expected one or more [[{where}]] tables (one per metric).")
+    return [Table(t, f"{where}[{i}]") for i, t in enumerate(raw)]
+
+
+def build_multi_metric_environment(table: Table) -> MultiMetricEnvironment:
+    """``multi-metric`` (one ``[[environment.metric]]`` table per metric): keys metric, correlation."""
+    metrics: dict[str, Any] = {}
+    for t in _metric_tables(table.raw("metric"), table.key("metric")):
+        name = t.str("name")
+        if name in metrics:
+            raise ConfigError(f"{t.key('name')}: expected distinct metric names, got \"{name}\" twice.")
+        kind = t.str("kind", choices=sorted(METRIC_KINDS))
+        metrics[name] = t.construct(METRIC_KINDS[kind], _KIND_KEYS[kind], also_valid=("name", "kind"))
+    extra = {k: table.raw(k) for k in ("correlation", "labels") if table.has(k)}
+    return table.construct(MultiMetricEnvironment, (), also_valid=("metric", "correlation", "labels"),
+                           metrics=metrics, **extra)
+
+
+def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=None, control=0, *, labels=None,
+                      epsilon=None, epsilon_mode=None):
+    """The :class:`GuardrailProblem` of ``[[problem.metric]]`` on a multi-metric environment.
+
+    The metric tables name the environment's metrics in its order (the first is the objective);
+    a metric's reward model defaults to what the environment says of it.
+    """
+    if epsilon is not None or epsilon_mode is not None:
+        raise ConfigError("problem.epsilon: not available with guardrail metrics.")
+    if metric is None:
+        raise ConfigError("problem.metric: missing: one [[problem.metric]] table per metric of the environment "
+                          "(the first is the objective).")
+    tables = _metric_tables(metric, "problem.metric")
+    names = [m["name"] for m in environment_metrics]
+    if len(tables) != len(names):
+        raise ConfigError(f"problem.metric: expected {len(names)} [[problem.metric]] tables, one per metric of the "
+                          f"environment ({', '.join(names)}), got {len(tables)}.")
+    metrics = []
+    for i, (t, known) in enumerate(zip(tables, environment_metrics)):
+        name = t.str("name")
+        if name in [m.name for m in metrics]:
+            raise ConfigError(f"{t.key('name')}: expected distinct metric names, got \"{name}\" twice.")
+        if name != known["name"]:
+            raise ConfigError(f"{t.key('name')}: expected \"{known['name']}\" (the environment's metric {i}, in the "
+                              f"same order), got \"{name}\".")
+        if i == 0:
+            for key in GUARDRAIL_KEYS:
+                if t.has(key):
+                    raise ConfigError(f"{t.key(key)}: the first metric is the objective; a guardrail goes on another "
+                                      "metric.")
+        kwargs = {k: v for k, v in known.items() if k != "name"}
+        if t.has("reward_model"):
+            model = t.str("reward_model")
+            if model not in METRIC_REWARD_MODELS:
+                listed = ", ".join(f'"{m}"' for m in METRIC_REWARD_MODELS)
+                raise ConfigError(f"{t.key('reward_model')}: expected one of {listed} for a metric, got \"{model}\".")
+            kwargs = {}
+        if t.has("maximize") and i > 0:
+            raise ConfigError(f"{t.key('maximize')}: only on the objective (the first metric).")
+        given = {k: t.raw(k) for k in _METRIC_KEYS if t.has(k)}
+        t.finish(_METRIC_KEYS)
+        try:
+            metrics.append(Metric(**{**kwargs, **given}))
+        except InvalidParameterError as exc:
+            raise ConfigError(_metric_message(t, str(exc))) from None
+    try:
+        return GuardrailProblem(n_arms, metrics, regime, batch, control=control, labels=labels)
+    except InvalidParameterError as exc:
+        raise ConfigError(_metric_message(Table({}, "problem"), str(exc))) from None
+
+
+def _metric_message(t: Table, message: str) -> str:
+    return config_message(t.prefix, message)
