@@ -324,6 +324,8 @@ def sample_experiments(strategies, seed: int = 36, tries: int = 200) -> list[Def
     for name in strategies:
         cls = get_strategy_class(name)
         pairs = [p for p in ax["kind-goal"] if p[1] in cls.goals]
+        if not pairs:  # its goals come from kinds sessions do not take: shipped_experiment() gives one
+            continue
         kinds = [None] + list(cls.threshold_kinds) if "fixed-confidence" in cls.regimes else [None]
         for _ in range(tries):
             d = Definition(*pairs[rng.integers(len(pairs))], ax["reward"][rng.integers(len(ax["reward"]))],
@@ -338,3 +340,27 @@ def sample_experiments(strategies, seed: int = 36, tries: int = 200) -> list[Def
             out.append(d)
             break
     return out
+
+
+def shipped_experiment(strategy: str, name: str = "combo") -> tuple[Definition, dict] | None:
+    """A tiny run of ``strategy`` on the first shipped experiment whose problem it solves (2 replications, at most
+    300 samples): for strategies whose goals no session kind takes (e.g. guardrails on multi-metric environments).
+    None when no shipped experiment has such a problem."""
+    import tomllib
+
+    from pybai.config.experiment import parse_experiment
+    from pybai.experiments import experiment_names, experiment_path
+
+    cls = get_strategy_class(strategy)
+    for stem in experiment_names():
+        doc = tomllib.loads(experiment_path(stem).read_text())
+        doc.update(name=name, replications=2, strategy=[{"name": strategy}])
+        if "delta" in doc["problem"]:
+            doc["problem"]["max_samples"] = 300
+        try:
+            exp = parse_experiment(doc)
+        except ConfigError:
+            continue
+        if exp.problem.goal in cls.goals:
+            return Definition(doc["environment"]["kind"], doc["problem"]["goal"], None, None, None, strategy, 1), doc
+    return None
