@@ -113,6 +113,11 @@ class RequestSpace:
         """Gain of one more request, from per-sample gains per source (expected over sources)."""
         return gains
 
+    def observed(self, weights: np.ndarray) -> np.ndarray:
+        """Source counts that one sample spread by ``weights`` (proportions per source, as an oracle gives
+        them) observes: the weights themselves when a sample observes one source (the default)."""
+        return weights
+
     def request_of(self, sources: np.ndarray) -> np.ndarray:
         """The request that each observed source answers."""
         return sources

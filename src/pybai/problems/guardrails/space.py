@@ -51,6 +51,10 @@ class MetricSpace(RequestSpace):
     def expand(self, weights):
         return np.repeat(np.asarray(weights, dtype=float), self.n_metrics) / self.n_metrics
 
+    def observed(self, weights):
+        """One observation reads every metric of its arm: an arm's share w / M per source counts M times."""
+        return np.asarray(weights, dtype=float) * self.n_metrics
+
     def gains(self, gains):
         """One request observes every metric of its arm: the sum of its sources' gains."""
         return np.asarray(gains, dtype=float).reshape(self.source_shape).sum(axis=1)
