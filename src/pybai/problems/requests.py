@@ -79,6 +79,9 @@ class RequestSpace:
     #: True when the initial phase is every request ``n_init`` times (its size is known up front)
     default_start: ClassVar[bool] = True
 
+    #: sources one sample (one observation) reads: 1, or e.g. every metric of an arm
+    observation_size: int = 1
+
     def __init__(self, n_sources: int):
         self.n_sources = int(n_sources)
 
@@ -112,11 +115,6 @@ class RequestSpace:
     def gains(self, gains: np.ndarray) -> np.ndarray:
         """Gain of one more request, from per-sample gains per source (expected over sources)."""
         return gains
-
-    def observed(self, weights: np.ndarray) -> np.ndarray:
-        """Source counts that one sample spread by ``weights`` (proportions per source, as an oracle gives
-        them) observes: the weights themselves when a sample observes one source (the default)."""
-        return weights
 
     def request_of(self, sources: np.ndarray) -> np.ndarray:
         """The request that each observed source answers."""

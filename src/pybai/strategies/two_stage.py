@@ -41,6 +41,7 @@ class TwoStage(Strategy):
     goals = ("best-arm-guardrails",)
     regimes = ("fixed-confidence",)
     requires = frozenset()  # the problem's tests only (its sources are not independent: metrics of one observation)
+    stops_on_statistics = False  # its own _should_stop: the problem's rule, only once every arm is decided
 
     def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)

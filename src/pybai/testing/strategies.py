@@ -189,7 +189,7 @@ def check_partial_answer(case) -> None:
     """Part of a batch answered: the rest stays pending under the same id, then completes it."""
     if not case[4]:
         raise CheckSkipped("a batched case only")
-    env, _, strategy = start(case)
+    env, problem, strategy = start(case)
     noise = np.random.default_rng(0)
     for _ in range(200):  # find a batch of several samples
         req = strategy.ask()
@@ -200,7 +200,7 @@ def check_partial_answer(case) -> None:
         raise CheckSkipped("no batch of several samples before the end")
     rid = strategy.request_id
     sources, rewards = env.respond(req, noise)
-    first = len(sources) // len(req)  # the sources of one observation (several when it carries several metrics)
+    first = problem.request_space().observation_size  # the sources of one observation
     strategy.tell(sources[:first], rewards[:first], request_id=rid)
     rest = strategy.ask()
     assert strategy.request_id == rid and rest.size == req.size - 1, "the unanswered part is not what is pending"
@@ -279,7 +279,7 @@ def check_state_round_trip(case, steps: int = 17) -> None:
         req = strategy.ask()
         sources, rewards = env.respond(req, noise)
         if req.size > 1:  # also save a partly answered batch
-            first = len(sources) // len(req)  # one observation's sources
+            first = problem.request_space().observation_size  # the sources of one observation
             strategy.tell(sources[:first], rewards[:first])
             break
         strategy.tell(sources, rewards)

@@ -31,6 +31,7 @@ class MetricSpace(RequestSpace):
     def __init__(self, n_arms: int, n_metrics: int, names=()):
         super().__init__(n_arms * n_metrics)
         self.n_arms, self.n_metrics = n_arms, n_metrics
+        self.observation_size = n_metrics  # an observation reads every metric of its arm
         self.names = tuple(names)
 
     @property
@@ -50,10 +51,6 @@ class MetricSpace(RequestSpace):
 
     def expand(self, weights):
         return np.repeat(np.asarray(weights, dtype=float), self.n_metrics) / self.n_metrics
-
-    def observed(self, weights):
-        """One observation reads every metric of its arm: an arm's share w / M per source counts M times."""
-        return np.asarray(weights, dtype=float) * self.n_metrics
 
     def gains(self, gains):
         """One request observes every metric of its arm: the sum of its sources' gains."""
