@@ -39,7 +39,8 @@ from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.problems.guardrails.metrics import GUARDRAIL_KEYS, METRIC_REWARD_MODELS
 
-__all__ = ["build_multi_metric_environment", "guardrail_problem"]
+__all__ = ["build_multi_metric_environment", "guardrail_problem", "build_multi_metric_learner", "describe_multi_metric",
+           "guardrail_problem_table"]
 
 #: keys of each metric kind of ``[[environment.metric]]`` (besides name and kind)
 _KIND_KEYS = {"gaussian": ("means", "sigma"), "bernoulli": ("means",), "binomial": ("means", "trials"),
@@ -80,6 +81,8 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
         raise ConfigError("problem.metric: missing: one [[problem.metric]] table per metric of the environment "
                           "(the first is the objective).")
     tables = _metric_tables(metric, "problem.metric")
+    if environment_metrics is None:  # a session: the metric tables say what the learner knows of each metric
+        environment_metrics = [{"name": t.data.get("name")} for t in tables]
     names = [m["name"] for m in environment_metrics]
     if len(tables) != len(names):
         raise ConfigError(f"problem.metric: expected {len(names)} [[problem.metric]] tables, one per metric of the "
@@ -120,3 +123,38 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
 
 def _metric_message(t: Table, message: str) -> str:
     return config_message(t.prefix, message)
+
+
+# ----------------------------------------------------------------- sessions (pybai.config.learner)
+def build_multi_metric_learner(table: Table) -> dict:
+    """The ``[environment]`` of a session on guardrail metrics: ``arms`` or ``labels`` only.
+
+    What the learner knows of each metric (its reward model, ``sigma`` or ``reward_range``) is said in its
+    ``[[problem.metric]]`` table; the ``[[environment.metric]]`` tables of a simulation hold the truth.
+    """
+    from pybai.config.learner import learner_arms
+
+    if table.has("metric"):
+        raise ConfigError(f"{table.key('metric')}: a session file says what the learner knows of each metric in its "
+                          "[[problem.metric]] table (reward_model, sigma or reward_range); remove [[environment.metric]].")
+    k = learner_arms(table, 1)
+    labels = table.raw("labels", None)
+    table.finish()
+    return {"n_arms": k, "environment_metrics": None, **({} if labels is None else {"labels": labels})}
+
+
+def describe_multi_metric(problem) -> dict | None:
+    """The session ``[environment]`` table of a :class:`GuardrailProblem` (None for other problems)."""
+    return {"arms": problem.n_arms} if isinstance(problem, GuardrailProblem) else None
+
+
+def guardrail_problem_table(problem: GuardrailProblem) -> dict:
+    """The goal keys of the session ``[problem]`` table of ``problem``: goal, control and one metric table each."""
+    tables = []
+    for i, m in enumerate(problem.metrics):
+        t = m.to_dict()
+        if i > 0 or t["maximize"]:
+            t.pop("maximize")  # the default, and refused on a guarded metric
+        tables.append(t)
+    control = problem.labels[problem.control] if problem.labels is not None else problem.control
+    return {"goal": "best-arm", "control": control, "metric": tables}

@@ -81,6 +81,8 @@ class RequestSpace:
 
     #: sources one sample (one observation) reads: 1, or e.g. every metric of an arm
     observation_size: int = 1
+    #: the names of the sources of one observation, in order, when it reads several (the metrics)
+    observation_names: tuple[str, ...] = ()
 
     def __init__(self, n_sources: int):
         self.n_sources = int(n_sources)

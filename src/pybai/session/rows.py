@@ -31,7 +31,7 @@ from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_index, source_name
 from pybai.problems.base import Problem
 
-__all__ = ["Layout", "read_csv", "write_csv", "format_reward"]
+__all__ = ["Layout", "layout_for", "read_csv", "write_csv", "format_reward"]
 
 
 def format_reward(value: float) -> str:
@@ -65,6 +65,10 @@ class Layout:
             return "source (an index or a label) or label, reward (optionally request)"
         return "source, reward (optionally request)"
 
+    def samples(self, sources: np.ndarray) -> int:
+        """The samples an answer of ``sources`` brings (one per source here)."""
+        return int(np.size(sources))
+
     def label(self, source: int) -> str:
         """A readable name of a source ("arm 2", "control (arm 2)" or "arm 2 / subpopulation 0")."""
         return source_name(source, self.labels, self.n_subpopulations)
@@ -97,6 +101,12 @@ class Layout:
                     raise InvalidParameterError(f"The 'sources' parameter of {owner}: {exc}.") from None
             out.append(value)
         return np.asarray(out)
+
+    def answer(self, sources, rewards, owner: str = "tell") -> tuple[np.ndarray, np.ndarray]:
+        """The (sources, rewards) arrays of an answer given through Python or HTTP, checked."""
+        from pybai.session.messages import answer_arrays
+
+        return answer_arrays(self.sources(sources, owner), rewards)
 
     # ------------------------------------------------------------ ask
     def ask_rows(self, request_id: int, requests: np.ndarray) -> list[dict]:
@@ -203,6 +213,10 @@ class Layout:
         return ["observation", "answer", "request", "source"] + (
             ["arm", "subpopulation"] if self.n_subpopulations else []) + self._label_column + ["reward", "time"]
 
+    def export_rows(self, rows) -> list[dict]:
+        """The export rows of the stored observation rows."""
+        return [self.export_row(r) for r in rows]
+
     def export_row(self, row) -> dict:
         oid, answer, request, source, reward, time = row
         out = {"observation": oid, "answer": answer, "request": request, "source": source}
@@ -212,6 +226,16 @@ class Layout:
         out["reward"] = format_reward(reward)
         out["time"] = time
         return out
+
+
+def layout_for(problem: Problem) -> Layout:
+    """The layout of ``problem``: :class:`Layout`, or :class:`~pybai.session.metric_rows.MetricLayout` when one
+    observation carries several metrics (``request_space().observation_size > 1``)."""
+    if problem.request_space().observation_size > 1:
+        from pybai.session.metric_rows import MetricLayout
+
+        return MetricLayout(problem)
+    return Layout(problem)
 
 
 #: an integer cell: ASCII digits, optionally signed (int() would also take "1_000" and full-width digits)

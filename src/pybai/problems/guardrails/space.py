@@ -33,6 +33,7 @@ class MetricSpace(RequestSpace):
         self.n_arms, self.n_metrics = n_arms, n_metrics
         self.observation_size = n_metrics  # an observation reads every metric of its arm
         self.names = tuple(names)
+        self.observation_names = self.names
 
     @property
     def n_requests(self) -> int:
