@@ -162,7 +162,7 @@ def drive(surface, definition, spec, stream, rng) -> int:
                 assert "stopped" in receipt.message or "not pending" in receipt.message \
                     or "no request" in receipt.message, receipt.message
                 continue
-            told += len(sources)
+            told += len(sources) // problem.request_space().observation_size  # samples: observations
     return told
 
 

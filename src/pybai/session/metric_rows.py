@@ -77,9 +77,12 @@ class MetricLayout(Layout):
         """(sources, rewards) as the problem numbers them, from arms and their observations.
 
         ``sources``: one arm per observation (indices or labels); ``rewards``: ``{"metric": [values]}``
-        with every metric, or an (observations x metrics) array.
+        with every metric, or an (observations x metrics) array.  One reward per source given: the sources
+        are the problem's own (``arm * M + metric``; the learner checks that they make whole observations).
         """
         arms = self.sources(sources, owner)
+        if not isinstance(rewards, Mapping) and np.size(rewards) == np.size(arms):
+            return answer_arrays(arms, rewards)  # the problem's own numbering: one reward per (arm, metric) source
         arms, _ = answer_arrays(arms, np.zeros(np.size(arms)))  # integer arms, one per observation
         n = arms.size
         if isinstance(rewards, Mapping):
@@ -114,8 +117,14 @@ class MetricLayout(Layout):
         return src.astype(np.intp), table.reshape(-1)
 
     def parse_answer(self, header: list[str], rows: list[list[str]], request_id: int, where: str = "answer"):
-        """(arms, {metric: rewards}) from CSV cells; refuses wrong columns and bad cells with one line."""
+        """(arms, {metric: rewards}) from CSV cells; refuses wrong columns and bad cells with one line.
+
+        A file with the columns ``source, reward`` gives one row per metric reading in the problem's own
+        numbering (``source = arm * M + metric``), as the rows of one-metric problems.
+        """
         header = [h.strip() for h in header]
+        if "reward" in header and "source" in header and not set(header) & set(self.metrics):
+            return super().parse_answer(header, rows, request_id, where)
         allowed = ["request", "arm"] + self._label_column + list(self.metrics)
         expected = f"expected columns {self.answer_columns}"
         for name in header:
