@@ -54,7 +54,7 @@ def regret_exceeds(regrets, epsilon: float) -> np.ndarray:
         return regrets > epsilon + EPSILON_RTOL * np.maximum(np.abs(regrets), abs(epsilon))
 
 
-def check_relative_reference(reference: float, epsilon: float, owner: str, what: str = "best mean") -> None:
+def check_relative_reference(reference: float, epsilon: float | None, owner: str, what: str = "best mean") -> None:
     """Refuse a relative epsilon whose reference mean (the best, or the k-th largest) is negative."""
     if float(reference) < 0.0:
         raise fail("epsilon", owner, f'epsilon_mode = "additive", or a {what} >= 0 for a relative epsilon '

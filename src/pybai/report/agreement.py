@@ -121,7 +121,8 @@ def _point_of(data: FigureData, keys, row: dict) -> dict | None:
 def paper_agreement(data: FigureData, paper: PaperTable) -> Agreement:
     """Compare the paper's table (and its ``ranking``) with the stored runs (module docstring)."""
     result = Agreement()
-    keys, metrics = [], []
+    keys: list[tuple[str, str | None]] = []
+    metrics = []
     for i, column in enumerate(paper.columns):
         if column == "strategy" or all(isinstance(row[i], str) for row in paper.rows):
             keys.append((column, None))

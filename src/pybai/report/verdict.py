@@ -54,7 +54,7 @@ def better_is_lower(data: FigureData, metric: str) -> bool:
 def _per_run(data: FigureData, point: dict, strategy: str, metric: str) -> dict[int, float]:
     """replication -> the metric's value in that run (registered metrics only)."""
     spec = METRICS[metric]
-    out = {}
+    out: dict[int, float] = {}
     for row in data.rows_of(point["point"], strategy):
         if spec.where is not None and not spec.where(row):
             continue

@@ -55,7 +55,7 @@ def read_outcomes(path, frame: bool = True):
     ConfigError
         ``path`` holds no store.
     """
-    rows = []
+    rows: list = []
     for store in _stores(Path(path)):
         stored = read_store(store)
         rows.extend({"experiment": stored.sweep.name, **row} for row in stored.rows)

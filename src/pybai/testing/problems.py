@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ __all__ = ["truth_means", "check_answer", "check_oracle", "check_oracle_is_optim
 RTOL = 1e-6
 
 
-def truth_means(environment, problem) -> tuple[object, np.ndarray]:
+def truth_means(environment, problem) -> tuple[Any, np.ndarray]:
     """The problem with the truth's family parameters and the true means in the learner's units."""
     view = problem.truth_view(environment)
     return view, np.asarray(view.family.learner_means(environment.source_means), dtype=float)

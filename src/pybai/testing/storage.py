@@ -33,10 +33,16 @@ MEANS = np.array([0.3, 0.5, 0.7])
 EVERY = 20
 
 
+def _replay(session: Any) -> Any:
+    """The session's live replay (open sessions always have one)."""
+    assert session._replay is not None, "the session is closed"
+    return session._replay
+
+
 @contextmanager
 def stored_states_every(answers: int) -> Iterator[None]:
     """Sessions store their strategy's state every ``answers`` answers inside the block."""
-    before = Session.__dict__.get("state_every")
+    before = Session.state_every
     Session.state_every = answers
     try:
         yield
@@ -93,11 +99,11 @@ def check_run_to_the_stop_equals_its_replay(new_database: Callable[[], Any]) -> 
                 break
             answer(session, rng, 1)
         assert session.stopped, "the session did not stop within max_samples"
-        state = session._replay.strategy.get_state()
+        state = _replay(session).strategy.get_state()
         with raises(SessionStateError, match="has stopped", doing="ask() after the stop"):
             session.ask()
     with Session.open(db) as again:
-        assert again._replay.strategy.get_state() == state, "the replayed strategy differs from the live one"
+        assert _replay(again).strategy.get_state() == state, "the replayed strategy differs from the live one"
         assert again.history().samples[-1] == again.status()["samples"] > 0, "the history disagrees with the status"
 
 
@@ -110,13 +116,13 @@ def check_stored_states(new_database: Callable[[], Any]) -> None:
     with stored_states_every(EVERY):
         with Session.create(db, document) as session:
             answer(session, rng, EVERY + 7)
-            state = session._replay.strategy.get_state()
+            state = _replay(session).strategy.get_state()
             stored = session._store.latest_state()
         assert stored is not None and stored.samples == EVERY, f"the stored state is {stored}"
         with Session.open(db) as again:
             assert len(again._store.events_after(0, 0).answers) == EVERY + 7, "answers were lost"
-            assert again._replay.n_answers == EVERY + 7, "the replay did not reach the last answer"
-            assert again._replay.strategy.get_state() == state, "restored and replayed, the strategy differs"
+            assert _replay(again).n_answers == EVERY + 7, "the replay did not reach the last answer"
+            assert _replay(again).strategy.get_state() == state, "restored and replayed, the strategy differs"
             answer(again, rng, 3)
 
 

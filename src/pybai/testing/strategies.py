@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def check_request_rules(case) -> None:
     assert np.array_equal(strategy.ask(), req) and strategy.request_id == rid, "ask() is not idempotent"
     sources, rewards = env.respond(req, np.random.default_rng(0))
     before = _state(strategy)
-    bad_calls = [
+    bad_calls: list[tuple[tuple, dict, type[Exception] | tuple[type[Exception], ...], str]] = [
         ((sources, [np.nan] * len(sources)), {}, InvalidParameterError, "rewards"),
         ((["a"] * len(sources), rewards), {}, InvalidParameterError, "sources"),
         ((sources, ["x"] * len(sources)), {}, InvalidParameterError, "rewards"),
@@ -334,8 +335,8 @@ def check_max_samples_is_exact(name: str) -> None:
     if cls.stopping_rule:  # e.g. Thompson sampling stopped at P(best) > 0.95: no test, it may stop on a near tie
         raise CheckSkipped(f"stops by an unproven rule of its own ({cls.stopping_rule})")
     regime = FixedConfidence(0.01, max_samples=101)
-    env = BernoulliEnvironment([0.5, 0.5001])
-    problem = BestArmProblem(2, env.family(), regime)
+    env: Any = BernoulliEnvironment([0.5, 0.5001])
+    problem: Any = BestArmProblem(2, env.family(), regime)
     if "features" in cls.requires:
         from pybai.environments.linear import LinearGaussianEnvironment
         from pybai.problems.linear import LinearBestArmProblem
@@ -385,6 +386,7 @@ def check_strategy(name: str, labels: Iterable[str] | None = None) -> dict[str, 
     if not cases:
         raise AssertionError(f"{name!r} has no case: no instance of its goals provides what it requires "
                              "(add one with pybai.testing.register_instance)")
-    runs = [(f"{check.__name__}[{case_id(case)}]", check, (case,)) for case in cases for check in CASE_CHECKS]
+    runs: list[tuple[str, Any, tuple]] = [(f"{check.__name__}[{case_id(case)}]", check, (case,))
+                                          for case in cases for check in CASE_CHECKS]
     runs += [(f"{check.__name__}[{name}]", check, (name,)) for check in RULE_CHECKS]
     return run_checks(runs)
