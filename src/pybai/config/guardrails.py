@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pybai._validation import check_memory
 from pybai.config.keys import Table, config_message
 from pybai.environments.multi_metric import METRIC_KINDS, MultiMetricEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -132,13 +133,18 @@ def build_multi_metric_learner(table: Table) -> dict:
     What the learner knows of each metric (its reward model, ``sigma`` or ``reward_range``) is said in its
     ``[[problem.metric]]`` table; the ``[[environment.metric]]`` tables of a simulation hold the truth.
     """
-    from pybai.config.learner import learner_arms
-
     if table.has("metric"):
         raise ConfigError(f"{table.key('metric')}: a session file says what the learner knows of each metric in its "
                           "[[problem.metric]] table (reward_model, sigma or reward_range); remove [[environment.metric]].")
-    k = learner_arms(table, 1)
     labels = table.raw("labels", None)
+    if isinstance(labels, list) and not table.has("arms"):
+        k = len(labels)  # the labels are the arms (checked with the problem)
+    else:
+        k = table.int("arms", minimum=1)
+    try:
+        check_memory(8 * k, "arms", "", "the statistics of every arm (8 bytes per cell)", k)
+    except InvalidParameterError as exc:
+        raise ConfigError(config_message(table.prefix, str(exc))) from None
     table.finish()
     return {"n_arms": k, "environment_metrics": None, **({} if labels is None else {"labels": labels})}
 

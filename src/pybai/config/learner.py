@@ -70,7 +70,6 @@ from pybai.strategies.registry import make_strategy
 __all__ = [
     "LEARNER_KINDS",
     "LearnerKind",
-    "learner_arms",
     "SessionSpec",
     "register_learner",
     "build_learner_problem",
@@ -111,7 +110,7 @@ def _compact(values: np.ndarray):
 
 
 # ----------------------------------------------------------------- the kinds
-def learner_arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
+def _arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
     """``arms`` (or the number of ``labels``: the labels are the arms), refused (with the estimate)
     when the per-cell statistics would not fit in memory.  When both are given they must agree."""
     labels = table.data.get("labels")
@@ -130,7 +129,7 @@ def learner_arms(table: Table, minimum: int, cells_per_arm: int = 1) -> int:
 
 
 def _build_gaussian(table: Table) -> dict:
-    k = learner_arms(table, 2)
+    k = _arms(table, 2)
     return table.construct(GaussianEnvironment, ("sigma", "labels"), means=np.zeros(k)).structure()
 
 
@@ -143,7 +142,7 @@ def _describe_gaussian(problem: Problem) -> dict | None:
 
 
 def _build_bernoulli(table: Table) -> dict:
-    k = learner_arms(table, 2)
+    k = _arms(table, 2)
     return table.construct(BernoulliEnvironment, ("labels",), means=np.full(k, 0.5)).structure()
 
 
@@ -152,7 +151,7 @@ def _describe_bernoulli(problem: Problem) -> dict | None:
 
 
 def _build_binomial(table: Table) -> dict:
-    k = learner_arms(table, 2)
+    k = _arms(table, 2)
     return table.construct(BinomialEnvironment, ("trials", "labels"), means=np.full(k, 0.5)).structure()
 
 
@@ -163,7 +162,7 @@ def _describe_binomial(problem: Problem) -> dict | None:
 
 
 def _build_beta(table: Table) -> dict:
-    k = learner_arms(table, 2)
+    k = _arms(table, 2)
     return table.construct(BetaEnvironment, ("labels",), means=np.full(k, 0.5), sd=0.1).structure()
 
 
@@ -176,7 +175,7 @@ def _build_subpopulation(table: Table) -> dict:
     weights = table.raw("weights")
     n_weights = len(weights) if isinstance(weights, list) else 0
     sub = table.int("subpopulations", n_weights, minimum=1)
-    k = learner_arms(table, 1, cells_per_arm=sub)
+    k = _arms(table, 1, cells_per_arm=sub)
     keys = ("weights", "constrained", "floor", "sigma", "sampling", "labels")
     return table.construct(SubpopulationGaussianEnvironment, keys, means=np.zeros((k, sub))).structure()
 

@@ -24,9 +24,9 @@ import numpy as np
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_name
 from pybai.session.messages import answer_arrays
-from pybai.session.rows import Layout, _integer, _number, format_reward
+from pybai.session.rows import Layout, format_reward, integer_cell, number_cell
 
-__all__ = ["MetricLayout"]
+__all__ = ["MetricLayout", "layout_for"]
 
 
 class MetricLayout(Layout):
@@ -150,12 +150,12 @@ class MetricLayout(Layout):
                 raise InvalidParameterError(f"{where}, line {line}: metric {empty[0]!r} is empty (an observation is "
                                             "told with every metric; leave them all empty to keep it pending).")
             if value.get("request", "") != "":
-                got = _integer(value["request"], "request", where, line)
+                got = integer_cell(value["request"], "request", where, line)
                 if got != request_id:
                     raise InvalidParameterError(
                         f"{where}, line {line}: request {got}, but the answer is for request {request_id}.")
             arms.append(self._observed_arm(value, where, line))
-            values.append([_number(value[m], where, line) for m in self.metrics])
+            values.append([number_cell(value[m], where, line) for m in self.metrics])
         if not arms:
             raise InvalidParameterError(f"{where}: no rewards (every row's metrics are empty).")
         table = np.array(values, dtype=float)
@@ -192,3 +192,11 @@ class MetricLayout(Layout):
             row["time"] = time
             out.append(row)
         return out
+
+
+def layout_for(problem) -> Layout:
+    """The layout of ``problem``: :class:`MetricLayout` when one observation carries several metrics
+    (``request_space().observation_size > 1``), else :class:`~pybai.session.rows.Layout`."""
+    if problem.request_space().observation_size > 1:
+        return MetricLayout(problem)
+    return Layout(problem)

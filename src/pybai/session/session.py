@@ -31,7 +31,8 @@ from pybai.session.integrity import damaged, read_only
 from pybai.session.link import retrying
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
 from pybai.session.messages import Receipt, Request, checked_request_id
-from pybai.session.rows import layout_for, read_csv
+from pybai.session.metric_rows import layout_for
+from pybai.session.rows import read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.definition import SESSION_THRESHOLD, session_spec
 from pybai.session.store import Store, utc_now
