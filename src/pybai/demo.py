@@ -24,8 +24,9 @@ __all__ = ["run_demo", "DemoRow", "summary_table", "QUICK_MINUTES"]
 
 #: Wall-clock minutes of the whole quick demo (``make demo``: ``--jobs 2``) on 2 cores, printed up front
 #: (None: not measured; the header then says each reproduction's time is shown).  Measured 2026-11-28 on a
-#: fresh clone: 16 reproductions in 18 min 13 s on a shared 2-core VM (load 3-12, 20 min of CPU), so an upper figure.
-QUICK_MINUTES: int | None = 18
+#: fresh clone: 16 reproductions in 8 min 34 s on 2 free cores (load 0.4-2.3, 14.7 min of CPU; 18 min 13 s on
+#: the same VM shared with other jobs), rounded up.
+QUICK_MINUTES: int | None = 9
 
 
 @dataclass

@@ -23,9 +23,16 @@ from pybai.cli import main
 #: replications per strategy and point in this test (the files' --quick settings use up to 50)
 REPLICATIONS = 1
 
-#: reproductions whose tiny run still takes over 15 s of CPU (measured: the two Twitter stand-ins
-#: ~30 s each, 522,062 arms and 12 million samples a run; bayesgap-automl ~20 s, a model fitted
-#: per sample): run by make test, left out by make test-fast.  All others take 2-11 s.
+#: files whose tiny run is cut further, by file name -> settings: the Twitter stand-ins run 25 batches (the fewest
+#: of 60,000 samples instead of their --quick 200 (12 million samples a run, ~30 s of CPU each).
+#: What this test checks (the command's path: preflight and its pilot, backends, stores, report)
+#: does not depend on the budget; the outcomes of the --quick budget are the golden test's
+#: (tests/golden: topk-twitter, topk-twitter-binomial, both replications).
+SMALLER = {"topk-twitter": {"problem": {"budget": 25}}, "topk-twitter-binomial": {"problem": {"budget": 25}}}
+
+#: reproductions whose tiny run still takes over 15 s of CPU (measured: bayesgap-automl ~20 s, a
+#: model fitted per sample; the Twitter stand-ins ~30 s each before :data:`SMALLER`): run by make
+#: test, left out by make test-fast.  All others take 2-11 s.
 SLOW = {"batch-top-k-twitter", "batch-top-k-twitter-bernoulli", "bayesgap-automl"}
 
 
@@ -59,6 +66,8 @@ def tiny(monkeypatch):
         document["replications"] = min(int(document.get("replications", REPLICATIONS)), REPLICATIONS)
         if isinstance(document.get("grid"), dict):
             document["grid"] = {axis: values[:1] for axis, values in document["grid"].items()}
+        for table, values in SMALLER.get(document.get("name"), {}).items():
+            document[table] = {**document[table], **values}
         return document
 
     pilots = []

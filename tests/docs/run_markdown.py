@@ -37,15 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 try:  # run as ``python -m tests.docs.run_markdown`` or imported by the tests
+    from tests.docs.forkserver import ForkServer
     from tests.docs.markdown_blocks import Block, parse_blocks
     from tests.docs.output_match import matches, merge, normalise
 except ImportError:  # pragma: no cover - pytest's rootdir-relative import of this folder
+    from forkserver import ForkServer  # type: ignore[no-redef]
     from markdown_blocks import Block, parse_blocks  # type: ignore[no-redef]
     from output_match import matches, merge, normalise  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_TIMEOUT = 600.0
 WAIT_TIMEOUT = 60.0
+#: a page with at least this many ``pybai`` commands runs them through a fork server
+#: (:mod:`tests.docs.forkserver`: the server's imports cost about as much as two commands' own)
+FORK_FROM = 3
 
 
 def scratch_dir() -> str | None:
@@ -132,15 +137,22 @@ class PageRunner:
         replacements: dict[int, tuple[int, list[str], str]] = {}
         work = Path(tempfile.mkdtemp(prefix="pybai-docs-", dir=scratch_dir()))
         here = Path.cwd()
+        server = None
         try:
             if (ROOT / "docs" / "examples").is_dir():
                 shutil.copytree(ROOT / "docs" / "examples", work / "docs" / "examples")
+            if os.environ.get("PYBAI_DOCS_FORK", "1") != "0" and self._pybai_commands(blocks) >= FORK_FROM:
+                server = ForkServer(Path(tempfile.mkdtemp(prefix="pybai-fork-")), self.env, work)
+                self.env.update(server.start())
             os.chdir(work)
             for block in blocks:
                 self._run_block(block, outcome, replacements, work)
         finally:
             os.chdir(here)
             self._stop_background()
+            if server is not None:
+                server.stop()
+                shutil.rmtree(server.folder, ignore_errors=True)
             shutil.rmtree(work, ignore_errors=True)
         if self.update and replacements:
             for start in sorted(replacements, reverse=True):
@@ -150,6 +162,17 @@ class PageRunner:
             outcome.rewritten = sorted(start + 1 for start in replacements)
         outcome.seconds = time.perf_counter() - started
         return outcome
+
+    def _pybai_commands(self, blocks: list[Block]) -> int:
+        """How many console steps of the blocks this run executes call ``pybai`` (background ones apart)."""
+        count = 0
+        for block in blocks:
+            if block.kind != "console" or "skip" in block.markers or "background" in block.markers:
+                continue
+            if "slow" in block.markers and not self.slow:
+                continue
+            count += sum("pybai " in command_text(step) for step in split_console(block.lines)[0])
+        return count
 
     # -- blocks -----------------------------------------------------------------------------
     def _run_block(self, block: Block, outcome: Outcome, replacements: dict, work: Path) -> None:

@@ -145,6 +145,78 @@ def compute(what: str) -> dict:
     return json.loads(proc.stdout)
 
 
+class Worker:
+    """One child process (:data:`PORTABLE_ENV`) that computes one ``what`` after another: a test file
+    pays the child's imports and numba's cache loads once, not once per experiment.
+
+    What it computes is what :func:`compute` computes in a fresh child (every computation starts
+    from its own seed; no outcome depends on what ran before in the process): the golden files,
+    recorded by :func:`compute`, are the check of that.  A computation that fails or outlives
+    ``timeout`` seconds ends the child; the next one starts another.
+    """
+
+    def __init__(self, timeout: float = 1800.0):
+        self.timeout = timeout
+        self.proc: subprocess.Popen | None = None
+
+    def compute(self, what: str) -> dict:
+        import selectors
+
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(pathlib.Path(__file__).resolve()), "serve"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **PORTABLE_ENV})
+        proc = self.proc
+        proc.stdin.write(what + "\n")
+        proc.stdin.flush()
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(self.timeout)
+        line = proc.stdout.readline() if ready else ""
+        if not line:
+            self.close()
+            raise RuntimeError(f"golden computation of {what} failed or timed out:\n{self._stderr()[-4000:]}")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"golden computation of {what} failed:\n{reply['error'][-4000:]}")
+        return reply["result"]
+
+    def _stderr(self) -> str:
+        try:
+            return self.proc.stderr.read() if self.proc is not None else ""
+        except (OSError, ValueError):
+            return ""
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        proc, self.proc = self.proc, None
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+
+
+def _serve() -> int:
+    """The loop of :class:`Worker`'s child: a ``what`` per line in, ``{"result": ...}`` or
+    ``{"error": traceback}`` per line out (on the original standard output; what the computation
+    prints goes to standard error)."""
+    import traceback
+
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        what = line.strip()
+        try:
+            reply = {"result": case_outcomes() if what == "cases" else experiment_outcomes(what)}
+        except Exception:  # noqa: BLE001 - reported to the test, which fails with it
+            reply = {"error": traceback.format_exc()}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
 def golden_file(what: str) -> pathlib.Path:
     return DATA / f"{what}.json"
 
@@ -163,6 +235,8 @@ def main(argv: list[str]) -> int:
         result = case_outcomes() if what == "cases" else experiment_outcomes(what)
         json.dump(result, sys.stdout)
         return 0
+    if argv[:1] == ["serve"]:
+        return _serve()
     if argv[:1] == ["record"]:
         record(argv[1:] or ["cases", *experiment_names()])
         return 0

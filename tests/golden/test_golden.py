@@ -19,9 +19,18 @@ SPLIT = ("linear-modern", "topk-twitter", "topk-twitter-binomial", "baics-exampl
          *(n for n in golden.experiment_names() if n.startswith("leaderboard-")))
 
 
-def check(what: str) -> None:
+@pytest.fixture(scope="module")
+def worker():
+    """The child process that computes this test file's golden cases, one after another
+    (:class:`golden.Worker`; the other golden files import this fixture, one child per file)."""
+    child = golden.Worker()
+    yield child
+    child.close()
+
+
+def check(what: str, worker: golden.Worker) -> None:
     expected = json.loads(golden.golden_file(what).read_text())
-    got = golden.compute(what)
+    got = worker.compute(what)
     changed = sorted(k for k in expected if got.get(k) != expected[k])
     extra = sorted(set(got) - set(expected))
     lines = [f"{k}: expected {expected[k]}, got {got.get(k)}" for k in changed[:20]]
@@ -35,8 +44,8 @@ def test_every_shipped_experiment_has_a_golden_file():
     assert not missing, f"no golden outcomes for {missing} (record them: tests/golden/golden.py record NAME)"
 
 
-def test_common_check_cases_are_unchanged():
-    check("cases")
+def test_common_check_cases_are_unchanged(worker):
+    check("cases", worker)
 
 
 def rest(part: int) -> list[str]:
@@ -46,5 +55,5 @@ def rest(part: int) -> list[str]:
 
 
 @pytest.mark.parametrize("name", rest(0))
-def test_quick_reproduction_is_unchanged(name):
-    check(name)
+def test_quick_reproduction_is_unchanged(name, worker):
+    check(name, worker)

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from test_golden import SPLIT, check  # noqa: E402
+from test_golden import SPLIT, check, worker  # noqa: E402,F401 (worker: the module-scoped fixture)
 
 
 @pytest.mark.parametrize("name", SPLIT)
-def test_quick_reproduction_is_unchanged(name):
-    check(name)
+def test_quick_reproduction_is_unchanged(name, worker):
+    check(name, worker)

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from test_golden import check, rest  # noqa: E402
+from test_golden import check, rest, worker  # noqa: E402,F401 (worker: the module-scoped fixture)
 
 
 @pytest.mark.parametrize("name", rest(1))
-def test_quick_reproduction_is_unchanged(name):
-    check(name)
+def test_quick_reproduction_is_unchanged(name, worker):
+    check(name, worker)

@@ -33,6 +33,18 @@ EMAX = tilt_caps(SCALES)
 CONSTS = scale_constants(SCALES, EMAX)
 
 
+def check_certified(low, margin):
+    """The margin at levels around the grid minimum ``low``: never above the minimum, positive well below it."""
+    for level in (low - 0.5, low - 0.01, low + 0.01):
+        m = margin(level)
+        if m > 0.0:
+            assert m <= low - level + 1e-7
+        if level < low - 0.05:
+            assert m > 0.0
+        if level > low:
+            assert m <= 0.0
+
+
 def fresh(k):
     state = np.zeros(state_size(k))
     state[:k] = -1.0
@@ -135,14 +147,8 @@ def test_gaussian_margin_is_a_certified_lower_bound_of_the_infimum(seed):
         if j == best:
             continue
         low = min(_gauss_eval(x, state, j, best, counts, sums, var, SCALES, vals, ds, hs)[0] for x in xs)
-        for level in (low - 0.5, low - 0.01, low + 0.01):
-            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, SCALES, level)
-            if m > 0.0:
-                assert m <= low - level + 1e-7
-            if level < low - 0.05:
-                assert m > 0.0
-            if level > low:
-                assert m <= 0.0
+        check_certified(low, lambda level: gaussian_hypothesis_margin(state, j, best, counts, sums, means, var,
+                                                                      SCALES, level))
 
 
 def bernoulli_path(means, horizon, seed):
@@ -185,14 +191,8 @@ def test_bernoulli_margin_is_a_certified_lower_bound_and_terms_are_the_tilted_mi
         vals = np.array([_tilt_eval(v, state, j, best, counts, sums, SCALES, EMAX, CONSTS) for v in ys])
         assert np.all(np.diff(vals, 2) >= -1e-7)  # convex in the level
         low = float(vals.min())
-        for level in (low - 0.5, low - 0.01, low + 0.01):
-            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, SCALES, EMAX, CONSTS, level)
-            if m > 0.0:
-                assert m <= low - level + 1e-7
-            if level < low - 0.05:
-                assert m > 0.0
-            if level > low:
-                assert m <= 0.0
+        check_certified(low, lambda level: tilt_hypothesis_margin(state, j, best, counts, sums, means, SCALES, EMAX,
+                                                                  CONSTS, level))
 
 
 def test_leaders_are_sticky_and_segments_are_stored():
@@ -401,10 +401,10 @@ def test_make_threshold_problems_and_parameters():
                       GaussianLeaderThreshold)
     # the delta-correct rule of plain best-arm identification on Gaussian and Bernoulli arms; with epsilon and
     # for top-k the per-pair rules
-    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1) == GaussianLeaderThreshold(
-        0.1, 4)
-    assert BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("delta-correct", 0.1) == BernoulliLeaderThreshold(
-        0.1, 4)
+    assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1),
+                      GaussianLeaderThreshold)
+    assert isinstance(BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("delta-correct", 0.1),
+                      BernoulliLeaderThreshold)
     assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("delta-correct", 0.1),
                       GaussianPairMixtureThreshold)
     assert isinstance(TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1),
@@ -433,15 +433,16 @@ def test_state_is_saved_and_restored_with_the_strategy():
         restore_strategy(saved, problem)
 
 
+@pytest.mark.parametrize("kind", ["leader", "leader-scales"])
 @pytest.mark.parametrize("bernoulli", [False, True])
 @pytest.mark.parametrize("name", ["tas", "top-two", "uniform", "lucb", "game"])
-def test_compiled_runs_equal_ask_tell_runs_state_included(name, bernoulli):
+def test_compiled_runs_equal_ask_tell_runs_state_included(name, bernoulli, kind):
     means = np.array([0.5, 0.45, 0.43, 0.4]) if bernoulli else np.array([1.0, 0.8, 0.6, 0.4])
     env = BernoulliEnvironment(means) if bernoulli else GaussianEnvironment(means, 1.0)
     family = Bernoulli(n_sources=4) if bernoulli else Gaussian(1.0, n_sources=4)
     problem = BestArmProblem(4, family, FixedConfidence(0.1, max_samples=100_000))
-    fast = make_strategy(name, {"threshold": "leader"}).start(problem, rng=3)
-    slow = make_strategy(name, {"threshold": "leader"}).start(problem, rng=3)
+    fast = make_strategy(name, {"threshold": kind}).start(problem, rng=3)
+    slow = make_strategy(name, {"threshold": kind}).start(problem, rng=3)
     assert fast.simulate_run(env.means, np.random.default_rng(30), None if bernoulli else np.ones(4))
     noise = np.random.default_rng(30)
     while not slow.stopped:

@@ -108,47 +108,49 @@ def _gauss_factor(x, up, n, s, v, c):
 
 
 @njit(cache=True)
-def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs):
-    """ln E_j at the diagonal point x (the best arm's term stands for the fixed average), f' and f''."""
+def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h):
+    """(f, d, h) plus ln L_j,c at x and its two derivatives: the leader process's stored segments, then the current
+    one (added in this order)."""
     K = counts.shape[0]
-    J = scales.shape[0]
-    nseg = int(state[3 * K + j])
+    for k in range(int(state[3 * K + j])):
+        base = _seg(K, j, k)
+        f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[int(state[base])], c)
+        f += f1
+        d += d1
+        h += h1
     lead = int(state[j])
-    w_lead = math.log(0.5 / J)
-    w_hold = math.log(0.5 / ((K - 1.0) * J))
-    m = 0
-    mx = -math.inf
-    for q in range(J):
-        c = scales[q]
-        f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
-        f = f0 + w_lead
-        d = d0
-        h = h0
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            a = int(state[base])
-            f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[a], c)
+    if lead >= 0:
+        n = counts[lead] - state[K + j]
+        if n > 0.0:
+            f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
             f += f1
             d += d1
             h += h1
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
-                f += f1
-                d += d1
-                h += h1
-        vals[m] = f
-        ds[m] = d
-        hs[m] = h
-        mx = max(mx, f)
-        m += 1
-        f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
-        vals[m] = f0 + f1 + w_hold
-        ds[m] = d0 + d1
-        hs[m] = h0 + h1
-        mx = max(mx, vals[m])
-        m += 1
+    return f, d, h
+
+
+@njit(cache=True)
+def _tilt_lead(y, state, j, counts, sums, c, eta_max, e_tilt, log_norm, f):
+    """f plus ln L_j,c at the level y (rewards in [0, 1]), segments added in the order of :func:`_gauss_lead`."""
+    K = counts.shape[0]
+    for k in range(int(state[3 * K + j])):
+        base = _seg(K, j, k)
+        f += term_at_level(state[base + 1], state[base + 2], y, c, eta_max, e_tilt, log_norm, True)
+    lead = int(state[j])
+    if lead >= 0:
+        n = counts[lead] - state[K + j]
+        if n > 0.0:
+            f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, eta_max, e_tilt, log_norm, True)
+    return f
+
+
+@njit(cache=True)
+def _lse_parts(vals, ds, hs, m):
+    """ln sum_i e^(vals[i]) over the first m entries, with its first and second derivatives (each entry's
+    value, first and second derivatives given)."""
+    mx = -math.inf
+    for i in range(m):
+        mx = max(mx, vals[i])
     s = 0.0
     for i in range(m):
         s += math.exp(vals[i] - mx)
@@ -165,7 +167,79 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs):
 
 
 @njit(cache=True)
-def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level):
+def _lse2(a, da, ha, b, db, hb):
+    """ln(e^a + e^b) with its first and second derivatives: :func:`_lse_parts` of two entries, the same operations
+    in the same order (same rounding)."""
+    mx = max(a, b)
+    f = mx + math.log(math.exp(a - mx) + math.exp(b - mx))
+    pa = math.exp(a - f)
+    pb = math.exp(b - f)
+    g = pa * da + pb * db
+    return f, g, (pa * ha + pb * hb) + (pa * da * da + pb * db * db) - g * g
+
+
+@njit(cache=True)
+def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0):
+    """ln E_j at the diagonal point x (the best arm's term stands for the fixed average), f' and f''.
+
+    ``product``: the weight of the free-scale part (module :mod:`pybai.stopping.leader`); 0 is the common
+    scale alone.
+    """
+    if product > 0.0:
+        return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+    K = counts.shape[0]
+    J = scales.shape[0]
+    w_lead = math.log(0.5 / J)
+    w_hold = math.log(0.5 / ((K - 1.0) * J))
+    m = 0
+    for q in range(J):
+        c = scales[q]
+        f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
+        vals[m], ds[m], hs[m] = _gauss_lead(x, state, j, counts, sums, var, c, f0 + w_lead, d0, h0)
+        m += 1
+        f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
+        vals[m] = f0 + f1 + w_hold
+        ds[m] = d0 + d1
+        hs[m] = h0 + h1
+        m += 1
+    return _lse_parts(vals, ds, hs, m)
+
+
+@njit(cache=True)
+def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product):
+    """ln E_j at x with the scale-pair prior: weight 1 - ``product`` on a common scale for D_j and G_j,
+    ``product`` on independent scales, E_j = (1 - p) (1/J) sum_c D_c G_c + p D-bar G-bar (D-bar, G-bar
+    the equal-weight scale mixtures); f' and f''.  ``vals``, ``ds``, ``hs`` need 3 J + 2 entries."""
+    K = counts.shape[0]
+    J = scales.shape[0]
+    w_hold = math.log(1.0 / (K - 1.0))
+    lnJ = math.log(J)
+    # entries: [0, J) D_c; [J, 2J) G_c; [2J, 3J + 1) the terms of E_j
+    for q in range(J):
+        c = scales[q]
+        f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
+        vals[q] = f0
+        ds[q] = d0
+        hs[q] = h0
+        f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0)
+        f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
+        g, gd, gh = _lse2(f - _LN2, d, h, f1 + w_hold - _LN2, d1, h1)
+        vals[J + q] = g
+        ds[J + q] = gd
+        hs[J + q] = gh
+        vals[2 * J + 1 + q] = f0 + g + math.log(1.0 - product) - lnJ
+        ds[2 * J + 1 + q] = d0 + gd
+        hs[2 * J + 1 + q] = h0 + gh
+    fd, dd, hd = _lse_parts(vals[:J], ds[:J], hs[:J], J)
+    fg, dg, hg = _lse_parts(vals[J: 2 * J], ds[J: 2 * J], hs[J: 2 * J], J)
+    vals[2 * J] = fd + fg + math.log(product) - 2.0 * lnJ
+    ds[2 * J] = dd + dg
+    hs[2 * J] = hd + hg
+    return _lse_parts(vals[2 * J:], ds[2 * J:], hs[2 * J:], J + 1)
+
+
+@njit(cache=True)
+def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0):
     """Certified lower bound on inf over H_j of ln E_j minus ``level`` (Gaussian arms, known variances).
 
     ln E_j is convex along the diagonal (a log of sums of products of log-convex terms), so the
@@ -175,14 +249,14 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     rounding allowance), and -1.0 when undecided.
     """
     J = scales.shape[0]
-    vals = np.empty(2 * J)
-    ds = np.empty(2 * J)
-    hs = np.empty(2 * J)
+    vals = np.empty(3 * J + 2)
+    ds = np.empty(3 * J + 2)
+    hs = np.empty(3 * J + 2)
     na = counts[best]
     nb = counts[j]
     x = (na * means[best] / var[best] + nb * means[j] / var[j]) / (na / var[best] + nb / var[j])
     width = math.sqrt(var[best] / na) + math.sqrt(var[j] / nb) + abs(means[best] - means[j])
-    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs)
+    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
     if f <= level:
         return f - level
     lo = x
@@ -190,7 +264,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     if g > 0.0:
         lo = x - width
         for _ in range(_MAX_STEPS):
-            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs)
+            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
             if fl <= level:
                 return fl - level
             if gl <= 0.0:
@@ -203,7 +277,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     elif g < 0.0:
         hi = x + width
         for _ in range(_MAX_STEPS):
-            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs)
+            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
             if fh <= level:
                 return fh - level
             if gh >= 0.0:
@@ -217,7 +291,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
         return f - level
     x = 0.5 * (lo + hi)
     for _ in range(_MAX_STEPS):
-        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs)
+        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
         if f <= level:
             return f - level
         if g > 0.0:
@@ -241,34 +315,49 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
 
 
 @njit(cache=True)
-def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts):
-    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures)."""
+def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.0):
+    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures); ``product`` as in
+    :func:`_gauss_eval`."""
+    if product > 0.0:
+        return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product)
     K = counts.shape[0]
     J = scales.shape[0]
-    nseg = int(state[3 * K + j])
-    lead = int(state[j])
     w_lead = math.log(0.5 / J)
     w_hold = math.log(0.5 / ((K - 1.0) * J))
     acc = -math.inf
     for q in range(J):
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
-        f = down + w_lead
-        for k in range(nseg):
-            base = _seg(K, j, k)
-            f += term_at_level(state[base + 1], state[base + 2], y, c, emax[q], consts[0, q], consts[2, q], True)
-        if lead >= 0:
-            n = counts[lead] - state[K + j]
-            if n > 0.0:
-                f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, emax[q], consts[0, q], consts[2, q], True)
-        acc = add_log(acc, f)
+        acc = add_log(acc, _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], down + w_lead))
         acc = add_log(acc, down + w_hold + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q], consts[2, q],
                                                   True))
     return acc
 
 
 @njit(cache=True)
-def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level):
+def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product):
+    """:func:`_gauss_eval_free` for rewards in [0, 1] (value only)."""
+    K = counts.shape[0]
+    J = scales.shape[0]
+    w_hold = math.log(1.0 / (K - 1.0))
+    lnJ = math.log(J)
+    dbar = -math.inf
+    gbar = -math.inf
+    acc = -math.inf
+    for q in range(J):
+        c = scales[q]
+        down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
+        f = _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], 0.0)
+        g = add_log(f - _LN2, w_hold - _LN2 + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q],
+                                                          consts[2, q], True))
+        dbar = add_log(dbar, down)
+        gbar = add_log(gbar, g)
+        acc = add_log(acc, down + g + math.log(1.0 - product) - lnJ)
+    return add_log(acc, dbar + gbar + math.log(product) - 2.0 * lnJ)
+
+
+@njit(cache=True)
+def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product=0.0):
     """Certified lower bound on inf over H_j (levels in [0, 1]) of ln E_j minus ``level`` (rewards in [0, 1]).
 
     ln E_j is convex in the diagonal level (each tilted term is, see :mod:`pybai.stopping._tilt_kernels`),
@@ -293,7 +382,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
                 dup = True
         if dup:
             continue
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
@@ -319,7 +408,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
                 y = min(max(cand, q + 0.05 * (r - q)), r - 0.05 * (r - q))
         if not (q < y < r):
             return -1.0
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
@@ -329,7 +418,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
 
 
 @njit(cache=True)
-def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record):
+def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record, product=0.0):
     """Smallest margin over the hypotheses H_j, j != the empirical best, not rejected before; stop when > 0.
 
     ``-inf`` without a unique empirical best, ``inf`` when every such hypothesis was rejected before.
@@ -357,9 +446,9 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
         if j == best or state[4 * K + j] > 0.0:
             continue
         if code == GAUSSIAN:
-            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level)
+            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product)
         else:
-            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level)
+            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product)
         if m < worst:
             worst = m
         if worst <= 0.0:
@@ -372,7 +461,7 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
 
 # A compiled row of the rule (pybai.stopping.leader.LeaderThreshold.compiled_pair_form after the five t-only
 # columns and the per-pair flag): [.., 6 LEADER_RULE, 7 level, 8 min_statistic, 9 family code, 10 sticky, 11 K,
-# 12 J, 13.. the J scales, then the state].
+# 12 J, 13.. the J scales, then the state, then the weight of the independent-scales part].
 _ROW_CODE, _ROW_STICKY, _ROW_K, _ROW_J, _ROW_SCALES = 9, 10, 11, 12, 13
 
 
@@ -398,5 +487,7 @@ def leader_row_margin(row, counts, sums, means, var):
     scales = row[_ROW_SCALES: _ROW_SCALES + J].copy()
     emax = tilt_caps(scales)
     consts = scale_constants(scales, emax)
+    K = int(row[_ROW_K])
+    product = row[_ROW_SCALES + J + state_size(K)]
     return leader_min_margin(_row_state(row), int(row[_ROW_CODE]), counts, sums, means, var, scales, emax, consts,
-                             row[7], True)
+                             row[7], True, product)

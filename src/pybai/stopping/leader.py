@@ -24,6 +24,18 @@ segments (arm i_k, its samples while it led) of fresh mixtures U_{i_k,c}^{(k)}(l
 
 with the scales c_j = e^(2j), j = 0..7, of the pair rules (one common scale for every factor of a term).
 
+**The scale-pair prior** (kind ``"leader-scales"``, the ``"delta-correct"`` default of plain best arm).  With
+G_j,c = (1/2) L_j,c + (1/2) (1/(K - 1)) sum_{i != j} U_i,c, a common scale fits at most one of the two sides when
+their counts differ (Track-and-Stop's optimal allocation samples the last arms tens of times less than the first
+two, and their hypotheses decide the stop).  The scale-pair prior lets the sides take independent scales:
+
+    E_j = (1 - p) (1/J) sum_c D_j,c G_j,c + p [(1/J) sum_c D_j,c] [(1/J) sum_c G_j,c],   p = SCALE_PAIR_WEIGHT = 1/2,
+
+a mixture over pairs of scales with a prior fixed in advance.  Every D_j,c G_j,c' is a nonnegative supermartingale
+of initial value 1 at the truth (the factors change on disjoint samples), so the theorem below holds unchanged for
+it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
+E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
+
 **Theorem (delta-correct for every sampling rule).**  Assumptions: the arms' rewards are Gaussian with
 known variances, or lie in [0, 1]; given the sampling rule's choice a reward is drawn from the chosen
 arm's law independently of the past; the sampling rule may use the whole past.  The rule stops at time
@@ -76,19 +88,24 @@ from pybai.stopping.kk21 import GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
-__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "LEADER_ROW_SCALES", "refuse_leader"]
+__all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "GaussianLeaderScalesThreshold",
+           "BernoulliLeaderScalesThreshold", "LEADER_ROW_SCALES", "LEADER_KINDS", "SCALE_PAIR_WEIGHT", "refuse_leader"]
 
 #: Column of a compiled row (:func:`pybai.stopping.compiled.compiled_rows`: five t-only columns, the
 #: per-pair flag, then :meth:`LeaderThreshold.compiled_pair_form`) where the scales start; the state follows them.
 LEADER_ROW_SCALES = 13
+#: The kinds of this module: common prior scales (``"leader"``), the scale-pair prior (``"leader-scales"``).
+LEADER_KINDS = ("leader", "leader-scales")
+#: Weight of the independent-scales part of the scale-pair prior (kind ``"leader-scales"``; module docstring).
+SCALE_PAIR_WEIGHT = 0.5
 
 
 def refuse_leader(kind: Any, owner: str) -> None:
     """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
     "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
-    if isinstance(kind, str) and kind.strip().lower() == "leader":
-        raise fail("threshold", owner, "a kind this goal supports ('leader' is for best-arm identification without "
-                   "epsilon)", kind)
+    if isinstance(kind, str) and kind.strip().lower() in LEADER_KINDS:
+        raise fail("threshold", owner, "a kind this goal supports ('leader' and 'leader-scales' are for best-arm "
+                   "identification without epsilon)", kind)
 
 
 class LeaderThreshold(Threshold):
@@ -122,6 +139,8 @@ class LeaderThreshold(Threshold):
     stateful = True
     proven = True
     _code = GAUSSIAN
+    #: Weight of the independent-scales part of the scale-pair prior (0: one common scale per term).
+    product_weight = 0.0
 
     def __init__(self, delta: float, n_arms: int):
         super().__init__(delta)
@@ -165,7 +184,7 @@ class LeaderThreshold(Threshold):
         var = self._variances(variances)
         leader_advance(self.state_, counts, sums, means, self._code, var, self.sticky)
         margin = float(leader_min_margin(self.state_, self._code, counts, sums, means, var, self._scales, self._emax,
-                                         self._consts, self.level, True))
+                                         self._consts, self.level, True, self.product_weight))
         self._decided = (model, float(counts.sum()), margin)
 
     def _variances(self, variances) -> np.ndarray:
@@ -177,7 +196,7 @@ class LeaderThreshold(Threshold):
         return float(leader_min_margin(self.state_, self._code, np.asarray(counts, dtype=float),
                                        np.asarray(sums, dtype=float), np.asarray(means, dtype=float),
                                        self._variances(variances), self._scales, self._emax, self._consts,
-                                       self.level, False))
+                                       self.level, False, self.product_weight))
 
     def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """The margin on a model (the hook problems call): the result of :meth:`advance` on the run's own model
@@ -192,10 +211,10 @@ class LeaderThreshold(Threshold):
 
     def compiled_pair_form(self) -> np.ndarray:
         """The numbers a compiled loop reads: ``[LEADER_RULE, level, min_statistic, family code, sticky, K, J,
-        scale_1, ..., scale_J, state...]`` (the state is written in place by the loop)."""
+        scale_1, ..., scale_J, state..., product_weight]`` (the state is written in place by the loop)."""
         head = [float(LEADER_RULE), self.level, self.min_statistic, float(self._code), self.sticky,
                 float(self.n_arms), float(self._scales.size)]
-        return np.concatenate((np.array(head), self._scales, self.state_))
+        return np.concatenate((np.array(head), self._scales, self.state_, [self.product_weight]))
 
     def load_row_state(self, row: np.ndarray) -> None:
         """Take the state a compiled loop left in its row (:func:`pybai.stopping.compiled.compiled_rows`)."""
@@ -234,3 +253,17 @@ class BernoulliLeaderThreshold(LeaderThreshold):
     def _make_fallback(self) -> Threshold:
         return BernoulliKTThreshold(self.delta, self.n_alternatives, 2)
 
+
+
+class GaussianLeaderScalesThreshold(GaussianLeaderThreshold):
+    """Gaussian arms with known variances, the scale-pair prior (kind ``"leader-scales"``, module docstring)."""
+
+    name = "leader-scales-gaussian"
+    product_weight = SCALE_PAIR_WEIGHT
+
+
+class BernoulliLeaderScalesThreshold(BernoulliLeaderThreshold):
+    """Rewards in [0, 1], the scale-pair prior (kind ``"leader-scales"``, module docstring)."""
+
+    name = "leader-scales-bernoulli"
+    product_weight = SCALE_PAIR_WEIGHT

@@ -53,7 +53,8 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
-from pybai.stopping.leader import BernoulliLeaderThreshold, GaussianLeaderThreshold
+from pybai.stopping.leader import (BernoulliLeaderScalesThreshold, BernoulliLeaderThreshold, GaussianLeaderScalesThreshold,
+                                   GaussianLeaderThreshold)
 from pybai.stopping.tilt import BernoulliTiltThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
@@ -65,8 +66,9 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: proven ones (``"pair-mixture"``: the count-dependent per-piece rules of
 #: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems;
 #: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1];
-#: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`).
-KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader")
+#: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`;
+#: ``"leader-scales"``: the same with the scale-pair prior, the ``"delta-correct"`` default of best-arm problems).
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales")
 #: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -216,14 +218,15 @@ def make_threshold(
         if fam != "bernoulli":
             raise fail("family", "make_threshold", "'bernoulli' (or a bounded family) for kind 'pair-tilt'", family)
         return BernoulliTiltThreshold(delta, n_alternatives)
-    if kind == "leader":
+    if kind in ("leader", "leader-scales"):
         if n_terms != 2:
-            raise fail("n_terms", "make_threshold", "2 for kind 'leader' (pieces of two arms)", n_terms)
+            raise fail("n_terms", "make_threshold", f"2 for kind '{kind}' (pieces of two arms)", n_terms)
+        scales = kind == "leader-scales"
         if fam == "gaussian":
-            return GaussianLeaderThreshold(delta, n_alternatives + 1)
+            return (GaussianLeaderScalesThreshold if scales else GaussianLeaderThreshold)(delta, n_alternatives + 1)
         if fam == "bernoulli":
-            return BernoulliLeaderThreshold(delta, n_alternatives + 1)
-        raise fail("family", "make_threshold", "'gaussian' or 'bernoulli' for kind 'leader'", family)
+            return (BernoulliLeaderScalesThreshold if scales else BernoulliLeaderThreshold)(delta, n_alternatives + 1)
+        raise fail("family", "make_threshold", f"'gaussian' or 'bernoulli' for kind '{kind}'", family)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
     if kind == "kt-mixture" or (kind == "delta-correct" and fam == "bernoulli"):

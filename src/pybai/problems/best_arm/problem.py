@@ -20,6 +20,7 @@ from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.evidence import pair_margin, pair_stopping
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
 from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
+from pybai.stopping.leader import LEADER_KINDS
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["BestArmProblem"]
@@ -153,18 +154,18 @@ class BestArmProblem(Problem):
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: without epsilon, on Gaussian (known variances) and Bernoulli arms, the rule
-        ``"leader"``: one test per hypothesis "arm j is the best", without the union over pairs
-        (:mod:`pybai.stopping.leader`).  Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`,
+        ``"leader-scales"``: one test per hypothesis "arm j is the best", without the union over pairs, with the
+        scale-pair prior (:mod:`pybai.stopping.leader`; ``"leader"`` keeps one common scale per term).  Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`,
         :mod:`pybai.stopping.tilt`), m = K - 1: the pieces of the alternative to "a_hat is best" are
         {lambda_b >= lambda_a_hat}, b != a_hat; on a wrong stop the truth lies in the piece b = a*, so the union
         bound runs over the K - 1 pairs (a, a*), a != a*.  With epsilon the pieces are
         {lambda_a_hat <= c lambda_b - e} (:attr:`pair_shift`) and the same K - 1 pairs serve (a* the first best
-        arm; docs/thresholds.md, "epsilon-best-arm identification"); ``"leader"`` is refused.
+        arm; docs/thresholds.md, "epsilon-best-arm identification"); ``"leader"`` and ``"leader-scales"`` are refused.
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         if name == "delta-correct" and self.family.name in ("gaussian", "bernoulli"):
-            name = "leader"
-        if name == "leader" and not self.epsilon_best_arm:
+            name = "leader-scales"
+        if name in LEADER_KINDS and not self.epsilon_best_arm:
             return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                                   family=self.family.name)
         return self._pair_threshold(kind, delta)
