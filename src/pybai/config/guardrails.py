@@ -107,6 +107,9 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
             if model not in METRIC_REWARD_MODELS:
                 listed = ", ".join(f'"{m}"' for m in METRIC_REWARD_MODELS)
                 raise ConfigError(f"{t.key('reward_model')}: expected one of {listed} for a metric, got \"{model}\".")
+            if model == "bernoulli" and known.get("reward_model", "bernoulli") != "bernoulli":
+                raise ConfigError(f"{t.key('reward_model')}: \"bernoulli\" takes rewards 0 or 1, but the environment's "
+                                  f"metric \"{name}\" gives other rewards; expected \"bounded\" or \"gaussian\".")
             kwargs = {}
         if t.has("maximize") and i > 0:
             raise ConfigError(f"{t.key('maximize')}: only on the objective (the first metric).")

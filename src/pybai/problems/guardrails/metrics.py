@@ -30,7 +30,7 @@ import numpy as np
 
 from pybai._validation import fail, is_finite_number
 
-__all__ = ["Metric", "Guardrails", "GUARDRAIL_KEYS", "METRIC_REWARD_MODELS", "compile_guardrails"]
+__all__ = ["Metric", "Guardrails", "guardrail_text", "GUARDRAIL_KEYS", "METRIC_REWARD_MODELS", "compile_guardrails"]
 
 #: the guardrail keys of a metric, in the order they are read
 GUARDRAIL_KEYS = ("at_most", "at_least", "at_most_vs_control", "at_least_vs_control")
@@ -130,6 +130,19 @@ class Metric:
         """``(key, value)`` of the guardrails set on this metric, in :data:`GUARDRAIL_KEYS` order."""
         return [(key, getattr(self, key)) for key in GUARDRAIL_KEYS if getattr(self, key) is not None]
 
+    def describe(self, objective: bool = False) -> str:
+        """The metric in words: ``latency_ms: gaussian rewards (sigma = 40), at most 250``, ``conversion: objective
+        (maximised), bernoulli rewards``, ``refunds: bounded rewards in [0, 1], at most control + 0.01``."""
+        if self.reward_model == "gaussian":
+            model = f"gaussian rewards (sigma = {self.sigma:g})"
+        elif self.reward_model == "bernoulli":
+            model = "bernoulli rewards (0 or 1)"
+        else:
+            model = f"{self.reward_model} rewards in [{self.support[0]:g}, {self.support[1]:g}]"
+        head = [f"objective ({'maximised' if self.maximize else 'minimised'})"] if objective else []
+        rules = [guardrail_text(key, value) for key, value in self.guardrails()]
+        return f"{self.name}: " + ", ".join(head + [model] + rules)
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "reward_model": self.reward_model}
         if self.sigma is not None:
@@ -139,6 +152,18 @@ class Metric:
         out["maximize"] = bool(self.maximize)
         out.update(self.guardrails())
         return out
+
+
+def guardrail_text(key: str, value: float) -> str:
+    """A guardrail in words: ``at most 250``, ``at least 0.1``, ``at most control + 0.01``, ``at least control - 0``.
+
+    >>> guardrail_text("at_most_vs_control", 0.005), guardrail_text("at_least", 2.0)
+    ('at most control + 0.005', 'at least 2')
+    """
+    side = "at most" if key.startswith("at_most") else "at least"
+    if key.endswith("_vs_control"):
+        return f"{side} control {'+' if side == 'at most' else '-'} {value:g}"
+    return f"{side} {value:g}"
 
 
 class Guardrails(NamedTuple):

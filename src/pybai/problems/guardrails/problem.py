@@ -26,6 +26,7 @@ from pybai.problems.guardrails.metrics import Metric, compile_guardrails
 from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
+from pybai.problems.guardrails.states import arm_states, guardrail_states
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
 
 __all__ = ["GuardrailProblem"]
@@ -102,8 +103,20 @@ class GuardrailProblem(Problem):
         return MetricSpace(self.n_arms, self.n_metrics, self.metric_names)
 
     def new_model(self) -> MetricMeans:
-        """Empirical means per (arm, metric), refusing rewards outside a metric's range."""
-        return MetricMeans(self.n_sources, self._low, self._high, self.metric_names * self.n_arms)
+        """Empirical means per (arm, metric), refusing rewards outside a metric's range (other than 0 and 1
+        for a Bernoulli metric)."""
+        binary = np.tile([m.reward_model == "bernoulli" for m in self.metrics], self.n_arms)
+        return MetricMeans(self.n_sources, self._low, self._high, self.metric_names * self.n_arms, binary)
+
+    def describe_rewards(self) -> list[str]:
+        """What one observation carries, in words (the session header): ``"3 metrics per observation:"``, then
+        one line per metric (:meth:`Metric.describe <pybai.problems.guardrails.metrics.Metric.describe>`)."""
+        return [f"{self.n_metrics} metrics per observation:"] + [
+            m.describe(objective=i == 0) for i, m in enumerate(self.metrics)]
+
+    def source_support(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) per source: the range of its metric's rewards (``-inf``, ``inf`` for a Gaussian metric)."""
+        return self._low, self._high
 
     @property
     def has_relative(self) -> bool:
@@ -190,41 +203,15 @@ class GuardrailProblem(Problem):
 
         A guardrail is certified kept (broken) when its break (keep) test passes the rule's level: the mixture
         evidence against ``ln(m/delta)`` for the ``delta-correct`` rule, else the test's GLR against
-        ``threshold(t)`` (what the two-stage baseline of :mod:`pybai.strategies.two_stage` reads).
+        ``threshold(t)`` (what the two-stage baseline of :mod:`pybai.strategies.two_stage` reads;
+        :func:`pybai.problems.guardrails.states.arm_states`).
         """
-        if isinstance(threshold, GuardrailMixtureThreshold):
-            scales, level = threshold._scales, threshold.level
-        else:
-            scales, level = _NO_SCALES, threshold(max(t, 1))
-        counts, means = np.asarray(model.counts, dtype=float), np.asarray(model.estimate, dtype=float)
-        out = np.zeros(self.n_arms, dtype=np.int64)
-        for k in range(self.n_arms):
-            kept, broken = self._status_tests(k)
-            if kept is None:
-                out[k] = 1
-                continue
-            if items_value(*kept, counts, means, self.variances, scales) > level:
-                out[k] = 1
-            elif items_value(*broken, counts, means, self.variances, scales) > level:
-                out[k] = -1
-        return out
+        return arm_states(self, model, threshold, t)
 
-    def _status_tests(self, arm: int):
-        """(break tests of ``arm``, one item each; its keep tests, one item) as ``items_value`` arguments."""
-        key = ("status", arm)
-        cached = self._tests.get(key)
-        if cached is None:
-            binding = np.flatnonzero(self.guards.applies(arm, self.control))
-            if binding.size == 0:
-                cached = (None, None)
-            else:
-                t = build_tests(-1, self.n_arms, self.n_metrics, self.guards, self.control, self.sense)
-                rows = np.flatnonzero(t.arms == arm)  # the keep tests of arm (one item in the -1 answer)
-                keep = (t.s1[rows], t.a1[rows], t.s2[rows], t.a2[rows], t.e[rows], np.zeros(1, dtype=np.int64))
-                brk = (keep[0], -keep[1], keep[2], -keep[3], -keep[4], np.arange(rows.size, dtype=np.int64))
-                cached = (brk, keep)
-            self._tests[key] = cached
-        return cached
+    def guardrail_states(self, model, threshold, t: int) -> dict:
+        """Each arm's guardrails: estimate, margin to the bound, state (holds, broken, undecided) and evidence
+        (:func:`pybai.problems.guardrails.states.guardrail_states`; the session status's ``guardrails``)."""
+        return guardrail_states(self, model, threshold, t)
 
     def oracle(self, means, hint: Any = None):
         """T*(mu) and w*(mu) of the guardrail rule (:mod:`pybai.problems.guardrails.oracle`), w* per source
