@@ -160,6 +160,24 @@ def test_a_bernoulli_metric_takes_0_or_1(tmp_path, capsys):
         assert again.status()["samples"] == 1
 
 
+def test_a_bernoulli_metric_with_requests_pending(tmp_path):
+    """With several requests outstanding the rule chooses on the believer model (pending samples told at the
+    current means, fractions of a Bernoulli metric): asks go on, only told rewards are checked."""
+    with Session.create(tmp_path / "p.db", problem=_problem(), strategy=make_strategy("tas"), seed=1,
+                        max_pending=4) as s:
+        rng = np.random.default_rng(3)
+        for _ in range(60):
+            first, second = s.ask(), s.ask()
+            for request in (first, second):
+                _, rewards = WORLD.respond(request.requests, rng)
+                s.tell(request.id, request.requests, rewards.reshape(len(request.requests), len(NAMES)))
+        assert s.status()["samples"] == 120
+        pending = s.ask()
+        with pytest.raises(RequestError, match="metric 'refunds' takes rewards 0 or 1"):
+            s.tell(pending.id, pending.requests, {"revenue": [0.0], "latency": [0.0], "refunds": [0.2]})
+        assert s.status()["samples"] == 120
+
+
 def test_a_bernoulli_reward_model_needs_0_or_1_rewards_from_the_environment():
     from pybai.config.guardrails import guardrail_problem
 

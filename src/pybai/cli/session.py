@@ -117,7 +117,7 @@ def _describe(session) -> list[str]:
     if problem.labels is not None:
         shown = ", ".join(problem.labels[:8]) + (", ..." if len(problem.labels) > 8 else "")
         shape += f" ({shown})"
-    described = getattr(problem, "describe_rewards", lambda: [])()  # sources that are not one family's rewards
+    described: list[str] = getattr(problem, "describe_rewards", lambda: [])()  # sources that are not one family's rewards
     if described:
         noise = described[0]
     elif family.name == "gaussian":

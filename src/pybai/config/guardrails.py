@@ -37,6 +37,7 @@ from pybai._validation import check_memory
 from pybai.config.keys import Table, config_message
 from pybai.environments.multi_metric import METRIC_KINDS, MultiMetricEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
+from pybai.problems.base import Problem
 from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.problems.guardrails.metrics import GUARDRAIL_KEYS, METRIC_REWARD_MODELS
 
@@ -157,8 +158,10 @@ def describe_multi_metric(problem) -> dict | None:
     return {"arms": problem.n_arms} if isinstance(problem, GuardrailProblem) else None
 
 
-def guardrail_problem_table(problem: GuardrailProblem) -> dict:
-    """The goal keys of the session ``[problem]`` table of ``problem``: goal, control and one metric table each."""
+def guardrail_problem_table(problem: Problem) -> dict:
+    """The goal keys of the session ``[problem]`` table of ``problem`` (a :class:`GuardrailProblem`): goal,
+    control and one metric table each."""
+    assert isinstance(problem, GuardrailProblem)
     tables = []
     for i, m in enumerate(problem.metrics):
         t = m.to_dict()

@@ -9,6 +9,8 @@ the first stage is always completed, as in the procedure it stands for.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pybai.stopping.thresholds import DEFAULT_KIND
@@ -47,7 +49,8 @@ class TwoStage(Strategy):
         super().__init__(threshold=threshold, n_init=n_init)
 
     def _status(self) -> np.ndarray:
-        return self.problem_.guardrail_status(self.model_, self.threshold_, self.t_)
+        problem: Any = self.problem_  # a GuardrailProblem (goals)
+        return problem.guardrail_status(self.model_, self.threshold_, self.t_)
 
     def _select(self):
         status = self._status()

@@ -113,7 +113,7 @@ class Metric:
     def variance(self) -> float:
         """The variance (Gaussian) or variance proxy (sub-Gaussian) of one reward."""
         if self.reward_model == "gaussian":
-            return float(self.sigma) ** 2
+            return float(self.sigma or 0.0) ** 2  # set (> 0) for a "gaussian" metric: __post_init__ checks it
         lo, hi = (0.0, 1.0) if self.reward_model == "bernoulli" else self.reward_range
         return (hi - lo) ** 2 / 4.0
 

@@ -87,8 +87,11 @@ class MetricSpace(RequestSpace):
 
 
 class MetricMeans(EmpiricalMeans):
-    """Empirical means of the (arm, metric) sources that refuse a reward outside its metric's range,
-    or other than 0 and 1 for a Bernoulli metric.
+    """Empirical means of the (arm, metric) sources that refuse a reward outside its metric's range.
+
+    (A Bernoulli metric's rewards, 0 or 1, are checked on the answers told, by
+    :meth:`~pybai.problems.guardrails.problem.GuardrailProblem.check_source_rewards`: the model
+    also takes the believer's updates at the current means, which are fractions.)
 
     Parameters
     ----------
@@ -97,30 +100,19 @@ class MetricMeans(EmpiricalMeans):
         The support of each source's rewards (``-inf``/``inf`` for Gaussian metrics).
     names : sequence of str
         The name of each source's metric (for the message).
-    binary : ndarray of bool, shape (n_sources,), optional
-        The sources of Bernoulli metrics: their rewards are 0 or 1.
     """
 
-    def __init__(self, n_sources: int, low: np.ndarray, high: np.ndarray, names=(), binary=None):
+    def __init__(self, n_sources: int, low: np.ndarray, high: np.ndarray, names=()):
         super().__init__(n_sources)
         self._low, self._high, self._names = low, high, tuple(names)
-        self._binary = np.zeros(n_sources, dtype=np.bool_) if binary is None else np.asarray(binary, dtype=np.bool_)
 
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
         low, high = self._low[sources], self._high[sources]
         bad = ~((rewards >= low) & (rewards <= high))
         if bad.any():
             i = int(np.argmax(bad))
-            raise RequestError(f"The 'rewards' parameter of tell must lie in the range of their metric: metric "
-                               f"'{self._name(sources[i])}' takes rewards in [{low[i]:g}, {high[i]:g}]. "
+            name = self._names[int(sources[i])] if self._names else str(int(sources[i]))
+            raise RequestError(f"The 'rewards' parameter of tell must lie in the range of their metric: "
+                               f"metric '{name}' takes rewards in [{low[i]:g}, {high[i]:g}]. "
                                f"Got {float(rewards[i])!r}.")
-        binary = self._binary[sources]
-        bad = binary & (rewards != 0.0) & (rewards != 1.0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise RequestError(f"The 'rewards' parameter of tell must be 0 or 1 for a Bernoulli metric: metric "
-                               f"'{self._name(sources[i])}' takes rewards 0 or 1. Got {float(rewards[i])!r}.")
         super().update(sources, rewards)
-
-    def _name(self, source) -> str:
-        return self._names[int(source)] if self._names else str(int(source))
