@@ -129,6 +129,11 @@ class RequestSpace:
         """
         return self.request_of(sources)
 
+    def check_rewards(self, sources: np.ndarray, rewards: np.ndarray) -> str | None:
+        """What is wrong with the rewards told for ``sources`` beyond the family's check (None: nothing; the
+        default).  A space whose sources follow different reward models checks each source's own."""
+        return None
+
     def arm_view(self):
         """The view of rules that pick an arm and let its cell arrive at random (here: the identity)."""
         return IdentityView(self)

@@ -260,8 +260,7 @@ def parse_answer(strategy, sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     problem = strategy.problem_.family.check_rewards(rew)
     if problem:
         raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
-    per_source = getattr(strategy.problem_, "check_source_rewards", None)  # sources of different reward models
-    wrong = None if per_source is None else per_source(src, rew)
+    wrong = strategy.requests_.check_rewards(src, rew)  # sources of different reward models (metrics)
     if wrong:
         raise RequestError(wrong)
     return src, rew

@@ -92,7 +92,6 @@ class GuardrailProblem(Problem):
         self.grid_shape = (K, M)
         lows, highs = zip(*(m.support for m in self.metrics))
         self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
-        self._binary = np.tile([m.reward_model == "bernoulli" for m in self.metrics], K).astype(np.bool_)
         self._tests: dict[Any, Any] = {}
 
     # --- structure -------------------------------------------------------
@@ -101,22 +100,12 @@ class GuardrailProblem(Problem):
         return self.n_arms * self.n_metrics
 
     def _make_request_space(self) -> MetricSpace:
-        return MetricSpace(self.n_arms, self.n_metrics, self.metric_names)
+        return MetricSpace(self.n_arms, self.n_metrics, self.metric_names,
+                           binary=[m.reward_model == "bernoulli" for m in self.metrics])
 
     def new_model(self) -> MetricMeans:
         """Empirical means per (arm, metric), refusing rewards outside a metric's range."""
         return MetricMeans(self.n_sources, self._low, self._high, self.metric_names * self.n_arms)
-
-    def check_source_rewards(self, sources: np.ndarray, rewards: np.ndarray) -> str | None:
-        """What is wrong with the rewards told for ``sources`` (None when they are fine): a Bernoulli metric's
-        reward that is not 0 or 1 (read by :func:`pybai.strategies.requests.parse_answer`)."""
-        bad = self._binary[sources] & (rewards != 0.0) & (rewards != 1.0)
-        if not bad.any():
-            return None
-        i = int(np.argmax(bad))
-        name = self.metric_names[int(sources[i]) % self.n_metrics]
-        return (f"The 'rewards' parameter of tell must be 0 or 1 for a Bernoulli metric: metric '{name}' takes "
-                f"rewards 0 or 1. Got {float(rewards[i])!r}.")
 
     def describe_rewards(self) -> list[str]:
         """What one observation carries, in words (the session header): ``"3 metrics per observation:"``, then

@@ -24,13 +24,17 @@ class MetricSpace(RequestSpace):
     n_arms, n_metrics : int
     names : sequence of str
         The metrics' names (for the message of an incomplete observation).
+    binary : sequence of bool, optional
+        Per metric, whether its rewards are 0 or 1 (a Bernoulli metric).
     """
 
     identity = False
 
-    def __init__(self, n_arms: int, n_metrics: int, names=()):
+    def __init__(self, n_arms: int, n_metrics: int, names=(), binary=None):
         super().__init__(n_arms * n_metrics)
         self.n_arms, self.n_metrics = n_arms, n_metrics
+        self._binary = np.tile(np.zeros(n_metrics, dtype=np.bool_) if binary is None else
+                               np.asarray(binary, dtype=np.bool_), n_arms)
         self.observation_size = n_metrics  # an observation reads every metric of its arm
         self.names = tuple(names)
         self.observation_names = self.names
@@ -86,12 +90,23 @@ class MetricSpace(RequestSpace):
         return rows[:, 0] // M
 
 
+    def check_rewards(self, sources: np.ndarray, rewards: np.ndarray) -> str | None:
+        """A Bernoulli metric's reward that is not 0 or 1, in words (None when every reward is fine)."""
+        bad = self._binary[sources] & (rewards != 0.0) & (rewards != 1.0)
+        if not bad.any():
+            return None
+        i = int(np.argmax(bad))
+        name = self.names[int(sources[i]) % self.n_metrics] if self.names else str(int(sources[i]) % self.n_metrics)
+        return (f"The 'rewards' parameter of tell must be 0 or 1 for a Bernoulli metric: metric '{name}' takes "
+                f"rewards 0 or 1. Got {float(rewards[i])!r}.")
+
+
 class MetricMeans(EmpiricalMeans):
     """Empirical means of the (arm, metric) sources that refuse a reward outside its metric's range.
 
     (A Bernoulli metric's rewards, 0 or 1, are checked on the answers told, by
-    :meth:`~pybai.problems.guardrails.problem.GuardrailProblem.check_source_rewards`: the model
-    also takes the believer's updates at the current means, which are fractions.)
+    :meth:`MetricSpace.check_rewards`: the model also takes the believer's updates at the current
+    means, which are fractions.)
 
     Parameters
     ----------
