@@ -5,6 +5,7 @@ other than 0 or 1, and the same session stored in SQLite and in a real PostgreSQ
 
 import copy
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -228,3 +229,19 @@ def test_guardrail_sessions_on_every_backend(storage_db):
         assert again.observations() == rows
     for key in ("samples", "counts", "means", "recommendation", "guardrails"):
         assert replayed[key] == status[key], key
+
+
+def test_the_report_has_each_arms_guardrails(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    with Session.create(db, problem=_problem(), strategy=make_strategy("tas"), seed=2) as s:
+        _drive(s, seed=6)
+        doc = s.status()["guardrails"]
+    assert main(["session", "report", "--db", str(db), "--out", str(tmp_path / "report")]) == 0
+    page = re.sub(r"<td[^>]*>", "<td>", (tmp_path / "report" / "session.html").read_text().replace("\n", ""))
+    assert "<h2>Guardrails</h2>" in page and f"evidence above {doc['level']:.4g}" in page
+    for arm in doc["arms"]:
+        for g in arm["guardrails"]:
+            state = g["state"] if g["binds"] else "holds (the control is the reference)"
+            cells = [arm["name"], arm["state"], f"{g['metric']} {g['rule']}", f"{g['estimate']:.4g}",
+                     f"{g['margin']:.4g}", state]
+            assert "".join(f"<td>{c}</td>" for c in cells) in page, cells
