@@ -34,11 +34,13 @@ def served(db, name, token):
                                "--token", token], stdout=subprocess.DEVNULL, env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):                         # wait for the server to listen
+        for _ in range(1200):                        # wait for the server to listen (2 min on a busy machine)
             try:
                 SessionClient(base, name, token=token).status()
                 break
             except OSError:
+                if server.poll() is not None:
+                    raise RuntimeError(f"pybai serve exited with status {server.returncode}") from None
                 time.sleep(0.1)
         yield base
     finally:
@@ -58,7 +60,8 @@ def run_web_servers(base, name, token, n, work):
     return tallies
 
 
-def web_server(client, conversion, seed, tally):
+def web_server(client, seed, tally, outcome):
+    """Asks a variant for each visitor and tells ``outcome(variant, visitors)`` when the visit ends."""
     visitors = np.random.default_rng(seed)
     while True:
         try:
@@ -68,9 +71,8 @@ def web_server(client, conversion, seed, tally):
             return
         variant = asked["sources"][0]
         time.sleep(visitors.exponential(0.002))      # the visit
-        bought = float(visitors.random() < conversion[variant])
         try:
-            client.tell(asked["request"], [variant], [bought])
+            client.tell(asked["request"], [variant], outcome(variant, visitors))
             tally["told"] += 1
         except RuntimeError as error:                # 409: the session stopped while this visitor was on the page
             tally["refused"] += 1 if "409" in str(error) else 0
@@ -92,9 +94,12 @@ def main(argv=None):
     Session.create(args.db, problem=BestArmProblem(k, Bernoulli(n_sources=k), FixedConfidence(0.05)),
                    strategy=make_strategy("top-two"), seed=7, name="checkout",
                    max_pending=args.servers, expire_after=600.0).close()  # one visitor in flight per server
+    def bought(variant, visitors):                  # the visitor's outcome: 1 bought, 0 did not
+        return [float(visitors.random() < args.conversion[variant])]
+
     with served(args.db, "checkout", "team-secret") as base:
         tallies = run_web_servers(base, "checkout", "team-secret", args.servers,
-                                  lambda client, seed, tally: web_server(client, args.conversion, seed, tally))
+                                  lambda client, seed, tally: web_server(client, seed, tally, bought))
         status = SessionClient(base, "checkout", token="team-secret").status()
     print(f"{status['answer']} after {status['samples']} visitors ({'certified' if status['certified'] else status['status']})")
     print("visitors per variant:", status["counts"])

@@ -13,13 +13,10 @@ keeps both guardrails.
 """
 import argparse
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_ab_test import run_web_servers, served  # noqa: E402  (the A/B test's server and threads)
+from serve_ab_test import run_web_servers, served, web_server  # noqa: E402  (the A/B test's server and threads)
 from serve_client import SessionClient  # noqa: E402  (the client of docs/sessions.md)
 
 EXAMPLES = Path(__file__).resolve().parent
@@ -28,24 +25,11 @@ LATENCY_MS = [200.0, 150.0, 350.0]  # sd 40
 REFUNDS = [0.30, 0.05, 0.05]
 
 
-def web_server(client, seed, tally):
-    visitors = np.random.default_rng(seed)
-    while True:
-        try:
-            asked = client.ask()                     # which variant this visitor sees
-        except RuntimeError as error:                # HTTP 409: the session has stopped
-            tally["stopped"] = str(error)
-            return
-        variant = asked["sources"][0]
-        time.sleep(visitors.exponential(0.002))      # the visit
-        visit = {"conversion": [float(visitors.random() < CONVERSION[variant])],
-                 "latency_ms": [float(visitors.normal(LATENCY_MS[variant], 40.0))],
-                 "refunds": [float(visitors.random() < REFUNDS[variant])]}
-        try:
-            client.tell(asked["request"], [variant], visit)
-            tally["told"] += 1
-        except RuntimeError as error:                # 409: the session stopped while this visitor was on the page
-            tally["refused"] += 1 if "409" in str(error) else 0
+def visit(variant, visitors):
+    """Every metric of one visit, told at once."""
+    return {"conversion": [float(visitors.random() < CONVERSION[variant])],
+            "latency_ms": [float(visitors.normal(LATENCY_MS[variant], 40.0))],
+            "refunds": [float(visitors.random() < REFUNDS[variant])]}
 
 
 def main(argv=None):
@@ -61,7 +45,8 @@ def main(argv=None):
     Session.create(args.db, EXAMPLES / "checkout-guardrails.toml", max_pending=args.servers,
                    expire_after=600.0).close()  # one visitor in flight per server
     with served(args.db, "checkout", "team-secret") as base:
-        tallies = run_web_servers(base, "checkout", "team-secret", args.servers, web_server)
+        tallies = run_web_servers(base, "checkout", "team-secret", args.servers,
+                                  lambda client, seed, tally: web_server(client, seed, tally, visit))
         status = SessionClient(base, "checkout", token="team-secret").status()
     print(f"{status['answer']} after {status['samples']} visitors ({'certified' if status['certified'] else status['status']})")
     chosen = status["guardrails"]["arms"][status["recommendation"]]
