@@ -29,9 +29,10 @@ def test_one_observation_is_one_sample():
 @pytest.mark.parametrize("sources, rewards, message", [
     ([0, 1], [1.0, 231.0], "metric 'refunds' is missing"),
     ([0, 2, 1], [1.0, 0.0, 231.0], "not in the arm's order"),
-    ([0, 1, 2], [0.5, 231.0, 0.0], None),  # a rate in [0, 1] is accepted (sub-Gaussian proxy)
+    ([0, 1, 2], [1.0, 231.0, 0.5], None),  # a bounded metric takes any reward in its range
+    ([0, 1, 2], [0.5, 231.0, 0.0], "metric 'conversion' takes rewards 0 or 1\\. Got 0.5"),  # Bernoulli: 0 or 1
     ([0, 1, 2], [1.0, 231.0, 1.5], "metric 'refunds' takes rewards in \\[0, 1\\]"),
-    ([0, 1, 2], [-1.0, 231.0, 0.5], "metric 'conversion' takes rewards in \\[0, 1\\]"),
+    ([0, 1, 2], [-1.0, 231.0, 0.5], "metric 'conversion' takes rewards 0 or 1\\. Got -1.0"),
 ])
 def test_refused_answers_change_nothing(sources, rewards, message):
     problem, s = _started()
