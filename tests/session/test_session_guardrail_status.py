@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pybai import FixedConfidence, make_strategy
+from pybai import BestArmProblem, FixedConfidence, Gaussian, make_strategy
 from pybai.cli import main
 from pybai.config.learner import parse_session_file
 from pybai.environments import BernoulliEnvironment, GaussianEnvironment
@@ -133,10 +133,9 @@ def test_http_status_has_the_guardrails(folder, client_for):  # noqa: F811 (fixt
         [[g["state"] for g in a["guardrails"]] for a in expected["arms"]]
 
 
-def test_one_metric_sessions_have_no_guardrails(tmp_path, gaussian_doc):
-    from conftest import learner_document  # tests/session/conftest.py
-
-    with Session.create(tmp_path / "one.db", learner_document(gaussian_doc)) as s:
+def test_one_metric_sessions_have_no_guardrails(tmp_path):
+    problem = BestArmProblem(2, Gaussian(1.0, n_sources=2), FixedConfidence(0.1))
+    with Session.create(tmp_path / "one.db", problem=problem, strategy=make_strategy("tas"), seed=1) as s:
         status = s.status()
     assert status["metrics"] is None and status["guardrails"] is None
 

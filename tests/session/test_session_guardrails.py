@@ -154,7 +154,7 @@ def test_cli_answers_refused_in_one_line(tmp_path, capsys):
     bad = {"missing": "arm,revenue,latency\n0,1,2\n", "partial": "arm,revenue,latency,refunds\n0,1,,0\n",
            "range": "arm,revenue,latency,refunds\n0,1,2,1.5\n", "unknown": "arm,revenue,latency,refunds,x\n0,1,2,0,1\n"}
     expected = {"missing": "missing column 'refunds'", "partial": "metric 'latency' is empty",
-                "range": "metric 'refunds' takes rewards in [0, 1]", "unknown": "unknown column 'x'"}
+                "range": "metric 'refunds' takes rewards 0 or 1. Got 1.5", "unknown": "unknown column 'x'"}
     for name, text in bad.items():
         path = tmp_path / f"{name}.csv"
         path.write_text(text)
