@@ -9,6 +9,7 @@ visitor leaves.  The session has max_pending = --servers, so every server gets a
 own while the others' visitors are still on the page, and answers arrive in any order.  Visitors are simulated with the conversion rates given (unknown in real life).
 """
 import argparse
+import contextlib
 import os
 import socket
 import subprocess
@@ -23,7 +24,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serve_client import SessionClient  # noqa: E402  (the client of docs/sessions.md)
 
 
-def web_server(client, conversion, seed, tally):
+@contextlib.contextmanager
+def served(db, name, token):
+    """`pybai serve --db DB --token TOKEN` on a free port of 127.0.0.1, listening; yields its base URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "pybai", "serve", "--db", db, "--port", str(port),
+                               "--token", token], stdout=subprocess.DEVNULL, env=os.environ.copy())
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(1200):                        # wait for the server to listen (2 min on a busy machine)
+            try:
+                SessionClient(base, name, token=token).status()
+                break
+            except OSError:
+                if server.poll() is not None:
+                    raise RuntimeError(f"pybai serve exited with status {server.returncode}") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def run_web_servers(base, name, token, n, work):
+    """``n`` threads, each ``work(client, seed, tally)`` with a SessionClient of its own; the tallies."""
+    tallies = [{"told": 0, "refused": 0} for _ in range(n)]
+    threads = [threading.Thread(target=work, args=(SessionClient(base, name, token), seed, tally))
+               for seed, tally in enumerate(tallies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return tallies
+
+
+def web_server(client, seed, tally, outcome):
+    """Asks a variant for each visitor and tells ``outcome(variant, visitors)`` when the visit ends."""
     visitors = np.random.default_rng(seed)
     while True:
         try:
@@ -33,9 +71,8 @@ def web_server(client, conversion, seed, tally):
             return
         variant = asked["sources"][0]
         time.sleep(visitors.exponential(0.002))      # the visit
-        bought = float(visitors.random() < conversion[variant])
         try:
-            client.tell(asked["request"], [variant], [bought])
+            client.tell(asked["request"], [variant], outcome(variant, visitors))
             tally["told"] += 1
         except RuntimeError as error:                # 409: the session stopped while this visitor was on the page
             tally["refused"] += 1 if "409" in str(error) else 0
@@ -57,32 +94,13 @@ def main(argv=None):
     Session.create(args.db, problem=BestArmProblem(k, Bernoulli(n_sources=k), FixedConfidence(0.05)),
                    strategy=make_strategy("top-two"), seed=7, name="checkout",
                    max_pending=args.servers, expire_after=600.0).close()  # one visitor in flight per server
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "pybai", "serve", "--db", args.db, "--port", str(port),
-                               "--token", "team-secret"], stdout=subprocess.DEVNULL, env=os.environ.copy())
-    base = f"http://127.0.0.1:{port}"
-    try:
-        client = SessionClient(base, "checkout", token="team-secret")
-        for _ in range(300):                         # wait for the server to listen
-            try:
-                client.status()
-                break
-            except OSError:
-                time.sleep(0.1)
-        tallies = [{"told": 0, "refused": 0} for _ in range(args.servers)]
-        threads = [threading.Thread(target=web_server, args=(SessionClient(base, "checkout", "team-secret"),
-                                                             args.conversion, seed, tally))
-                   for seed, tally in enumerate(tallies)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        status = client.status()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    def bought(variant, visitors):                  # the visitor's outcome: 1 bought, 0 did not
+        return [float(visitors.random() < args.conversion[variant])]
+
+    with served(args.db, "checkout", "team-secret") as base:
+        tallies = run_web_servers(base, "checkout", "team-secret", args.servers,
+                                  lambda client, seed, tally: web_server(client, seed, tally, bought))
+        status = SessionClient(base, "checkout", token="team-secret").status()
     print(f"{status['answer']} after {status['samples']} visitors ({'certified' if status['certified'] else status['status']})")
     print("visitors per variant:", status["counts"])
     print("told per web server:", [t["told"] for t in tallies], "refused (the session had stopped):",

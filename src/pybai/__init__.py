@@ -53,10 +53,11 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
     from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, Environment, GaussianEnvironment
     from pybai.environments import TwoPointEnvironment, UniformEnvironment
     from pybai.environments import CallableEnvironment, CorrelatedGaussianEnvironment, LinearGaussianEnvironment
-    from pybai.environments import SubpopulationGaussianEnvironment
+    from pybai.environments import MultiMetricEnvironment, SubpopulationGaussianEnvironment
     from pybai.models import Bernoulli, BettingModel, Binomial, Bounded, EmpiricalMeans, Family, Gaussian, GaussianUnknownVariance, MeansAndVariances, Model
     from pybai.problems import BatchSpec, BestArmProblem, FixedBudget, FixedConfidence, Problem
     from pybai.problems import CorrelatedBestArmProblem, FeasibleArmProblem, LinearBestArmProblem, TopKProblem
+    from pybai.problems import GuardrailProblem, Metric
     from pybai.naming import answer_name, arm_name
     from pybai.report.comparison import plot_comparison
     from pybai.report.experiment_result import ExperimentResult
@@ -90,6 +91,7 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
         ThompsonSampling,
         TopTwo,
         TrackAndStop,
+        TwoStage,
         UGapEb,
         Uniform,
         XYAdaptive,
@@ -109,11 +111,11 @@ _LAZY = {name: module for module, names in {
     "pybai.config": "Experiment load_experiment load_sweep parse_experiment parse_sweep",
     "pybai.environments": "BernoulliEnvironment BetaEnvironment BinomialEnvironment Environment GaussianEnvironment "
                           "TwoPointEnvironment UniformEnvironment CallableEnvironment CorrelatedGaussianEnvironment "
-                          "LinearGaussianEnvironment SubpopulationGaussianEnvironment",
+                          "LinearGaussianEnvironment SubpopulationGaussianEnvironment MultiMetricEnvironment",
     "pybai.models": "Bernoulli BettingModel Binomial Bounded EmpiricalMeans Family Gaussian GaussianUnknownVariance "
                     "MeansAndVariances Model",
     "pybai.problems": "BatchSpec BestArmProblem FixedBudget FixedConfidence Problem CorrelatedBestArmProblem "
-                      "FeasibleArmProblem LinearBestArmProblem TopKProblem",
+                      "FeasibleArmProblem LinearBestArmProblem TopKProblem GuardrailProblem Metric",
     "pybai.naming": "answer_name arm_name",
     "pybai.report.comparison": "plot_comparison",
     "pybai.report.experiment_result": "ExperimentResult",
@@ -125,7 +127,7 @@ _LAZY = {name: module for module, names in {
     "pybai.strategies": "GPUCB LUCB RAGE UCBE BatchRacingStrategy BatchSARStrategy BayesGap BayesUCB "
                         "ConstrainedTrackAndStop ExpectedImprovement FixedHorizon GAllocation GameSampling HalvingStrategy MixtureSPRT "
                         "ProbabilityOfImprovement RoundRobinStrategy SequentialHalving Strategy SuccessiveRejects ThompsonProbabilityBest "
-                        "ThompsonSampling TopTwo TrackAndStop UGapEb Uniform XYAdaptive XYFullyAdaptive XYOracle "
+                        "ThompsonSampling TopTwo TrackAndStop TwoStage UGapEb Uniform XYAdaptive XYFullyAdaptive XYOracle "
                         "XYStatic get_strategy_class make_strategy registered_names",
     "pybai.strategies.state": "restore_strategy",
 }.items() for name in names.split()}
@@ -153,6 +155,8 @@ __all__ = [
     "Problem",
     "BestArmProblem",
     "FeasibleArmProblem",
+    "GuardrailProblem",
+    "Metric",
     "TopKProblem",
     "LinearBestArmProblem",
     "CorrelatedBestArmProblem",
@@ -178,6 +182,7 @@ __all__ = [
     "UniformEnvironment",
     "TwoPointEnvironment",
     "SubpopulationGaussianEnvironment",
+    "MultiMetricEnvironment",
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
     "CallableEnvironment",
@@ -185,6 +190,7 @@ __all__ = [
     "Strategy",
     "Uniform",
     "TrackAndStop",
+    "TwoStage",
     "ConstrainedTrackAndStop",
     "LUCB",
     "GameSampling",

@@ -40,6 +40,10 @@ EXTRA_ENVIRONMENT = {
     "linear-gaussian": {"features": [[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.2, 0.9]]},
     "correlated-gaussian": {"covariance": (np.eye(ARMS) * 0.5 + 0.5).tolist()},
 }
+#: what an environment kind needs in the [problem] table (guardrail metrics: their reward models and a guardrail)
+EXTRA_PROBLEM = {
+    "multi-metric": {"metric": [{"name": "objective", "sigma": 1.0}, {"name": "guarded", "sigma": 1.0, "at_most": 0.5}]},
+}
 #: kinds whose session file takes no ``arms`` (the size comes from their other keys)
 NO_ARMS_KEY = ("linear-gaussian", "correlated-gaussian")
 #: example values of goal keys other than epsilon (a new goal with a required key adds it here)
@@ -89,6 +93,7 @@ class Definition:
         for key in GOAL_KEYS.get(self.goal, ()):
             if key in GOAL_KEY_VALUES:
                 problem[key] = GOAL_KEY_VALUES[key]
+        problem.update(EXTRA_PROBLEM.get(self.kind, {}))
         if self.epsilon is not None:
             problem.update(epsilon=self.epsilon[1], epsilon_mode=self.epsilon[0])
         if self.reward is not None:
@@ -283,6 +288,9 @@ def truth(problem, kind: str, stream: str) -> dict:
         unit = np.linspace(0.8, 0.2, n) + 0.01 * rng.random(n)
     means = np.array([_unit(lo, hi, u) if math.isfinite(hi) else u for u in unit]).reshape(shape)
     out: dict = {}
+    if kind == "multi-metric":  # one [[environment.metric]] table per metric, its means per arm
+        return {"metric": [{"name": name, "kind": "gaussian", "means": means[:, m].tolist(), "sigma": 1.0}
+                           for m, name in enumerate(problem.request_space().observation_names)]}
     for key in LEARNER_KINDS[kind].truth_keys:
         if key == "means":
             out["means"] = means.tolist()
@@ -324,6 +332,8 @@ def sample_experiments(strategies, seed: int = 36, tries: int = 200) -> list[Def
     for name in strategies:
         cls = get_strategy_class(name)
         pairs = [p for p in ax["kind-goal"] if p[1] in cls.goals]
+        if not pairs:  # its goals come from kinds sessions do not take: shipped_experiment() gives one
+            continue
         kinds = [None] + list(cls.threshold_kinds) if "fixed-confidence" in cls.regimes else [None]
         for _ in range(tries):
             d = Definition(*pairs[rng.integers(len(pairs))], ax["reward"][rng.integers(len(ax["reward"]))],
@@ -338,3 +348,27 @@ def sample_experiments(strategies, seed: int = 36, tries: int = 200) -> list[Def
             out.append(d)
             break
     return out
+
+
+def shipped_experiment(strategy: str, name: str = "combo") -> tuple[Definition, dict] | None:
+    """A tiny run of ``strategy`` on the first shipped experiment whose problem it solves (2 replications, at most
+    300 samples): for strategies whose goals no session kind takes (e.g. guardrails on multi-metric environments).
+    None when no shipped experiment has such a problem."""
+    import tomllib
+
+    from pybai.config.experiment import parse_experiment
+    from pybai.experiments import experiment_names, experiment_path
+
+    cls = get_strategy_class(strategy)
+    for stem in experiment_names():
+        doc = tomllib.loads(experiment_path(stem).read_text())
+        doc.update(name=name, replications=2, strategy=[{"name": strategy}])
+        if "delta" in doc["problem"]:
+            doc["problem"]["max_samples"] = 300
+        try:
+            exp = parse_experiment(doc)
+        except ConfigError:
+            continue
+        if exp.problem.goal in cls.goals:
+            return Definition(doc["environment"]["kind"], doc["problem"]["goal"], None, None, None, strategy, 1), doc
+    return None

@@ -162,7 +162,7 @@ def drive(surface, definition, spec, stream, rng) -> int:
                 assert "stopped" in receipt.message or "not pending" in receipt.message \
                     or "no request" in receipt.message, receipt.message
                 continue
-            told += len(sources)
+            told += len(sources) // problem.request_space().observation_size  # samples: observations
     return told
 
 
@@ -203,13 +203,19 @@ def _experiments():
     """A tiny experiment per valid definition of the sample with max_pending 1, truths in rotation, and one for
     each strategy no session took (the reference rules, which sessions refuse)."""
     runs = [d for d, _ in SAMPLE.valid if d.max_pending == 1]
-    runs += _cases.sample_experiments([v for axis, v in SAMPLE.uncovered if axis == "strategy"], SEED)
+    uncovered = [v for axis, v in SAMPLE.uncovered if axis == "strategy"]
+    runs += _cases.sample_experiments(uncovered, SEED)
     out = []
     for i, d in enumerate(runs):
         stream = RUN_STREAMS[i % len(RUN_STREAMS)]
         doc = _cases.experiment(d, stream, name=f"run{i}")
         if doc is not None:
             out.append((d, stream, doc))
+    taken = {d.strategy for d, _, _ in out}
+    for name in uncovered:  # goals no session kind takes (guardrails on multi-metric): a shipped experiment's truth
+        shipped = _cases.shipped_experiment(name, name=f"run-{name}") if name not in taken else None
+        if shipped is not None:
+            out.append((shipped[0], "shipped", shipped[1]))
     return out
 
 

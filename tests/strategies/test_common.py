@@ -102,15 +102,16 @@ def test_round_trip_in_a_fresh_process(tmp_path):
     """Stop mid-run, serialise, restore in a new process, continue: exactly the uninterrupted run."""
     saved, expected = {}, {}
     for i, case in enumerate(CASES):
-        env, _, strategy = checks.start(case, seed=11)
+        env, problem, strategy = checks.start(case, seed=11)
         noise = np.random.default_rng(5)
         for _ in range(17):  # into the rule's own phase for most cases
             if strategy.stopped:
                 break
             req = strategy.ask()
             sources, rewards = env.respond(req, noise)
-            if req.size > 1:  # also save a partly answered batch
-                strategy.tell(sources[:1], rewards[:1])
+            if req.size > 1:  # also save a partly answered batch: its first observation (all its sources)
+                first = problem.request_space().observation_size
+                strategy.tell(sources[:first], rewards[:first])
                 break
             strategy.tell(sources, rewards)
         if strategy.stopped:

@@ -117,7 +117,10 @@ def _describe(session) -> list[str]:
     if problem.labels is not None:
         shown = ", ".join(problem.labels[:8]) + (", ..." if len(problem.labels) > 8 else "")
         shape += f" ({shown})"
-    if family.name == "gaussian":
+    described: list[str] = getattr(problem, "describe_rewards", lambda: [])()  # sources that are not one family's rewards
+    if described:
+        noise = described[0]
+    elif family.name == "gaussian":
         sigma = np.sqrt(family.variances)
         noise = f"gaussian rewards (sigma = {sigma[0]:g})" if np.all(sigma == sigma[0]) else "gaussian rewards"
     elif family.name == "gaussian-unknown-variance":
@@ -130,7 +133,7 @@ def _describe(session) -> list[str]:
         what += f", {problem.epsilon_mode} epsilon = {problem.epsilon:g}"
     batch = "" if problem.batch is None else (
         f", batches of {problem.batch.size} (at most {problem.batch.max_repeats} per source)")
-    lines = [f"  goal {problem.goal} ({what}), {shape}, {noise}",
+    lines = [f"  goal {problem.goal} ({what}), {shape}, {noise}", *(f"    {line}" for line in described[1:]),
              f"  strategy {session.spec.label}{batch}, seed {session.seed}"]
     if regime.kind == "fixed-confidence":
         from pybai.strategies.certificate import is_proven, kind_note, threshold_kind
@@ -237,6 +240,10 @@ def _status_lines(session, status) -> list[str]:
     if status.get("reward_model_note"):
         lines.append(f"reward model: {status['reward_model_note']}")
     lines.append(f"recommendation: {status['answer']}")
+    if status.get("metrics") is not None:
+        from pybai.cli.metric_status import metric_lines
+
+        return lines + metric_lines(status)
     counts = np.asarray(status["counts"], dtype=float).ravel()
     means = np.array([np.nan if v is None else v for v in np.asarray(status["means"], dtype=object).ravel()], float)
     low = np.array([np.nan if v is None else v for v in np.asarray(status["ci_low"], dtype=object).ravel()], float)

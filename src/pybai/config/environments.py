@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pybai.config.generators import generated_builder
+from pybai.config.guardrails import build_multi_metric_environment
 from pybai.config.keys import Table, UnknownKeyError
 from pybai.config.reward_models import point_to_reward_models
 from pybai.config.linear import build_linear_environment
@@ -51,6 +52,7 @@ ENVIRONMENT_BUILDERS: dict[str, Callable[[Table], Environment]] = {
         ("function", "n_arms", "params", "sigma", "means", "covariance", "eta", "prior_mean", "labels"),
     ),
     "linear-gaussian": build_linear_environment,  # features/theta/sigma, or instance = "soare" | "wine"
+    "multi-metric": build_multi_metric_environment,  # [[environment.metric]] tables, correlation (guardrails)
 }
 
 

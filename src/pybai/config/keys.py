@@ -164,6 +164,8 @@ def config_message(prefix: str, message: str) -> str:
 
     A name that already carries the prefix (``check_array`` called with the dotted key) is kept.
     """
+    if prefix and message.startswith((prefix + ".", prefix + ":")):
+        return message  # already names its key (a builder's own ConfigError)
     match = _PARAMETER_MESSAGE.match(message)
     if not match:
         return f"{prefix}: {message}" if prefix else message

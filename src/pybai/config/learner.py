@@ -14,6 +14,9 @@ kind                       keys
 ``linear-gaussian``        ``features`` (K x d), ``sigma``
 ``correlated-gaussian``    ``covariance`` or ``kernel``, ``sigma``, ``eta``, ``prior_mean``
                            (``arms`` optional, checked against the covariance)
+``multi-metric``           ``arms`` (what the learner knows of each metric is in its
+                           ``[[problem.metric]]`` table: ``reward_model``, ``sigma`` or
+                           ``reward_range``)
 =========================  =================================================================
 
 Every kind also accepts ``labels`` (one distinct name per arm, :mod:`pybai.naming`); where a kind
@@ -50,12 +53,14 @@ import numpy as np
 from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
 from pybai.config.keys import Table, UnknownKeyError, config_message, strategy_message
+from pybai.config.guardrails import build_multi_metric_learner, describe_multi_metric, guardrail_problem_table
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
 from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 from pybai.exceptions import ConfigError, InvalidParameterError
 from pybai.naming import check_labels
+from pybai.problems.guardrails import GuardrailProblem
 from pybai.problems.base import FixedConfidence, Problem
 from pybai.strategies.base import Strategy
 from pybai.strategies.compatibility import check_max_pending
@@ -91,6 +96,10 @@ class LearnerKind:
     build: Callable[[Table], dict]
     describe: Callable[[Problem], dict | None]
     truth_keys: tuple[str, ...] = ()
+    #: a problem class the kind's goal builds through a function (``GOALS`` then maps to that function), and the
+    #: ``[problem]`` keys describing such a problem (goal and goal keys; the regime and batch are added)
+    problem_class: type | None = None
+    problem_table: Callable[[Problem], dict] | None = None
 
 
 def _compact(values: np.ndarray):
@@ -219,6 +228,8 @@ LEARNER_KINDS: dict[str, LearnerKind] = {
     "subpopulation-gaussian": LearnerKind(_build_subpopulation, _describe_subpopulation, ("means",)),
     "linear-gaussian": LearnerKind(_build_linear, _describe_linear, ("theta",)),
     "correlated-gaussian": LearnerKind(_build_correlated, _describe_correlated, ("means", "draw", "truths")),
+    "multi-metric": LearnerKind(build_multi_metric_learner, describe_multi_metric, ("correlation",),
+                                problem_class=GuardrailProblem, problem_table=guardrail_problem_table),
 }
 
 
@@ -356,20 +367,23 @@ def load_session_file(path: str | Path) -> SessionSpec:
 
 
 # ----------------------------------------------------------------- objects -> file
-def _problem_table(problem: Problem) -> dict:
+def _problem_table(problem: Problem, learner: LearnerKind) -> dict:
     table: dict[str, Any] = {"goal": problem.goal}
     regime = problem.regime
     if isinstance(regime, FixedConfidence):
         table.update(delta=float(regime.delta), max_samples=int(regime.max_samples))
     else:
         table["budget"] = int(regime.budget)
+    if problem.batch is not None:
+        table["batch"] = {"size": problem.batch.size, "max_repeats": problem.batch.max_repeats}
+    if learner.problem_table is not None:  # the kind says its problem (e.g. one table per metric)
+        table.update(learner.problem_table(problem))
+        return table
     accepted = inspect.signature(type(problem)).parameters  # e.g. no epsilon on linear best arm
     for key in GOAL_KEYS.get(problem.goal, ()):
         value = getattr(problem, key, None)
         if key in accepted and value is not None:
             table[key] = _plain(value)
-    if problem.batch is not None:
-        table["batch"] = {"size": problem.batch.size, "max_repeats": problem.batch.max_repeats}
     table.update(problem.family.reward_model_keys())
     return table
 
@@ -417,13 +431,14 @@ def session_document(problem: Problem, strategy: Strategy, *, name: str = "sessi
     params = _plain(strategy.get_params())
     candidates = [kind for kind, cls in GOALS.get(problem.goal, {}).items()
                   if type(problem) is cls and kind in LEARNER_KINDS]
+    candidates += [kind for kind, learner in LEARNER_KINDS.items() if type(problem) is learner.problem_class]
     for kind in candidates:
         env = LEARNER_KINDS[kind].describe(problem)
         if env is None:
             continue
         if problem.labels is not None:
             env["labels"] = list(problem.labels)
-        document = {"name": name, "seed": int(seed), "problem": _problem_table(problem),
+        document = {"name": name, "seed": int(seed), "problem": _problem_table(problem, LEARNER_KINDS[kind]),
                     "environment": {"kind": kind, **env}, "strategy": [{"name": strategy.name, **params}]}
         rebuilt = parse_session_file(_plain(document))
         if _close(rebuilt.problem.to_dict(), problem.to_dict()):

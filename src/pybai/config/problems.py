@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
+from pybai.config.guardrails import guardrail_problem
 from pybai.config.keys import Table, config_message, closest
 from pybai.config.reward_models import all_keys, apply_reward_model
 from pybai.environments.base import Environment
@@ -32,14 +33,14 @@ GOALS: dict[str, dict[str, Callable[..., Problem]]] = {
     "best-arm": {"gaussian": BestArmProblem, "bernoulli": BestArmProblem, "beta": BestArmProblem,
                  "binomial": BestArmProblem,
                  "correlated-gaussian": CorrelatedBestArmProblem, "callable": _best_arm_with_optional_prior,
-                 "linear-gaussian": LinearBestArmProblem},
+                 "linear-gaussian": LinearBestArmProblem, "multi-metric": guardrail_problem},
     "best-feasible-arm": {"subpopulation-gaussian": FeasibleArmProblem},
     "top-k": {"gaussian": TopKProblem, "bernoulli": TopKProblem, "beta": TopKProblem, "binomial": TopKProblem},
 }
 
 #: goal -> keys of the [problem] table passed to the problem's constructor
 GOAL_KEYS: dict[str, tuple[str, ...]] = {"top-k": ("k", "epsilon", "epsilon_mode"),
-                                         "best-arm": ("epsilon", "epsilon_mode")}
+                                         "best-arm": ("epsilon", "epsilon_mode", "metric", "control")}
 
 DEFAULT_MAX_SAMPLES = 1_000_000
 

@@ -9,6 +9,7 @@ from pybai.environments.correlated import CorrelatedGaussianEnvironment
 from pybai.environments.from_callable import CallableEnvironment
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.environments.linear import LinearGaussianEnvironment
+from pybai.environments.multi_metric import MultiMetricEnvironment
 from pybai.environments.subpopulation import SubpopulationGaussianEnvironment
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "LinearGaussianEnvironment",
     "CorrelatedGaussianEnvironment",
     "CallableEnvironment",
+    "MultiMetricEnvironment",
 ]

@@ -4,6 +4,7 @@ from pybai.problems.base import BatchSpec, FixedBudget, FixedConfidence, Problem
 from pybai.problems.best_arm import BestArmProblem
 from pybai.problems.correlated import CorrelatedBestArmProblem
 from pybai.problems.feasible import FeasibleArmProblem
+from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.problems.linear import LinearBestArmProblem
 from pybai.problems.top_k import TopKProblem
 
@@ -15,6 +16,8 @@ __all__ = [
     "BestArmProblem",
     "CorrelatedBestArmProblem",
     "FeasibleArmProblem",
+    "GuardrailProblem",
+    "Metric",
     "LinearBestArmProblem",
     "TopKProblem",
     "lower_bound_factor",

@@ -79,6 +79,11 @@ class RequestSpace:
     #: True when the initial phase is every request ``n_init`` times (its size is known up front)
     default_start: ClassVar[bool] = True
 
+    #: sources one sample (one observation) reads: 1, or e.g. every metric of an arm
+    observation_size: int = 1
+    #: the names of the sources of one observation, in order, when it reads several (the metrics)
+    observation_names: tuple[str, ...] = ()
+
     def __init__(self, n_sources: int):
         self.n_sources = int(n_sources)
 
@@ -116,6 +121,18 @@ class RequestSpace:
     def request_of(self, sources: np.ndarray) -> np.ndarray:
         """The request that each observed source answers."""
         return sources
+
+    def answered(self, sources: np.ndarray) -> np.ndarray:
+        """The requests an answer made of ``sources`` covers, one per sample (default: :meth:`request_of`).
+
+        A space whose one sample observes several sources (every metric of an observation) groups them.
+        """
+        return self.request_of(sources)
+
+    def check_rewards(self, sources: np.ndarray, rewards: np.ndarray) -> str | None:
+        """What is wrong with the rewards told for ``sources`` beyond the family's check (None: nothing; the
+        default).  A space whose sources follow different reward models checks each source's own."""
+        return None
 
     def arm_view(self):
         """The view of rules that pick an arm and let its cell arrive at random (here: the identity)."""

@@ -5,6 +5,8 @@ Marginal (one source at a time) intervals at level ``level``, z = Phi^-1((1 + le
 * Gaussian sources with known sigma_s: ``mean +- z sigma_s / sqrt(N_s)`` (exact);
 * a family with its own interval (:meth:`pybai.models.families.Family.interval`), e.g. Student's t
   interval ``mean +- t_{N-1} s / sqrt(N)`` of Gaussian sources with unknown variances;
+* sources of several reward models (the metrics of a guardrail problem, ``problem.source_support``):
+  ``mean +- z sigma_s / sqrt(N_s)`` with sigma_s the metric's sigma or sub-Gaussian proxy, clipped to its range;
 * Bernoulli sources: the Wilson score interval (Wilson 1927), which stays inside [0, 1] and
   is sensible for few samples and means near 0 or 1;
 * models with a posterior (``model.std``, correlated arms): ``mean +- z std`` (a credible
@@ -52,6 +54,12 @@ def confidence_intervals(problem, model, level: float = 0.95) -> tuple[np.ndarra
     z = z_value(level)
     mean = np.asarray(model.estimate, dtype=float)
     counts = np.asarray(model.counts, dtype=float)
+    support = getattr(problem, "source_support", None)  # sources of different reward models (guardrail metrics)
+    if support is not None:
+        low, high = support()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            half = np.where(counts > 0, z * np.sqrt(problem.family.variances) / np.sqrt(counts), np.nan)
+        return np.clip(mean - half, low, high), np.clip(mean + half, low, high)
     if hasattr(model, "std"):
         half = z * np.asarray(model.std, dtype=float)
         return mean - half, mean + half

@@ -140,7 +140,8 @@ class Replay:
             if not 0 <= source < problem.n_sources:
                 return None, f"the log has samples of source {source}"
             logged[source] = count
-        if strategy.t_ != stored.samples or strategy.t_ != logged.sum() or \
+        samples = problem.request_space().counts(logged).sum()  # one sample per observation (of several metrics)
+        if strategy.t_ != stored.samples or strategy.t_ != samples or \
                 not np.array_equal(np.asarray(strategy.counts_, dtype=float).ravel(), logged):
             return None, f"its samples per source are not the log's up to answer {stored.answer}"
         replay.strategy = strategy

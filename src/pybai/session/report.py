@@ -78,6 +78,8 @@ def write_session_report(session: Session, out_dir) -> Path:
     page.table(["", "value"], facts)
     if status["near_tie"] is not None:
         page.paragraph("Near tie: " + status["near_tie"]["message"])
+    if status.get("guardrails") is not None:
+        _guardrail_table(page, status["guardrails"])
 
     figures = []
     if history.samples.size:
@@ -128,6 +130,25 @@ def write_session_report(session: Session, out_dir) -> Path:
     rows = [[layout.label(s), int(counts[s])] + [c[s] for c in columns] for s in range(problem.n_sources)]
     page.table(headers, rows)
     return page.write(out / "session.html")
+
+
+def _guardrail_table(page, guardrails: dict) -> None:
+    """Each arm's guardrails (the status's ``guardrails``): estimate, margin to the bound, state."""
+    page.heading("Guardrails")
+    level = guardrails["level"]
+    page.paragraph("A guardrail holds (or is broken) once the test refuting the other side passes the stopping "
+                   "rule's level" + (f" ({guardrails['evidence']} evidence above {level:.4g})" if level is not None
+                                     else " (fixed budget: nothing is certified)")
+                   + "; the estimate is the arm's mean of the metric, or its difference to the control's for a "
+                   "relative guardrail; the margin is the room left to the bound (negative: past it).")
+    rows = []
+    for arm in guardrails["arms"]:
+        for g in arm["guardrails"]:
+            state = g["state"] if g["binds"] else "holds (the control is the reference)"
+            rows.append([arm["name"], arm["state"], f"{g['metric']} {g['rule']}",
+                         "-" if g["estimate"] is None else f"{g['estimate']:.4g}",
+                         "-" if g["margin"] is None else f"{g['margin']:.4g}", state])
+    page.table(["arm", "every guardrail", "guardrail", "estimate", "margin", "state"], rows)
 
 
 def _same_decimals(values, significant: int = 4) -> list[str]:

@@ -31,7 +31,7 @@ from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_index, source_name
 from pybai.problems.base import Problem
 
-__all__ = ["Layout", "read_csv", "write_csv", "format_reward"]
+__all__ = ["Layout", "read_csv", "write_csv", "format_reward", "integer_cell", "number_cell"]
 
 
 def format_reward(value: float) -> str:
@@ -65,6 +65,10 @@ class Layout:
             return "source (an index or a label) or label, reward (optionally request)"
         return "source, reward (optionally request)"
 
+    def samples(self, sources: np.ndarray) -> int:
+        """The samples an answer of ``sources`` brings (one per source here)."""
+        return int(np.size(sources))
+
     def label(self, source: int) -> str:
         """A readable name of a source ("arm 2", "control (arm 2)" or "arm 2 / subpopulation 0")."""
         return source_name(source, self.labels, self.n_subpopulations)
@@ -97,6 +101,12 @@ class Layout:
                     raise InvalidParameterError(f"The 'sources' parameter of {owner}: {exc}.") from None
             out.append(value)
         return np.asarray(out)
+
+    def answer(self, sources, rewards, owner: str = "tell") -> tuple[np.ndarray, np.ndarray]:
+        """The (sources, rewards) arrays of an answer given through Python or HTTP, checked."""
+        from pybai.session.messages import answer_arrays
+
+        return answer_arrays(self.sources(sources, owner), rewards)
 
     # ------------------------------------------------------------ ask
     def ask_rows(self, request_id: int, requests: np.ndarray) -> list[dict]:
@@ -142,12 +152,12 @@ class Layout:
             if value["reward"] == "":
                 continue  # not answered: stays pending
             if "request" in value and value["request"] != "":
-                got = _integer(value["request"], "request", where, line)
+                got = integer_cell(value["request"], "request", where, line)
                 if got != request_id:
                     raise InvalidParameterError(
                         f"{where}, line {line}: request {got}, but the answer is for request {request_id}.")
             sources.append(self._source(value, where, line))
-            rewards.append(_number(value["reward"], where, line))
+            rewards.append(number_cell(value["reward"], where, line))
         if not sources:
             raise InvalidParameterError(f"{where}: no rewards (every row's reward is empty).")
         return np.array(sources, dtype=np.intp), np.array(rewards, dtype=float)
@@ -155,7 +165,7 @@ class Layout:
     def _arm(self, text: str, name: str, where: str, line: int) -> int:
         """An arm named by its index or (arms with labels) its label."""
         if self.labels is None:
-            return _integer(text, name, where, line)
+            return integer_cell(text, name, where, line)
         try:
             return arm_index(text, self.labels, self.n_arms)
         except ValueError as exc:
@@ -165,14 +175,14 @@ class Layout:
         source = None
         if value.get("source", "") != "":
             plain = self.n_subpopulations or _INTEGER.fullmatch(value["source"])
-            source = _integer(value["source"], "source", where, line) if plain else self._arm(
+            source = integer_cell(value["source"], "source", where, line) if plain else self._arm(
                 value["source"], "source", where, line)
         labelled = value.get("label", "") != ""
         if self.n_subpopulations and (value.get("arm", "") != "" or value.get("subpopulation", "") != ""
                                       or (labelled and source is None)):
             arm = self._arm(value["arm"], "arm", where, line) if value.get("arm", "") != "" else (
-                self._arm(value["label"], "label", where, line) if labelled else _integer("", "arm", where, line))
-            sub = _integer(value.get("subpopulation", ""), "subpopulation", where, line)
+                self._arm(value["label"], "label", where, line) if labelled else integer_cell("", "arm", where, line))
+            sub = integer_cell(value.get("subpopulation", ""), "subpopulation", where, line)
             if not (0 <= arm < self.n_arms and 0 <= sub < self.n_subpopulations):
                 raise InvalidParameterError(
                     f"{where}, line {line}: arm {arm}, subpopulation {sub} is not a cell of the "
@@ -203,6 +213,10 @@ class Layout:
         return ["observation", "answer", "request", "source"] + (
             ["arm", "subpopulation"] if self.n_subpopulations else []) + self._label_column + ["reward", "time"]
 
+    def export_rows(self, rows) -> list[dict]:
+        """The export rows of the stored observation rows."""
+        return [self.export_row(r) for r in rows]
+
     def export_row(self, row) -> dict:
         oid, answer, request, source, reward, time = row
         out = {"observation": oid, "answer": answer, "request": request, "source": source}
@@ -222,13 +236,13 @@ _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|
                      re.ASCII | re.IGNORECASE)
 
 
-def _integer(text: str, name: str, where: str, line: int) -> int:
+def integer_cell(text: str, name: str, where: str, line: int) -> int:
     if not _INTEGER.fullmatch(text):
         raise InvalidParameterError(f"{where}, line {line}: {name} {text!r} is not an integer.")
     return int(text)
 
 
-def _number(text: str, where: str, line: int) -> float:
+def number_cell(text: str, where: str, line: int) -> float:
     if not _NUMBER.fullmatch(text):
         raise InvalidParameterError(f"{where}, line {line}: reward {text!r} is not a number "
                                     "(plain decimal digits, e.g. 0.25, -3 or 1.5e-3).")

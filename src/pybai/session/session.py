@@ -30,8 +30,9 @@ from pybai.exceptions import InvalidParameterError, PybaiError, RequestError, Se
 from pybai.session.integrity import damaged, read_only
 from pybai.session.link import retrying
 from pybai.session.replay import STATE_EVERY, Replay, ReplayDiverged
-from pybai.session.messages import Receipt, Request, answer_arrays, checked_request_id
-from pybai.session.rows import Layout, read_csv
+from pybai.session.messages import Receipt, Request, checked_request_id
+from pybai.session.metric_rows import layout_for
+from pybai.session.rows import read_csv
 from pybai.session.status import describe_answer, session_status, stop_reason
 from pybai.session.definition import SESSION_THRESHOLD, session_spec
 from pybai.session.store import Store, utc_now
@@ -63,7 +64,7 @@ class Session:
         self._store = store
         self.spec = spec
         self.problem = spec.problem
-        self.layout = Layout(spec.problem)
+        self.layout = layout_for(spec.problem)
         self._replay: Replay | None = None
 
     # ------------------------------------------------------------ creating and opening
@@ -279,7 +280,7 @@ class Session:
             The session has stopped, or nothing was asked.
         """
         rid = checked_request_id(request_id)
-        src, rew = answer_arrays(self.layout.sources(sources), rewards)
+        src, rew = self.layout.answer(sources, rewards)
         return self._tell(rid, src, rew)
 
     @retrying
@@ -309,7 +310,7 @@ class Session:
                 self._replay = None
             raise
         pending = len(strategy.outstanding.get(rid, ()))
-        return Receipt(rid, int(src.size), pending, int(strategy.t_), strategy.status_)
+        return Receipt(rid, self.layout.samples(src), pending, int(strategy.t_), strategy.status_)
 
     def cancel(self, request_id: int) -> int:
         """Withdraw the unanswered part of outstanding request ``request_id``; returns its samples.
@@ -467,7 +468,7 @@ class Session:
         reward (exact text), time."""
         with self._store.reading():
             rows = self._store.observation_rows()
-        return [self.layout.export_row(r) for r in rows]
+        return self.layout.export_rows(rows)
 
     @retrying
     def history(self):

@@ -123,6 +123,8 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "max_samples": getattr(regime, "max_samples", None),
         "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate, (low, high), level),
         "reward_model_note": problem.family.misfit(strategy.model_, problem.labels),
+        "metrics": None if getattr(problem, "metric_names", None) is None else list(problem.metric_names),
+        "guardrails": _guardrails(problem, strategy),
         "counts": _plain(res.counts.reshape(shape).astype(int)),
         "means": _plain(res.means.reshape(shape)),
         "ci_low": _plain(low.reshape(shape)),
@@ -174,3 +176,11 @@ def _statistic(strategy) -> tuple[float | None, float | None]:
         return None, None
     statistic, level = evidence
     return _plain(statistic), _plain(level)
+
+
+def _guardrails(problem, strategy) -> dict | None:
+    """Each arm's guardrails (estimate, margin, state) for problems with guardrail metrics, else None."""
+    states = getattr(problem, "guardrail_states", None)
+    if states is None:
+        return None
+    return states(strategy.model_, strategy.threshold_, strategy.t_)

@@ -26,6 +26,8 @@ from pybai.strategies.registry import get_strategy_class, make_strategy, registe
 from pybai.strategies.round_robin import RoundRobinStrategy
 from pybai.strategies.top_two import TopTwo
 from pybai.strategies.track_and_stop import TrackAndStop
+from pybai.strategies.two_stage import TwoStage
+from pybai.strategies.two_stage import TwoStage
 from pybai.strategies.uniform import Uniform
 from pybai.strategies.xy_adaptive import XYAdaptive
 from pybai.strategies.xy_fully_adaptive import XYFullyAdaptive
@@ -36,6 +38,7 @@ __all__ = [
     "Strategy",
     "Uniform",
     "TrackAndStop",
+    "TwoStage",
     "ConstrainedTrackAndStop",
     "LUCB",
     "GameSampling",

@@ -422,10 +422,10 @@ class Strategy:
         if pending is None:
             raise RequestError(f"request {rid!r} is not pending ({book.describe()}).")
         src, rew = parse_answer(self, sources, rewards)
-        answered = src if self._requests_are_sources else self.requests_.request_of(src)
+        answered = src if self._requests_are_sources else self.requests_.answered(src)
         remaining = match_answer(pending, answered)
         self.model_.update(src, rew)
-        self.t_ += src.shape[0]
+        self.t_ += answered.shape[0]  # samples: one per request answered (an observation may carry several sources)
         if remaining is not None:
             book.set(cast(int, rid), remaining)
             if rid == self.request_id:
@@ -640,7 +640,8 @@ class Strategy:
                 pending is not None and not np.array_equal(pending, cast(np.ndarray, book.get(self.request_id)))):
             raise corrupted("base._pending", "the unanswered part of the outstanding request_id", kind_of(pending))
         counts = self.model_.counts
-        if isinstance(counts, np.ndarray) and (np.any(counts < 0) or counts.sum() != t):
+        if isinstance(counts, np.ndarray) and (np.any(counts < 0) or self.requests_.counts(counts).sum() != t):
+            # t_ counts requests answered: one per source, or one per observation of several sources
             raise corrupted("model.counts", f"non-negative counts adding up to t_ = {t}", counts.sum())
         problem = self.model_.check_state()
         if problem:

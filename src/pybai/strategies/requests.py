@@ -248,4 +248,7 @@ def parse_answer(strategy, sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     problem = strategy.problem_.family.check_rewards(rew)
     if problem:
         raise RequestError(f"The 'rewards' parameter of tell must be {problem}. Got {rew.tolist()[:10]}.")
+    wrong = strategy.requests_.check_rewards(src, rew)  # sources of different reward models (metrics)
+    if wrong:
+        raise RequestError(wrong)
     return src, rew

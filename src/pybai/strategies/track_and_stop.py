@@ -102,7 +102,7 @@ class TrackAndStop(CompiledRun, Strategy):
 
     name = "tas"
     requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
-    goals: ClassVar[tuple[str, ...]] = ("best-arm", "best-feasible-arm")
+    goals: ClassVar[tuple[str, ...]] = ("best-arm", "best-feasible-arm", "best-arm-guardrails")
     _state_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
                     "tracker_.forced_next_")
 

@@ -45,7 +45,7 @@ class Uniform(CompiledRun, Strategy):
 
     name = "uniform"
     requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
-    goals = ("best-arm", "best-feasible-arm", "top-k")
+    goals = ("best-arm", "best-feasible-arm", "top-k", "best-arm-guardrails")
     regimes = ("fixed-confidence", "fixed-budget")
     batched = True
 

@@ -139,6 +139,22 @@ def _linear(features, theta, sigma):
     return make
 
 
+def _guardrails(correlation):
+    """Revenue (objective) and latency (at most 0) and refunds (at most the control's + 0.1) per observation."""
+    from pybai.environments.multi_metric import MultiMetricEnvironment
+    from pybai.problems.guardrails import GuardrailProblem, Metric
+
+    def make(regime, batch):
+        env = MultiMetricEnvironment({"revenue": GaussianEnvironment([0.0, 0.4, 1.0, 1.5]),
+                                      "latency": GaussianEnvironment([-0.6, -0.5, -0.8, 0.6]),
+                                      "refunds": BernoulliEnvironment([0.2, 0.2, 0.25, 0.2])},
+                                     correlation=correlation)
+        metrics = [Metric("revenue", sigma=1.0), Metric("latency", sigma=1.0, at_most=0.0),
+                   Metric("refunds", reward_model="bernoulli", at_most_vs_control=0.15)]
+        return env, GuardrailProblem(4, metrics, regime, batch)
+    return make
+
+
 #: goal -> [(label, make(regime, batch) -> (environment, problem))]
 GOAL_INSTANCES: dict[str, list[tuple[str, Callable[[Any, Any], tuple[Any, Any]]]]] = {
     "best-arm": [
@@ -159,6 +175,8 @@ GOAL_INSTANCES: dict[str, list[tuple[str, Callable[[Any, Any], tuple[Any, Any]]]
                                 [0.7, 0.7, 0.0]], [1.0, 0.2, -0.3], 0.5)),
     ],
     "best-feasible-arm": [("pair", _feasible("pair")), ("arm", _feasible("arm"))],
+    "best-arm-guardrails": [("guardrails-independent", _guardrails(None)),  # labels are unique across goals
+                            ("guardrails-correlated", _guardrails([[1.0, 0.6, -0.4], [0.6, 1.0, 0.3], [-0.4, 0.3, 1.0]]))],
     "top-k": [("gaussian-k2", _top_k(GaussianEnvironment([1.0, 0.8, 0.3, 0.1, 0.0]), 2)),
               ("bernoulli-k3", _top_k(BernoulliEnvironment([0.9, 0.1, 0.8, 0.2, 0.85, 0.3]), 3)),
               ("gaussian-uv-k2", _unknown_variance(GaussianEnvironment([1.0, 0.9, 0.2, 0.1, -0.2],

@@ -48,7 +48,11 @@ def _unique(view, mu) -> None:
 
 def check_oracle(environment, problem) -> None:
     """``oracle(mu)`` gives a finite ``T* > 0`` and weights on the simplex with which the GLR at
-    the truth is ``1 / T*`` (the characteristic time is the inverse of the optimal GLR rate)."""
+    the truth is ``1 / T*`` (the characteristic time is the inverse of the optimal GLR rate).
+
+    The GLR is read at the source counts one sample spread by the weights observes: the weights times
+    :attr:`RequestSpace.observation_size <pybai.problems.requests.RequestSpace.observation_size>` (1, or M
+    when an observation reads every one of M metrics of its arm: an arm's share w / M per source)."""
     view, mu = truth_means(environment, problem)
     _unique(view, mu)
     t_star, w = view.oracle(mu)
@@ -56,7 +60,7 @@ def check_oracle(environment, problem) -> None:
     assert math.isfinite(t_star) and t_star > 0, f"T* = {t_star!r}"
     assert w.shape == (problem.n_sources,), f"weights of shape {w.shape} for {problem.n_sources} sources"
     assert np.all(w >= 0) and abs(w.sum() - 1.0) <= 1e-9, f"weights {w} are not a probability vector"
-    rate = view.glr(w, mu)
+    rate = view.glr(w * problem.request_space().observation_size, mu)
     assert math.isclose(rate * t_star, 1.0, rel_tol=RTOL), f"glr(w*, mu) = {rate!r} but 1 / T* = {1 / t_star!r}"
 
 

@@ -87,7 +87,9 @@ def check_runs_within_its_regime(case) -> None:
     ``max_samples``) with a recommendation, and its counts add up to its samples."""
     env, problem, strategy = start(case)
     run = play(strategy, env, np.random.default_rng(1))
-    assert run["samples"] == sum(run["counts"]), f"{run['samples']} samples but counts {run['counts']}"
+    # a sample is a request answered (one observation may carry several sources: every metric of an arm)
+    answered = sum(problem.request_space().counts(np.asarray(run["counts"], dtype=float)))
+    assert run["samples"] == answered, f"{run['samples']} samples but counts {run['counts']}"
     if case[3] == "fixed-budget":
         spent = run["batches"] if problem.batch is not None else run["samples"]
         if run["status"] == "stopped" and strategy.may_stop_early:
@@ -153,7 +155,8 @@ def check_request_rules(case) -> None:
             strategy.tell(*args, **kwargs)
         assert _state(strategy) == before, f"a refused tell{args!r:.120} changed the state"
     strategy.tell(sources, rewards, request_id=rid)
-    assert strategy.t_ == len(sources), f"t_ = {strategy.t_} after {len(sources)} samples"
+    answered = len(problem.request_space().answered(sources))  # one sample per observation
+    assert strategy.t_ == answered, f"t_ = {strategy.t_} after {answered} samples"
     with raises(SessionStateError, doing="a second answer to an answered request"):
         strategy.tell(sources, rewards, request_id=rid)
     play(strategy, env, np.random.default_rng(2))
@@ -187,7 +190,7 @@ def check_partial_answer(case) -> None:
     """Part of a batch answered: the rest stays pending under the same id, then completes it."""
     if not case[4]:
         raise CheckSkipped("a batched case only")
-    env, _, strategy = start(case)
+    env, problem, strategy = start(case)
     noise = np.random.default_rng(0)
     for _ in range(200):  # find a batch of several samples
         req = strategy.ask()
@@ -198,10 +201,11 @@ def check_partial_answer(case) -> None:
         raise CheckSkipped("no batch of several samples before the end")
     rid = strategy.request_id
     sources, rewards = env.respond(req, noise)
-    strategy.tell(sources[:1], rewards[:1], request_id=rid)
+    first = problem.request_space().observation_size  # the sources of one observation
+    strategy.tell(sources[:first], rewards[:first], request_id=rid)
     rest = strategy.ask()
     assert strategy.request_id == rid and rest.size == req.size - 1, "the unanswered part is not what is pending"
-    strategy.tell(sources[1:], rewards[1:], request_id=rid)
+    strategy.tell(sources[first:], rewards[first:], request_id=rid)
     assert strategy.request_id is None or strategy.request_id != rid, "a completed request is still pending"
     assert strategy.batches_ >= 1, "a completed batch was not counted"
 
@@ -244,7 +248,7 @@ def check_outstanding_requests(case) -> None:
                 strategy.tell(*env.respond(req, noise), request_id=rid)
         else:
             strategy.tell(*env.respond(strategy.outstanding[rid], noise), request_id=rid)
-        assert strategy.t_ == strategy.counts_.sum(), "t_ is not the sum of the counts"
+        assert strategy.t_ == problem.request_space().counts(strategy.counts_).sum(), "t_ is not the sum of the counts"
         assert strategy.t_ + sum(p.size for p in strategy.outstanding.values()) <= limit, \
             "the samples told and outstanding exceed the regime's limit"
     assert strategy.recommendation() is not None or strategy.t_ == 0, "no recommendation after samples"
@@ -276,7 +280,8 @@ def check_state_round_trip(case, steps: int = 17) -> None:
         req = strategy.ask()
         sources, rewards = env.respond(req, noise)
         if req.size > 1:  # also save a partly answered batch
-            strategy.tell(sources[:1], rewards[:1])
+            first = problem.request_space().observation_size  # the sources of one observation
+            strategy.tell(sources[:first], rewards[:first])
             break
         strategy.tell(sources, rewards)
     if strategy.stopped:

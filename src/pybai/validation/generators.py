@@ -28,6 +28,13 @@ The generators (every random choice from the ``rng`` passed in):
   infeasible (its least-weighted cell moved below the floor, its other cells raised by 1) so the
   answer is another, feasible arm; no feasible arm (one cell of every arm below the floor, answer
   -1).  The label says which case the truth is in.  delta = 0.2.
+* ``guardrails``: K uniform in {2, ..., 4} arms with three metrics per observation: revenue (the
+  objective, Gaussian sd 1, means increasing by gaps uniform in [0.3, 1]), latency (Gaussian sd 1,
+  guardrail at most 0) and refunds (Bernoulli, at most the control's rate + 0.1; rates within 0.05
+  below the control's), correlated through a Gaussian copula with correlations uniform in [-0.8, 0.8]
+  (only the revenue-latency one when the three are not positive semi-definite), in four cases drawn
+  with equal probability: every arm keeps the latency bound (latencies -0.8 to -0.3); the best revenue
+  breaks it; no arm keeps it (answer -1); a worse arm exactly on the bound.  delta = 0.2.
 * ``linear``: d uniform in {2, 3}, K = d + 1 to d + 3 arms with standard normal features
   (the first d rows made the canonical basis, so the features span R^d), theta standard normal
   rescaled so that the best arm's mean exceeds the second's by a gap uniform in [0.4, 1.0];
@@ -296,6 +303,35 @@ def _subpopulation(rng: np.random.Generator) -> Instance:
                     lambda regime: FeasibleArmProblem(**env.structure(), regime=regime))
 
 
+def _guardrails(rng: np.random.Generator) -> Instance:
+    from pybai.environments.multi_metric import MultiMetricEnvironment
+    from pybai.problems.guardrails import GuardrailProblem, Metric
+
+    K, case = int(rng.integers(2, 5)), int(rng.integers(4))
+    revenue = -np.sort(rng.uniform(0.3, 1.0, K).cumsum())[::-1] + 2.0  # increasing, gaps >= 0.3
+    latency = -rng.uniform(0.3, 0.8, K)  # every arm keeps "latency at most 0"
+    if case == 1:  # the best revenue breaks the guardrail
+        latency[-1] = rng.uniform(0.3, 0.8)
+    elif case == 2:  # no arm keeps it
+        latency = rng.uniform(0.3, 0.8, K)
+    elif case == 3:  # a worse arm exactly on the bound (it keeps the guardrail)
+        latency[int(rng.integers(K - 1)) if K > 1 else 0] = 0.0
+    refunds = rng.uniform(0.1, 0.3)
+    rates = np.full(K, refunds)
+    rates[1:] -= rng.uniform(0.0, 0.05, K - 1)  # within the margin 0.1 of the control (arm 0) by at least 0.05
+    rho = rng.uniform(-0.8, 0.8, 3)
+    R = np.array([[1.0, rho[0], rho[1]], [rho[0], 1.0, rho[2]], [rho[1], rho[2], 1.0]])
+    if np.linalg.eigvalsh(R).min() < 0:  # keep the revenue-latency correlation, drop the others
+        R[0, 2] = R[2, 0] = R[1, 2] = R[2, 1] = 0.0
+    env = MultiMetricEnvironment({"revenue": GaussianEnvironment(revenue), "latency": GaussianEnvironment(latency),
+                                  "refunds": BernoulliEnvironment(rates)}, R)
+    metrics = [Metric("revenue", sigma=1.0), Metric("latency", sigma=1.0, at_most=0.0),
+               Metric("refunds", reward_model="bernoulli", at_most_vs_control=0.1)]
+    name = ("feasible-best", "infeasible-best", "no-feasible", "on-bound")[case]
+    return Instance(f"{name} revenue={_fmt(revenue)} latency={_fmt(latency)} rho={_fmt(rho)}", env,
+                    lambda regime: GuardrailProblem(K, metrics, regime))
+
+
 def _linear(rng: np.random.Generator) -> Instance:
     d = int(rng.integers(2, 4))
     K = d + int(rng.integers(1, 4))
@@ -386,6 +422,7 @@ register_family(InstanceFamily("tied-best", "best-arm", _tied_best, max_samples=
 register_family(InstanceFamily("top-k", "top-k", _top_k))
 register_family(InstanceFamily("subpopulation", "best-feasible-arm", _subpopulation))
 register_family(InstanceFamily("linear", "best-arm", _linear))
+register_family(InstanceFamily("guardrails", "best-arm-guardrails", _guardrails))
 register_family(InstanceFamily("batch-top-k", "top-k", _batch_top_k, budgets=(10, 40, 160)))
 register_family(InstanceFamily("unknown-variance", "best-arm", _unknown_variance))
 register_family(InstanceFamily("unknown-variance-top-k", "top-k", _unknown_variance_top_k))

@@ -1,0 +1,61 @@
+"""Track-and-Stop on the guardrail oracle against the two-stage baseline (certify every guardrail, then compare).
+
+Runs the shipped experiment ``guardrails-latency`` (the best-revenue arm breaks the latency bound, two
+weak arms sit close to it, revenue and latency correlated 0.6) with ``tas``, ``two-stage`` and
+``uniform`` under the proven ``delta-correct`` rule on the same seeded replications, and prints
+mean samples +- standard error, errors, censored runs, T*(mu) ln(m/delta) and the ratio of each
+strategy's mean samples to two-stage's (the target: tas <= 0.6 x two-stage).
+
+    .venv/bin/python benchmarks/guardrails_two_stage.py --runs 200
+
+Writes ``benchmarks/results/guardrails_two_stage.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import pathlib
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from _bench_common import machine, machine_line, table, write_json  # noqa: E402
+
+from pybai.config.experiment import load_experiment  # noqa: E402
+from pybai.experiments import experiment_path  # noqa: E402
+from pybai.simulate.montecarlo import run_outcomes  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args(argv)
+    exp = load_experiment(experiment_path("guardrails-latency"))
+    exp = dataclasses.replace(exp, replications=args.runs)
+    problem, mu = exp.problem, exp.environment.source_means
+    t_star = problem.oracle(mu)[0]
+    level = math.log(problem.n_alternatives / problem.delta)
+    info = machine()
+    results = {}
+    for (label, _), runs in zip(exp.strategies, run_outcomes(exp, jobs=args.jobs)):
+        samples = np.array([o.samples for o in runs], dtype=float)
+        results[label] = {"mean": float(samples.mean()), "se": float(samples.std(ddof=1) / math.sqrt(samples.size)),
+                          "errors": int(sum(not o.correct for o in runs if o.status == "stopped")),
+                          "censored": int(sum(o.status != "stopped" for o in runs))}
+    base = results["two-stage"]["mean"]
+    rows = [[label, f"{r['mean']:.1f} +- {r['se']:.1f}", r["errors"], r["censored"], f"{r['mean'] / base:.3f}"]
+            for label, r in results.items()]
+    print(machine_line(info))
+    print(f"guardrails-latency, delta = {problem.delta}, {args.runs} runs; T*(mu) = {t_star:.3f}, "
+          f"T* ln(m/delta) = {t_star * level:.1f} (m = {problem.n_alternatives})")
+    print(table(["strategy", "mean samples", "errors", "censored", "ratio to two-stage"], rows))
+    write_json("guardrails_two_stage.json", {"machine": info, "runs": args.runs, "t_star": t_star,
+                                        "t_star_log": t_star * level, "results": results})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,312 @@
+"""Best arm on an objective among the arms that keep every guardrail (goal ``"best-arm-guardrails"``).
+
+An observation of an arm carries M metrics, measured together (possibly correlated): the first
+is the objective, the others may carry guardrails (:mod:`pybai.problems.guardrails.metrics`).
+The answer is the arm of best objective among those that keep every guardrail, or -1 when no
+arm keeps them all ("no arm keeps every guardrail", a legitimate answer).
+
+The stopping rule never adds evidence across the metrics of one observation: every event that
+makes the recommendation wrong is refuted by one metric's statistic (an arm's mean against a
+bound, or two arms' means of one metric), so the ``delta-correct`` rule holds for any correlation
+between metrics (:mod:`pybai.stopping.guardrails`, docs/guardrails.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from pybai._validation import check_positive_int, fail
+from pybai.models.families import Gaussian
+from pybai.naming import arm_index, arm_name
+from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.guardrails.metrics import Metric, compile_guardrails
+from pybai.problems.guardrails.oracle import guardrail_oracle
+from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
+from pybai.problems.guardrails.space import MetricMeans, MetricSpace
+from pybai.problems.guardrails.states import arm_states, guardrail_states
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
+
+__all__ = ["GuardrailProblem"]
+
+_NO_SCALES = np.empty(0)  # items_value without mixtures: the GLR of each test
+
+
+class GuardrailProblem(Problem):
+    """Identify the arm of best objective among those that keep every guardrail.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number of arms K >= 1.
+    metrics : sequence of Metric (or of dicts of Metric's keywords)
+        The metrics of one observation; the first is the objective (it takes no guardrail).
+    regime : FixedConfidence or FixedBudget
+    batch : BatchSpec, optional
+    control : int or str, default 0
+        The control arm (index or label), the reference of the relative guardrails.
+    labels : list of str, optional
+        One distinct name per arm.
+
+    Notes
+    -----
+    Sources are the (arm, metric) pairs (``source_shape = (K, M)``); a request is an arm and its
+    answer is one observation, all M metrics (:class:`~pybai.problems.guardrails.space.MetricSpace`).
+    Rewards of a ``"bernoulli"`` or ``"bounded"`` metric are handled with their sub-Gaussian
+    variance proxy ((hi - lo)^2 / 4, Hoeffding's lemma), under which the mixture tests are
+    supermartingales: the rule stays ``delta-correct``, conservatively.
+
+    Examples
+    --------
+    >>> from pybai import FixedConfidence
+    >>> from pybai.problems.guardrails import GuardrailProblem, Metric
+    >>> p = GuardrailProblem(3, [Metric("conversion", reward_model="bernoulli"),
+    ...                          Metric("latency", sigma=10.0, at_most=250.0)], FixedConfidence(0.05))
+    >>> p.answer([[0.10, 240.0], [0.12, 260.0], [0.11, 245.0]])
+    2
+    """
+
+    goal = "best-arm-guardrails"
+    provides = frozenset()  # the metrics of an observation are not independent sources
+    tracking_oracle_growth = 0.25  # the oracle is a search over one or two counts: solved lazily
+
+    def __init__(self, n_arms, metrics, regime=None, batch: BatchSpec | None = None, control: Any = 0, *,
+                 labels=None):
+        owner = type(self).__name__
+        K = check_positive_int(n_arms, "n_arms", owner)
+        self.metrics = _check_metrics(metrics, owner)
+        M = len(self.metrics)
+        self.n_arms, self.n_metrics = K, M
+        self.metric_names = tuple(m.name for m in self.metrics)
+        variances = np.array([m.variance for m in self.metrics])
+        self.variances = np.tile(variances, K)
+        super().__init__(Gaussian(np.sqrt(self.variances), n_sources=K * M), regime, batch)
+        self._set_labels(labels, K)
+        self.control = _check_control(control, K, self.labels, owner)
+        self.sense = 1.0 if self.metrics[0].maximize else -1.0
+        self.guards = compile_guardrails(self.metrics)
+        if K == 1 and self.guards.metric.shape[0] == 0:
+            raise fail("n_arms", owner, "an int >= 2 when no metric has a guardrail", K)
+        self.grid_shape = (K, M)
+        lows, highs = zip(*(m.support for m in self.metrics))
+        self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
+        self._tests: dict[Any, Any] = {}
+
+    # --- structure -------------------------------------------------------
+    @property
+    def n_sources(self) -> int:
+        return self.n_arms * self.n_metrics
+
+    def _make_request_space(self) -> MetricSpace:
+        return MetricSpace(self.n_arms, self.n_metrics, self.metric_names,
+                           binary=[m.reward_model == "bernoulli" for m in self.metrics])
+
+    def new_model(self) -> MetricMeans:
+        """Empirical means per (arm, metric), refusing rewards outside a metric's range."""
+        return MetricMeans(self.n_sources, self._low, self._high, self.metric_names * self.n_arms)
+
+    def describe_rewards(self) -> list[str]:
+        """What one observation carries, in words (the session header): ``"3 metrics per observation:"``, then
+        one line per metric (:meth:`Metric.describe <pybai.problems.guardrails.metrics.Metric.describe>`)."""
+        return [f"{self.n_metrics} metrics per observation:"] + [
+            m.describe(objective=i == 0) for i, m in enumerate(self.metrics)]
+
+    def source_support(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) per source: the range of its metric's rewards (``-inf``, ``inf`` for a Gaussian metric)."""
+        return self._low, self._high
+
+    @property
+    def has_relative(self) -> bool:
+        return bool(self.guards.relative.any())
+
+    @property
+    def n_alternatives(self) -> int:
+        """``m`` = K - 1 + G_max: the martingales a wrong stop can come from (docs/guardrails.md)."""
+        g_max = max((int(self.guards.applies(k, self.control).sum()) for k in range(self.n_arms)), default=0)
+        return max(self.n_arms - 1 + g_max, 1)
+
+    @property
+    def n_terms(self) -> int:
+        """Sources per test: at most 2 (two arms' means of one metric)."""
+        return 2
+
+    def tests(self, answer: int):
+        """The tests of the alternative to ``answer`` (:func:`~pybai.problems.guardrails.pieces.build_tests`), cached."""
+        tests = self._tests.get(answer)
+        if tests is None:
+            tests = build_tests(answer, self.n_arms, self.n_metrics, self.guards, self.control, self.sense)
+            self._tests[answer] = tests
+        return tests
+
+    # --- the math of the goal -------------------------------------------
+    def _matrix(self, means, name="means") -> np.ndarray:
+        if type(means) is np.ndarray and means.dtype == np.float64 and means.size == self.n_sources:
+            return means.reshape(self.grid_shape)
+        mu = np.asarray(means, dtype=float)
+        if mu.size != self.n_sources:
+            raise fail(name, type(self).__name__, f"{self.n_sources} values (K x M = {self.n_arms} x "
+                       f"{self.n_metrics})", f"shape {mu.shape}")
+        return mu.reshape(self.grid_shape)
+
+    def answer(self, means) -> int:
+        """The feasible arm of best objective (lowest index on ties), -1 when no arm keeps every guardrail."""
+        return answer_of(self._matrix(means), self.guards, self.control, self.sense)
+
+    def feasible(self, means) -> np.ndarray:
+        """Which arms keep every guardrail under ``means`` (a mean on its bound keeps it)."""
+        return feasible_arms(self._matrix(means), self.guards, self.control)
+
+    def guardrail_values(self, means) -> np.ndarray:
+        """h_g of every arm and guardrail (K, G): <= 0 keeps it; -inf where g does not bind the arm."""
+        return guardrail_values(self._matrix(means), self.guards, self.control)
+
+    def glr(self, counts, means) -> float:
+        """The guardrail statistic: min over the items of the alternative of the max over its
+        single-metric tests of their GLR (:mod:`pybai.stopping.guardrails`)."""
+        mu = self._matrix(means)
+        tests = self.tests(answer_of(mu, self.guards, self.control, self.sense))
+        return float(items_value(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
+                                 np.asarray(counts, dtype=float).ravel(), mu.ravel(), self.variances, _NO_SCALES))
+
+    def threshold(self, kind: str, delta: float):
+        """``"delta-correct"``: :class:`~pybai.stopping.guardrails.GuardrailMixtureThreshold`; other kinds as
+        for every problem (t-only thresholds on :meth:`glr`)."""
+        base = super().threshold(kind, delta)
+        if isinstance(kind, str) and kind.strip().lower() == "delta-correct":
+            return GuardrailMixtureThreshold(delta, self.n_alternatives, base)
+        return base
+
+    def pieces(self, model) -> GuardrailPieces:
+        """The tests of the alternative to the empirical answer at ``model``'s estimate, with the variances."""
+        mu = self._matrix(model.estimate)
+        return GuardrailPieces(self.tests(answer_of(mu, self.guards, self.control, self.sense)), self.variances)
+
+    def stopping_decision(self, model, threshold, t):
+        """The mixture rule: every item has a test that passes (else GLR > threshold(t))."""
+        if not isinstance(threshold, GuardrailMixtureThreshold):
+            return super().stopping_decision(model, threshold, t)
+        z = self.statistic(model)
+        if not z > threshold.min_statistic:
+            return z, False
+        return z, threshold.margin(self.pieces(model), model) > 0.0
+
+    def _stopping_margin(self, model, threshold):
+        if not isinstance(threshold, GuardrailMixtureThreshold):
+            return None
+        return threshold.margin(self.pieces(model), model)
+
+    def guardrail_status(self, model, threshold, t: int) -> np.ndarray:
+        """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0.
+
+        A guardrail is certified kept (broken) when its break (keep) test passes the rule's level: the mixture
+        evidence against ``ln(m/delta)`` for the ``delta-correct`` rule, else the test's GLR against
+        ``threshold(t)`` (what the two-stage baseline of :mod:`pybai.strategies.two_stage` reads;
+        :func:`pybai.problems.guardrails.states.arm_states`).
+        """
+        return arm_states(self, model, threshold, t)
+
+    def guardrail_states(self, model, threshold, t: int) -> dict:
+        """Each arm's guardrails: estimate, margin to the bound, state (holds, broken, undecided) and evidence
+        (:func:`pybai.problems.guardrails.states.guardrail_states`; the session status's ``guardrails``)."""
+        return guardrail_states(self, model, threshold, t)
+
+    def oracle(self, means, hint: Any = None):
+        """T*(mu) and w*(mu) of the guardrail rule (:mod:`pybai.problems.guardrails.oracle`), w* per source
+        (an arm's weight split evenly over its metrics)."""
+        mu = self._matrix(means)
+        a = answer_of(mu, self.guards, self.control, self.sense)
+        t_star, w = guardrail_oracle(self.tests(a), a, self.control, self.has_relative, mu.ravel(),
+                                     self.variances, self.n_arms, self.n_metrics)
+        return t_star, self.request_space().expand(w)
+
+    def answer_is_unique(self, means) -> bool:
+        """False when the answer's mean is exactly on a bound or ties another feasible arm's objective."""
+        return math.isfinite(self.oracle(self.check_means(means))[0])
+
+    def is_correct(self, answer, means) -> bool:
+        """Whether ``answer`` is a feasible arm of best objective (any of tied ones), or -1 when none is feasible."""
+        mu = self._matrix(self.check_means(means))
+        ok = self.feasible(mu)
+        answer = int(answer)
+        if not ok.any():
+            return answer == -1
+        if not 0 <= answer < self.n_arms or not ok[answer]:
+            return False
+        score = self.sense * mu[:, 0]
+        return bool(score[answer] == score[ok].max())
+
+    def simple_regret(self, answer, means) -> float:
+        """Objective of the best feasible arm minus the answer's (NaN when the answer breaks a guardrail
+        or is -1 while an arm is feasible: a guardrail error, counted by the correct rate)."""
+        mu = self._matrix(means)
+        truth, answer = self.answer(mu), int(answer)
+        if answer == truth:
+            return 0.0
+        if answer < 0 or not self.feasible(mu)[answer]:
+            return float("nan")
+        return float(self.sense * (mu[truth, 0] - mu[answer, 0]))
+
+    def complexity(self, truth) -> dict:
+        """The report of ``pybai complexity``, with the weights per arm and each guardrail's state."""
+        out = super().complexity(truth)
+        mu = self._matrix(self.check_means(truth))
+        w = np.asarray(self.oracle(mu)[1]).reshape(self.grid_shape).sum(axis=1)
+        out["optimal_weights"] = np.round(w, 8).tolist()
+        if out["answer"] == -1:
+            out["answer_note"] = "no arm keeps every guardrail"
+        out["characteristic_time_note"] = ("of the single-metric rule (tests that never add evidence across the "
+                                           "metrics of an observation); lower_bound is T* kl(delta, 1 - delta)")
+        h = self.guardrail_values(mu)
+        out["guardrails"] = "; ".join(
+            f"{self.metric_names[int(m)]} {key} {getattr(self.metrics[int(m)], key):g}: kept by "
+            + (", ".join(arm_name(k, self.labels) for k in range(self.n_arms) if h[k, g] <= 0.0) or "no arm")
+            for g, (m, key) in enumerate(zip(self.guards.metric, self.guards.keys)))
+        out["stopping_union"] = self.n_alternatives
+        return out
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out.update(n_arms=self.n_arms, metrics=[m.to_dict() for m in self.metrics], control=self.control)
+        return out
+
+
+def _check_metrics(metrics, owner) -> tuple[Metric, ...]:
+    if isinstance(metrics, (str, bytes, dict)) or not hasattr(metrics, "__iter__"):
+        raise fail("metrics", owner, "a list of Metric (the first is the objective)", metrics)
+    out = []
+    for i, m in enumerate(metrics):
+        if isinstance(m, dict):
+            try:
+                m = Metric(**m)
+            except TypeError:
+                raise fail("metrics", owner, "Metric keywords (name, maximize, reward_model, sigma, reward_range, "
+                           "at_most, at_least, at_most_vs_control, at_least_vs_control)", m) from None
+        if not isinstance(m, Metric):
+            raise fail("metrics", owner, "a list of Metric (the first is the objective)", metrics)
+        out.append(m)
+    if not out:
+        raise fail("metrics", owner, "at least one metric (the objective)", metrics)
+    names = [m.name for m in out]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise fail("metrics", owner, f"distinct metric names ('{name}' appears twice)", names)
+    if out[0].guardrails():
+        key = out[0].guardrails()[0][0]
+        raise fail(key, owner, f"absent on the objective '{out[0].name}' (the first metric; a guardrail goes on "
+                   "another metric)", getattr(out[0], key))
+    return tuple(out)
+
+
+def _check_control(control, n_arms, labels, owner) -> int:
+    expected = f"an arm: an index in [0, {n_arms - 1}]" + (" or one of the labels" if labels else "")
+    if isinstance(control, str):
+        try:
+            return arm_index(control, labels)
+        except Exception:
+            raise fail("control", owner, expected, control) from None
+    if isinstance(control, (bool, np.bool_)) or not isinstance(control, (int, np.integer)) or not (
+            0 <= control < n_arms):
+        raise fail("control", owner, expected, control)
+    return int(control)

@@ -1,0 +1,146 @@
+"""Where each guardrail of each arm stands: its estimate, its margin to the bound and its state.
+
+A guardrail g binding arm k is *certified kept* ("holds") when the test that refutes its break,
+break(k, g) = {h_g(lambda_k) >= 0}, passes the rule's level, and *certified broken* ("broken") when
+the test of keep(k, g) = {h_g(lambda_k) <= 0} passes it; otherwise it is "undecided"
+(:mod:`pybai.problems.guardrails.pieces`).  The level and the evidence are the stopping rule's:
+the mixture evidence V_H against ln(m / delta) for the ``delta-correct`` rule, else the test's GLR
+against threshold(t) (:mod:`pybai.stopping.guardrails`).  A relative guardrail does not bind the
+control: it holds there by definition.
+
+The estimate is what the guardrail compares with its bound: the arm's mean of the metric (absolute
+guardrails) or its difference to the control's mean (relative ones); the margin is -h_g at the
+empirical means, the room left on the kept side (negative: the estimate is past the bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pybai.naming import arm_name
+from pybai.problems.guardrails.metrics import guardrail_text
+from pybai.problems.guardrails.pieces import build_tests
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, items_value
+
+__all__ = ["guardrail_evidence", "guardrail_states", "arm_states", "STATES"]
+
+#: the state of a guardrail on an arm (and of an arm: "holds" when it keeps every guardrail)
+STATES = ("holds", "broken", "undecided")
+
+_ONE_ITEM = np.zeros(1, dtype=np.int64)
+
+
+def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """(holds, broken, level): the evidence that each guardrail holds (refuting its break) and that it is broken
+    (refuting its keep), shape (K, G), and the level a test must pass (``inf`` without a threshold: fixed budget).
+
+    ``inf`` / ``-inf`` where g does not bind k (a relative guardrail on the control holds by definition),
+    NaN while a source of its test has no sample.
+    """
+    if isinstance(threshold, GuardrailMixtureThreshold):
+        scales, level = threshold._scales, float(threshold.level)
+    elif threshold is None:  # fixed budget: no certificate, the GLR of each test for reading
+        scales, level = np.empty(0), math.inf
+    else:
+        scales, level = np.empty(0), float(threshold(max(t, 1)))
+    counts = np.asarray(model.counts, dtype=float)
+    means = np.asarray(model.estimate, dtype=float)
+    K, G = problem.n_arms, problem.guards.metric.shape[0]
+    holds = np.full((K, G), math.inf)
+    broken = np.full((K, G), -math.inf)
+    tests = _keep_tests(problem)
+    for row, (k, g) in enumerate(tests.pairs):
+        if counts[tests.s1[row]] == 0 or (tests.s2[row] >= 0 and counts[tests.s2[row]] == 0):
+            holds[k, g] = broken[k, g] = math.nan  # no sample of a source yet: no evidence either way
+            continue
+        keep = (tests.s1[row:row + 1], tests.a1[row:row + 1], tests.s2[row:row + 1], tests.a2[row:row + 1],
+                tests.e[row:row + 1])
+        broken[k, g] = items_value(*keep, _ONE_ITEM, counts, means, problem.variances, scales)
+        flipped = (keep[0], -keep[1], keep[2], -keep[3], -keep[4])  # break(k, g): the keep half-space's complement
+        holds[k, g] = items_value(*flipped, _ONE_ITEM, counts, means, problem.variances, scales)
+    return holds, broken, level
+
+
+class _KeepTests:
+    """The keep tests of every (arm, guardrail) pair that binds, one row each, and the pairs."""
+
+    def __init__(self, problem):
+        t = build_tests(-1, problem.n_arms, problem.n_metrics, problem.guards, problem.control, problem.sense)
+        self.s1, self.a1, self.s2, self.a2, self.e = t.s1, t.a1, t.s2, t.a2, t.e
+        self.pairs = [(k, g) for k in range(problem.n_arms)
+                      for g in np.flatnonzero(problem.guards.applies(k, problem.control)).tolist()]
+        assert len(self.pairs) == t.e.shape[0]  # build_tests(-1) lists them arm by arm, guardrails in order
+
+
+def _keep_tests(problem) -> _KeepTests:
+    cached = problem._tests.get("keep-pairs")
+    if cached is None:
+        cached = problem._tests["keep-pairs"] = _KeepTests(problem)
+    return cached
+
+
+def guardrail_states(problem, model, threshold, t: int) -> dict:
+    """The guardrails of every arm as a JSON-safe document, grouped per arm.
+
+    Returns
+    -------
+    dict
+        ``level`` (what a test's evidence must exceed; null in fixed budget, where nothing is certified),
+        ``evidence`` ("mixture" or "GLR") and ``arms``: per arm, ``arm``, ``name`` ("control (arm 0)"),
+        ``label`` (null without labels), ``state`` ("holds" when every guardrail is certified kept,
+        "broken" when one is certified broken, else "undecided") and ``guardrails``: per guardrail,
+        ``metric``, ``rule`` ("at most 250"), ``binds``, ``estimate``, ``margin``, ``state`` and the two
+        evidences ``evidence_holds``, ``evidence_broken`` (null where the guardrail does not bind or has
+        no sample).
+    """
+    holds, broken, level = guardrail_evidence(problem, model, threshold, t)
+    mu = np.asarray(model.estimate, dtype=float).reshape(problem.grid_shape)
+    guards, control = problem.guards, problem.control
+    h = problem.guardrail_values(mu)  # -inf where g does not bind k
+    arms = []
+    for k in range(problem.n_arms):
+        rows, states = [], []
+        for g in range(guards.metric.shape[0]):
+            m = int(guards.metric[g])
+            binds = bool(guards.applies(k, control)[g])
+            estimate = mu[k, m] - (mu[control, m] if guards.relative[g] else 0.0)
+            state = _state(holds[k, g], broken[k, g], level) if binds else "holds"
+            states.append(state)
+            rows.append({"metric": problem.metric_names[m], "rule": guardrail_text(guards.keys[g],
+                                                                                   _value(problem, g)),
+                         "binds": binds, "estimate": _finite(estimate),
+                         "margin": _finite(-h[k, g]) if binds else _finite(float(guards.bound[g])),
+                         "state": state, "evidence_holds": _finite(holds[k, g]) if binds else None,
+                         "evidence_broken": _finite(broken[k, g]) if binds else None})
+        state = "broken" if "broken" in states else ("undecided" if "undecided" in states else "holds")
+        label = None if problem.labels is None else problem.labels[k]
+        arms.append({"arm": k, "name": arm_name(k, problem.labels), "label": label, "state": state,
+                     "guardrails": rows})
+    kind = "mixture" if isinstance(threshold, GuardrailMixtureThreshold) else "GLR"
+    return {"level": _finite(level), "evidence": kind, "arms": arms}
+
+
+def arm_states(problem, model, threshold, t: int) -> np.ndarray:
+    """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0."""
+    holds, broken, level = guardrail_evidence(problem, model, threshold, t)
+    out = np.where((holds > level).all(axis=1), 1, 0)
+    return np.where((broken > level).any(axis=1) & (out == 0), -1, out).astype(np.int64)
+
+
+def _state(holds: float, broken: float, level: float) -> str:
+    if holds > level:
+        return "holds"
+    if broken > level:
+        return "broken"
+    return "undecided"
+
+
+def _value(problem, g: int) -> float:
+    return float(getattr(problem.metrics[int(problem.guards.metric[g])], problem.guards.keys[g]))
+
+
+def _finite(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
