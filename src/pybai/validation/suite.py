@@ -112,7 +112,7 @@ def _run_many(strategy, family: InstanceFamily, instances, runs: int, seed: int,
 
 def _fixed_confidence_rows(name, family, instances, tied_instances, settings, seed, fam_id,
                            proven_only=False) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     own_rule = get_strategy_class(name).stopping_rule  # a baseline stopping by an unproven rule of its own
     if proven_only and (family.tied or own_rule):  # rows that report, never judge
         return rows
