@@ -24,12 +24,14 @@ Usage::
         [--instances var100-lo homo5] [--statistics glr ev-glr] [--jobs 2]
 
 Writes benchmarks/results/proof_rules/unknown_over_known.json (``--out``) after every cell and prints a
-markdown table.
+markdown table.  ``--table FILE [FILE ...]`` prints the table of stored results (files under
+benchmarks/results/) without running anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import pathlib
 import sys
@@ -93,6 +95,15 @@ def paired_ratio(unknown: np.ndarray, known: np.ndarray) -> tuple[float, float]:
     return float(r), se
 
 
+def table(rows: list[dict]) -> str:
+    """The markdown table of result rows."""
+    cells = [[r["instance"], r["strategy"], r["statistic"], str(r["runs"]),
+              f"{r['known_mean']:,.0f} ± {r['known_se']:,.0f}", f"{r['unknown_mean']:,.0f} ± {r['unknown_se']:,.0f}",
+              f"{r['ratio']:.2f} ± {r['ratio_se']:.2f}", f"{r['known_errors']} / {r['unknown_errors']}"] for r in rows]
+    return bc.table(["instance", "strategy", "statistic", "runs", "known (mean ± s.e.)", "unknown (mean ± s.e.)",
+                     "unknown / known (± s.e., paired)", "errors known / unknown"], cells, "llllrrrr")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100)
@@ -103,7 +114,12 @@ def main(argv=None) -> int:
     ap.add_argument("--instances", nargs="+", default=list(INSTANCES), choices=list(INSTANCES))
     ap.add_argument("--statistics", nargs="+", default=["glr"], choices=["glr", "ev-glr"])
     ap.add_argument("--out", default="proof_rules/unknown_over_known.json", help="file under benchmarks/results/")
+    ap.add_argument("--table", nargs="+", default=None, help="print the table of these result files and exit")
     args = ap.parse_args(argv)
+    if args.table:
+        rows = [row for name in args.table for row in json.loads((bc.RESULTS / name).read_text())["rows"]]
+        print(table(rows))
+        return 0
     doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": []}
     t0 = time.time()
     for instance in args.instances:
@@ -127,11 +143,7 @@ def main(argv=None) -> int:
                       f"load {bc.load_str()})", file=sys.stderr, flush=True)
                 doc["load_end"] = bc.load()
                 bc.write_json(args.out, doc)
-    rows = [[r["instance"], r["strategy"], r["statistic"], f"{r['known_mean']:,.0f} ± {r['known_se']:,.0f}",
-             f"{r['unknown_mean']:,.0f} ± {r['unknown_se']:,.0f}", f"{r['ratio']:.2f} ± {r['ratio_se']:.2f}",
-             f"{r['known_errors']} / {r['unknown_errors']}"] for r in doc["rows"]]
-    print(bc.table(["instance", "strategy", "statistic", "known (mean ± s.e.)", "unknown (mean ± s.e.)",
-                    "unknown / known (± s.e., paired)", "errors known / unknown"], rows, "lllrrrr"))
+    print(table(doc["rows"]))
     print(f"\n{args.runs} runs per cell, delta = {args.delta}; load average {bc.load_str(doc['load_start'])} -> "
           f"{bc.load_str(doc['load_end'])}; {time.time() - t0:.0f} s")
     return 0
