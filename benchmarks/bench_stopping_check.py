@@ -22,7 +22,8 @@ The ``heuristic`` threshold (GLR > ln((1 + ln t)/delta)) is timed beside it for 
 means linspace(0.6, 0.15, 10); delta = 0.01.  Each measurement is repeated (``--repeats``) and the
 minimum and median over repeats of the mean per-check time are reported with the load average.
 
-    .venv/bin/python benchmarks/bench_stopping_check.py [--runs 3] [--repeats 5]
+    .venv/bin/python benchmarks/bench_stopping_check.py [--runs 3] [--repeats 5] [--strategies tas]
+        [--instances bernoulli-10 ...]
 
 Writes benchmarks/results/bench_stopping_check.json and prints a markdown table.
 """
@@ -159,10 +160,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="trajectories per cell (seeds 1..runs)")
     ap.add_argument("--repeats", type=int, default=5, help="repetitions of every measurement")
+    ap.add_argument("--instances", nargs="+", default=list(INSTANCES), choices=list(INSTANCES))
+    ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
     args = ap.parse_args(argv)
     doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": []}
-    for instance in INSTANCES:
-        for strategy in STRATEGIES:
+    for instance in args.instances:
+        for strategy in args.strategies:
             for threshold in ("delta-correct", "heuristic"):
                 ask_us, comp_us, loads, checks = [], [], [], 0
                 warm, arms, rewards = trajectory(instance, strategy, threshold, 0)  # loads numba's cached kernels
