@@ -96,12 +96,26 @@ def paired_ratio(unknown: np.ndarray, known: np.ndarray) -> tuple[float, float]:
 
 
 def table(rows: list[dict]) -> str:
-    """The markdown table of result rows."""
-    cells = [[r["instance"], r["strategy"], r["statistic"], str(r["runs"]),
-              f"{r['known_mean']:,.0f} ± {r['known_se']:,.0f}", f"{r['unknown_mean']:,.0f} ± {r['unknown_se']:,.0f}",
-              f"{r['ratio']:.2f} ± {r['ratio_se']:.2f}", f"{r['known_errors']} / {r['unknown_errors']}"] for r in rows]
-    return bc.table(["instance", "strategy", "statistic", "runs", "known (mean ± s.e.)", "unknown (mean ± s.e.)",
-                     "unknown / known (± s.e., paired)", "errors known / unknown"], cells, "llllrrrr")
+    """The markdown table of result rows: one row per instance, one column per strategy, each cell the ratio
+    unknown / known with its paired standard error, then (runs: known mean, unknown mean)."""
+    instances = [i for i in INSTANCES if any(r["instance"] == i for r in rows)]
+    strategies = [s for s in STRATEGIES if any(r["strategy"] == s for r in rows)]
+    by = {(r["instance"], r["strategy"], r["statistic"]): r for r in rows}
+    statistics = sorted({r["statistic"] for r in rows})
+    cells = []
+    for instance in instances:
+        for statistic in statistics:
+            line = [instance if len(statistics) == 1 else f"{instance} ({statistic})"]
+            for strategy in strategies:
+                r = by.get((instance, strategy, statistic))
+                line.append("not run" if r is None else
+                            f"{r['ratio']:.2f} ± {r['ratio_se']:.2f} ({r['runs']}: {r['known_mean']:,.0f} / "
+                            f"{r['unknown_mean']:,.0f})")
+            cells.append(line)
+    errors = sum(r["known_errors"] + r["unknown_errors"] for r in rows)
+    censored = sum(r["known_censored"] + r["unknown_censored"] for r in rows)
+    return (bc.table(["instance", *strategies], cells, "l" + "r" * len(strategies))
+            + f"\n\nwrong answers: {errors}, censored runs: {censored} (known and unknown, every cell)")
 
 
 def main(argv=None) -> int:
