@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf calls it; scipy.stats costs ~1 s to import)
 
 from pybai._validation import check_array, check_choice, check_memory, check_noise_scale, check_positive_int, fail
 from pybai.exceptions import InvalidParameterError
@@ -406,7 +406,7 @@ class GaussianUnknownVariance(Family):
     def interval(self, model: Model, level: float):
         """Student's t interval mean +- t_{N-1} sd / sqrt(N) (exact for Gaussian rewards); NaN below two samples."""
         n = np.asarray(model.counts, dtype=float)
-        quantile = student_t.ppf((1.0 + level) / 2.0, np.maximum(n - 1.0, 1.0))
+        quantile = stdtrit(np.maximum(n - 1.0, 1.0), (1.0 + level) / 2.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             half = np.where(n >= 2.0, quantile * self.sample_sd(model) / np.sqrt(n), np.nan)
         mean = np.asarray(model.estimate, dtype=float)

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 from numba import njit
-from scipy.stats import norm
+from scipy.special import ndtri  # the normal quantile (what scipy.stats.norm.ppf calls)
 
 from pybai._validation import check_positive_float, check_probability
 from pybai.stopping.thresholds import DEFAULT_KIND
@@ -39,7 +39,7 @@ def power_horizon(n_arms: int, mde: float, variance: float, delta: float, power:
     786
     """
     comparisons = max(n_arms - 1, 1)
-    z = norm.isf(delta / (2.0 * comparisons)) + norm.ppf(power)
+    z = -ndtri(delta / (2.0 * comparisons)) + ndtri(power)
     per_arm = min(z * z * 2.0 * variance / (mde * mde), 2.0 ** 62)  # beyond any run (and never inf): censored
     return n_arms * int(math.ceil(per_arm))
 
