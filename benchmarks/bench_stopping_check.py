@@ -168,7 +168,7 @@ def main(argv=None) -> int:
         for strategy in args.strategies:
             for threshold in ("delta-correct", "heuristic"):
                 ask_us, comp_us, loads, checks = [], [], [], 0
-                warm, arms, rewards = trajectory(instance, strategy, threshold, 0)  # loads numba's cached kernels
+                _, arms, rewards = trajectory(instance, strategy, threshold, 0)  # loads numba's cached kernels
                 ask_tell(instance, strategy, threshold, arms[:200], rewards[:200], 1)
                 for _ in range(args.repeats):
                     per_ask, per_comp, n_checks = [], [], 0
