@@ -24,8 +24,8 @@ Usage::
         [--instances var100-lo homo5] [--statistics glr ev-glr] [--jobs 2]
 
 Writes benchmarks/results/proof_rules/unknown_over_known.json (``--out``) after every cell and prints a
-markdown table.  ``--table FILE [FILE ...]`` prints the table of stored results (files under
-benchmarks/results/) without running anything.
+markdown table.  ``--table FILE [FILE ...]`` prints the table of stored results (files or glob patterns under
+benchmarks/results/) without running anything; a cell found in two files is taken from the later one.
 """
 
 from __future__ import annotations
@@ -128,10 +128,12 @@ def main(argv=None) -> int:
     ap.add_argument("--instances", nargs="+", default=list(INSTANCES), choices=list(INSTANCES))
     ap.add_argument("--statistics", nargs="+", default=["glr"], choices=["glr", "ev-glr"])
     ap.add_argument("--out", default="proof_rules/unknown_over_known.json", help="file under benchmarks/results/")
-    ap.add_argument("--table", nargs="+", default=None, help="print the table of these result files and exit")
+    ap.add_argument("--table", nargs="+", default=None,
+                    help="print the table of these result files (glob patterns under benchmarks/results/) and exit")
     args = ap.parse_args(argv)
     if args.table:
-        rows = [row for name in args.table for row in json.loads((bc.RESULTS / name).read_text())["rows"]]
+        paths = [path for name in args.table for path in sorted(bc.RESULTS.glob(name))]
+        rows = [row for path in paths for row in json.loads(path.read_text())["rows"]]
         print(table(rows))
         return 0
     doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": []}
