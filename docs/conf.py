@@ -26,6 +26,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # serves MathJax from the site's _static/mathjax (no CDN: readable offline)
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",

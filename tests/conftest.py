@@ -51,3 +51,14 @@ def pytest_make_collect_report(collector):
 def collection_cpu() -> dict[str, float]:
     """CPU seconds of this process's collection, per file and in all (key ``""``)."""
     return dict(_COLLECTION_CPU)
+
+
+@pytest.fixture
+def plt():
+    """matplotlib.pyplot on the Agg backend, imported by the tests that draw (not at collection: ~0.5 s)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot

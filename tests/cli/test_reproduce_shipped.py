@@ -27,7 +27,8 @@ REPLICATIONS = 1
 #: of 60,000 samples instead of their --quick 200 (12 million samples a run, ~30 s of CPU each).
 #: What this test checks (the command's path: preflight and its pilot, backends, stores, report)
 #: does not depend on the budget; the outcomes of the --quick budget are the golden test's
-#: (tests/golden: topk-twitter, topk-twitter-binomial, both replications).
+#: (tests/golden: topk-twitter, topk-twitter-binomial; the first replication in make test, both with
+#: PYBAI_GOLDEN_FULL=1).
 SMALLER = {"topk-twitter": {"problem": {"budget": 25}}, "topk-twitter-binomial": {"problem": {"budget": 25}}}
 
 #: reproductions whose tiny run still takes over 15 s of CPU (measured: bayesgap-automl ~20 s, a

@@ -64,14 +64,33 @@ def experiment_names() -> list[str]:
     return sorted(path.stem for rep in shipped_reproductions().values() for path, _ in rep.files)
 
 
-#: files whose ``--quick`` run is long (minutes): their golden run keeps this many replications per
+#: files whose ``--quick`` run is long (minutes): their golden file holds this many replications per
 #: strategy, enough for a change of outcomes to show (a file-name prefix -> replications)
 CAPPED = {"leaderboard-": 3}
 
+#: replications per (point, strategy) that ``make test`` computes and compares (the first ones of the
+#: recorded run).  Every replication has a seed of its own (``SeedSequence(seed, spawn_key=(r,))``), so
+#: the first replications of a short run are those of the recorded run, bit for bit; a change of a rule
+#: shows in its first run of every strategy at every grid point of every shipped file.  ``PYBAI_GOLDEN_FULL=1`` computes and compares every recorded replication
+#: (for a refactoring: about ten times the work).
+CHECKED = 1
 
-def experiment_outcomes(name: str) -> dict:
-    """Per (point, strategy) of the file's ``--quick`` run (:data:`CAPPED`: its first replications):
-    digest of its outcomes and a summary."""
+
+def checked_replications() -> int | None:
+    """Replications per (point, strategy) the test computes: :data:`CHECKED`, or all (None) with
+    ``PYBAI_GOLDEN_FULL=1``."""
+    return None if os.environ.get("PYBAI_GOLDEN_FULL") == "1" else CHECKED
+
+
+def run_digest(run: dict) -> str:
+    """Short digest of one replication's outcome (64 bits: the per-run check of :data:`CHECKED`)."""
+    return digest([run])[:16]
+
+
+def experiment_outcomes(name: str, replications: int | None = None) -> dict:
+    """Per (point, strategy) of the file's ``--quick`` run (:data:`CAPPED`: its first replications;
+    ``replications``: at most that many): digest of its outcomes, one digest per replication and a
+    summary."""
     from pybai.config.experiment import read_document
     from pybai.experiments import experiment_path
     from pybai.report.spec import apply_quick, parse_reproduce
@@ -84,6 +103,8 @@ def experiment_outcomes(name: str) -> dict:
     for prefix, cap in CAPPED.items():
         if name.startswith(prefix):
             document["replications"] = min(int(document["replications"]), cap)
+    if replications is not None:
+        document["replications"] = min(int(document["replications"]), replications)
     sweep = Sweep.from_document(document, default_name=name)
     rows: dict[str, list] = {}
     for task in make_tasks(sweep.experiments):
@@ -103,9 +124,26 @@ def experiment_outcomes(name: str) -> dict:
             "mean_samples": float(np.mean([r["samples"] for r in runs])),
             "correct": int(sum(r["correct"] for r in runs)),
             "digest": digest(runs),
+            "runs": [run_digest(r) for r in runs],
         }
         for key, runs in rows.items()
     }
+
+
+def compare(what: str, expected: dict, got: dict) -> list[str]:
+    """The rows of ``got`` that differ from the recorded ``expected`` (a line each).  A row computed on
+    fewer replications than recorded is compared run by run with the recorded first ones."""
+    lines = []
+    for key, want in expected.items():
+        have = got.get(key)
+        if what == "cases" or have is None or have.get("replications") == want.get("replications"):
+            if have != want:
+                lines.append(f"{key}: expected {want}, got {have}")
+            continue
+        n = have["replications"]
+        if n > want["replications"] or have["runs"] != want["runs"][:n]:
+            lines.append(f"{key}: first {n} runs: expected {want['runs'][:n]}, got {have['runs']}")
+    return lines
 
 
 # --------------------------------------------------------------------------- common-check cases
@@ -159,7 +197,8 @@ class Worker:
         self.timeout = timeout
         self.proc: subprocess.Popen | None = None
 
-    def compute(self, what: str) -> dict:
+    def compute(self, what: str, replications: int | None = None) -> dict:
+        """:func:`experiment_outcomes` (at most ``replications`` per row) or the cases, in the child."""
         import selectors
 
         if self.proc is None or self.proc.poll() is not None:
@@ -167,7 +206,7 @@ class Worker:
                 [sys.executable, str(pathlib.Path(__file__).resolve()), "serve"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **PORTABLE_ENV})
         proc = self.proc
-        proc.stdin.write(what + "\n")
+        proc.stdin.write(what + ("" if replications is None else f" {replications}") + "\n")
         proc.stdin.flush()
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
@@ -207,9 +246,10 @@ def _serve() -> int:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     sys.stdout = sys.stderr
     for line in sys.stdin:
-        what = line.strip()
+        what, _, cap = line.strip().partition(" ")
         try:
-            reply = {"result": case_outcomes() if what == "cases" else experiment_outcomes(what)}
+            reply = {"result": case_outcomes() if what == "cases"
+                     else experiment_outcomes(what, int(cap) if cap else None)}
         except Exception:  # noqa: BLE001 - reported to the test, which fails with it
             reply = {"error": traceback.format_exc()}
         out.write(json.dumps(reply) + "\n")

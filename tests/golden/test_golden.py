@@ -29,12 +29,13 @@ def worker():
 
 
 def check(what: str, worker: golden.Worker) -> None:
+    """``what``'s outcomes equal the recorded ones: an experiment's first :data:`golden.CHECKED`
+    replications of each row run by run (all of them with ``PYBAI_GOLDEN_FULL=1``)."""
     expected = json.loads(golden.golden_file(what).read_text())
-    got = worker.compute(what)
-    changed = sorted(k for k in expected if got.get(k) != expected[k])
+    got = worker.compute(what, None if what == "cases" else golden.checked_replications())
+    changed = golden.compare(what, expected, got)
     extra = sorted(set(got) - set(expected))
-    lines = [f"{k}: expected {expected[k]}, got {got.get(k)}" for k in changed[:20]]
-    assert not changed, f"{what}: {len(changed)} of {len(expected)} golden rows changed:\n" + "\n".join(lines)
+    assert not changed, f"{what}: {len(changed)} of {len(expected)} golden rows changed:\n" + "\n".join(changed[:20])
     if what != "cases":  # new strategies add cases; an experiment's rows are fixed
         assert not extra, f"{what}: rows not in the golden file: {extra}"
 
@@ -57,3 +58,12 @@ def rest(part: int) -> list[str]:
 @pytest.mark.parametrize("name", rest(0))
 def test_quick_reproduction_is_unchanged(name, worker):
     check(name, worker)
+
+
+def test_compare_checks_the_first_runs_one_by_one():
+    want = {"row": {"replications": 3, "mean_samples": 2.0, "correct": 3, "digest": "d", "runs": ["a", "b", "c"]}}
+    first_two = {"row": {"replications": 2, "mean_samples": 1.5, "correct": 2, "digest": "e", "runs": ["a", "b"]}}
+    assert golden.compare("x", want, first_two) == []
+    assert golden.compare("x", want, {"row": {**first_two["row"], "runs": ["a", "z"]}})
+    assert golden.compare("x", want, {})  # a row not computed
+    assert golden.compare("x", want, {"row": {**want["row"], "digest": "z"}})  # all runs: every field

@@ -4,16 +4,12 @@ import copy
 import json
 import pickle
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from pybai import ExperimentResult, parse_experiment, plot_comparison, read_outcomes, run_experiment  # noqa: E402
-from pybai.simulate import Sweep, run_replication, run_sweep  # noqa: E402
-from pybai.simulate.seeding import replication_seed  # noqa: E402
+from pybai import ExperimentResult, parse_experiment, plot_comparison, read_outcomes, run_experiment
+from pybai.simulate import Sweep, run_replication, run_sweep
+from pybai.simulate.seeding import replication_seed
 
 DOC = {"name": "three", "seed": 7, "replications": 6, "problem": {"goal": "best-arm", "delta": 0.1},
        "environment": {"kind": "gaussian", "means": [1.0, 0.4, 0.0], "sigma": 1.0},
@@ -76,7 +72,7 @@ def test_read_outcomes_gives_the_stored_rows_of_a_store_or_a_folder_of_stores(tm
         read_outcomes(tmp_path)
 
 
-def test_one_call_plots_a_comparison_on_the_given_axes(result):
+def test_one_call_plots_a_comparison_on_the_given_axes(result, plt):
     fig, ax = plt.subplots()
     assert plot_comparison(result, ax=ax) is ax and result.plot(ax=ax) is ax
     assert [t.get_text().split("\n")[0] for t in ax.get_xticklabels()] == ["uniform", "tas"]
@@ -90,7 +86,7 @@ def test_one_call_plots_a_comparison_on_the_given_axes(result):
     plt.close(fig2)
 
 
-def test_a_sweep_is_plotted_against_its_grid_key(tmp_path):
+def test_a_sweep_is_plotted_against_its_grid_key(tmp_path, plt):
     doc = dict(copy.deepcopy(DOC), grid={"environment.sigma": [0.5, 1.0]}, replications=4)
     swept = run_sweep(Sweep.from_document(doc))
     ax = plot_comparison(swept)

@@ -1,11 +1,7 @@
-import matplotlib
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-
-from pybai.report import format_results  # noqa: E402
-from pybai.report.figures import FIGURES, FigureData  # noqa: E402
+from pybai.report import format_results
+from pybai.report.figures import FIGURES, FigureData
 
 
 def document(alloc):
@@ -23,7 +19,7 @@ def test_table_drops_empty_columns():
     assert len(text.splitlines()) == 5
 
 
-def test_bars_and_allocation_kinds_draw_a_document():
+def test_bars_and_allocation_kinds_draw_a_document(plt):
     """The figure registry draws what report/plots.py drew: bars with the lower bound, allocations beside w*."""
     doc = document([[0.2, 0.3], [0.4, 0.1]])
     complexity = {"lower_bound": 50.0, "optimal_weights": [[0.25, 0.25], [0.25, 0.25]]}
@@ -65,7 +61,7 @@ def test_report_page_reads_well(tmp_path):
     assert "<h2>d</h2>" in html and "the runs that stopped" not in html
 
 
-def test_allocation_heat_maps_name_arms_and_subpopulations():
+def test_allocation_heat_maps_name_arms_and_subpopulations(plt):
     from pybai.config.experiment import read_document
     from pybai.experiments import experiment_path
     from pybai.report.spec import parse_reproduce

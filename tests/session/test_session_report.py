@@ -3,21 +3,17 @@
 import csv
 import io
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from conftest import World, learner_document  # noqa: E402
-from pybai.cli import main  # noqa: E402
-from pybai.report.session_plots import (  # noqa: E402
+from conftest import World, learner_document
+from pybai.cli import main
+from pybai.report.session_plots import (
     plot_means_with_intervals,
     plot_samples_over_time,
     plot_statistic_vs_threshold,
 )
-from pybai.session import Session  # noqa: E402
+from pybai.session import Session
 
 
 @pytest.fixture
@@ -87,7 +83,7 @@ def test_export_rewards_read_back_exactly(finished, capsys):
     assert np.allclose(sums, model.sums, rtol=1e-15, atol=1e-12)
 
 
-def test_plot_functions_take_and_return_an_axis():
+def test_plot_functions_take_and_return_an_axis(plt):
     fig, axes = plt.subplots(1, 3)
     t = np.arange(1, 6)
     counts = np.array([[1, 0], [1, 1], [2, 1], [3, 1], [3, 2]])

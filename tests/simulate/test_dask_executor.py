@@ -5,10 +5,8 @@ import json
 
 import pytest
 
-distributed = pytest.importorskip("distributed")
-
-from pybai.simulate import Sweep, run_sweep  # noqa: E402
-from pybai.simulate.executors import DaskExecutor  # noqa: E402
+from pybai.simulate import Sweep, run_sweep
+from pybai.simulate.executors import DaskExecutor
 
 DOC = {
     "name": "dask",
@@ -35,6 +33,7 @@ def sweep():
 
 
 def test_dask_local_cluster_matches_local_backend_for_1_and_2_workers(tmp_path):
+    distributed = pytest.importorskip("distributed")  # here, not at collection (~1.5 s of imports)
     local = strip(run_sweep(sweep(), jobs=1))
     one = run_sweep(sweep(), backend=DaskExecutor(n_workers=1, processes=False), out=tmp_path / "one")
     assert strip(one) == local

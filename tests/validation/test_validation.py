@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,13 +80,42 @@ def test_cli_validate_refuses_unknown_names(capsys):
     assert main(["validate", "--quick", "--strategy", "nope"]) == 2
 
 
+#: families whose ``pybai validate --quick`` table a docs page prints; the page's test (tests/docs) checks
+#: every row of it, verdicts included, so the suite test below leaves them out
+SHOWN = {"bounded-two-point": "docs/reward_models.md"}
+
+
+def test_the_shown_families_are_run_by_their_pages():
+    for family, page in SHOWN.items():
+        text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
+        assert f"$ pybai validate --quick --family {family}" in text, page
+
+
 def test_quick_validation_suite_passes(tmp_path, capsys):
-    """``pybai validate --quick``: every proven verdict passes (part of the default test run)."""
+    """``pybai validate --quick --proven-only``: every verdict that can fail passes, on every family (but
+    those of :data:`SHOWN`, checked by their docs page)."""
     out = tmp_path / "quick.json"
-    assert main(["validate", "--quick", "--json", str(out)]) == 0
+    families = [arg for name in FAMILIES if name not in SHOWN for arg in ("--family", name)]
+    assert main(["validate", "--quick", "--proven-only", "--json", str(out), *families]) == 0
     text = capsys.readouterr().out
-    assert "0 failed" in text and "delta-correct" in text and "tied (delta-correct)" in text
-    assert out.exists()
+    assert "0 failed" in text and "delta-correct" in text and "fixed-budget" in text
+    assert "heuristic" not in text and "tied (delta-correct)" not in text and "own rule" not in text
+    rows = json.loads(out.read_text())["rows"]
+    judged = {name for name, family in FAMILIES.items() if not family.tied}  # a tie's rows only report
+    assert {r["family"] for r in rows} == judged - set(SHOWN)
+
+
+def test_proven_only_keeps_exactly_the_judged_rows():
+    settings = Settings(1, 2, 1, 2, 1, 2, max_samples=2_000)
+    names = ["uniform", "mixture-sprt", "ucbe"]
+    every = run_suite(settings, families=["close-arms", "tied-best", "gaussian-best-arm"], strategies=names)
+    judged = run_suite(settings, families=["close-arms", "tied-best", "gaussian-best-arm"], strategies=names,
+                       proven_only=True)
+    kept = [r for r in every if r.check in ("delta-correct", "fixed-budget") or r.check == "-"]
+    assert [(r.strategy, r.family, r.check, r.errors, r.verdict) for r in judged] == \
+        [(r.strategy, r.family, r.check, r.errors, r.verdict) for r in kept]
+    assert {r.check for r in every} >= {"delta-correct", "heuristic", "tied (delta-correct)", "fixed-budget",
+                                        "own rule (mixture-sprt)"}
 
 
 @pytest.mark.slow
