@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from pybai.stopping.thresholds import DEFAULT_KIND
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
 
@@ -35,7 +34,7 @@ class TwoStage(Strategy):
 
     Parameters
     ----------
-    threshold : {"heuristic", "delta-correct"}, default "heuristic"
+    threshold : {"heuristic", "delta-correct"} or None, default None (unset: see Strategy)
     n_init : int, default 1
     """
 
@@ -45,7 +44,7 @@ class TwoStage(Strategy):
     requires = frozenset()  # the problem's tests only (its sources are not independent: metrics of one observation)
     stops_on_statistics = False  # its own _should_stop: the problem's rule, only once every arm is decided
 
-    def __init__(self, *, threshold: str = DEFAULT_KIND, n_init: int = 1):
+    def __init__(self, *, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)
 
     def _status(self) -> np.ndarray:
