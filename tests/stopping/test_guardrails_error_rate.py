@@ -78,5 +78,5 @@ def test_the_mixture_rule_is_at_least_the_statistic():
     threshold = problem.threshold("delta-correct", DELTA)
     s = _run(env, problem, "uniform", 1)
     model = s.model_
-    margin = problem._stopping_margin(model, threshold)
+    margin = threshold.margin(problem.pieces(model), model)
     assert margin + threshold.level <= problem.statistic(model) + 1e-9

@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_int, fail
-from pybai.stopping.base import Threshold
+from pybai.stopping.base import PieceThreshold, Threshold
 
 __all__ = ["GuardrailMixtureThreshold", "GuardrailPieces", "halfspace_values", "min_over_items", "items_value", "GUARDRAIL_SCALES"]
 
@@ -157,7 +157,7 @@ class GuardrailPieces(NamedTuple):
     variances: np.ndarray
 
 
-class GuardrailMixtureThreshold(Threshold):
+class GuardrailMixtureThreshold(PieceThreshold):
     """The ``delta-correct`` rule of :class:`~pybai.problems.guardrails.problem.GuardrailProblem`.
 
     Stop when every item of the alternative to the empirical answer has a single-metric test
@@ -175,7 +175,8 @@ class GuardrailMixtureThreshold(Threshold):
     Attributes
     ----------
     count_dependent : bool
-        True: the problem decides with :meth:`margin` over its pieces.
+        True: it decides (:meth:`PieceThreshold.decide <pybai.stopping.base.PieceThreshold.decide>`) with
+        :meth:`margin` over the problem's pieces (the tests of the alternative to the empirical answer).
     level, min_statistic : float
         ``ln(m / delta)``: no item passes while the guardrail statistic is at most it.
     """

@@ -183,20 +183,6 @@ class GuardrailProblem(Problem):
         mu = self._matrix(model.estimate)
         return GuardrailPieces(self.tests(answer_of(mu, self.guards, self.control, self.sense)), self.variances)
 
-    def stopping_decision(self, model, threshold, t):
-        """The mixture rule: every item has a test that passes (else GLR > threshold(t))."""
-        if not isinstance(threshold, GuardrailMixtureThreshold):
-            return super().stopping_decision(model, threshold, t)
-        z = self.statistic(model)
-        if not z > threshold.min_statistic:
-            return z, False
-        return z, threshold.margin(self.pieces(model), model) > 0.0
-
-    def _stopping_margin(self, model, threshold):
-        if not isinstance(threshold, GuardrailMixtureThreshold):
-            return None
-        return threshold.margin(self.pieces(model), model)
-
     def guardrail_status(self, model, threshold, t: int) -> np.ndarray:
         """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0.
 
