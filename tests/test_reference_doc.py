@@ -53,7 +53,9 @@ def test_documented_defaults_and_limits_match_the_code():
     assert "| `replications` | integer in [1, 10^6] | `100` |" in TEXT and "| `seed` | integer in [0, 2^63 - 1] | `0` |" in TEXT
     assert SAMPLE_LIMIT == 10**9 and REPLICATION_LIMIT == 10**6
     assert SIGMA_ABSOLUTE_RANGE == (1e-100, 1e100) and SIGMA_RELATIVE_RANGE == (1e-8, 1e8)
-    assert experiment.strategies[0][1].threshold == "heuristic" and "(**default**" in TEXT
+    strategy = experiment.strategies[0][1]  # no threshold chosen: unset, and a run takes the heuristic one
+    assert strategy.threshold is None and "(**default**" in TEXT
+    assert strategy.start(experiment.problem, rng=0).threshold_.name == "heuristic"
 
 
 @pytest.fixture(scope="module")

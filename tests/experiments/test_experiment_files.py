@@ -21,7 +21,7 @@ def test_shipped_files_parse_with_a_reproduce_table(name):
     points = load_sweep(str(path))
     assert points and all(p.source["reproduce"]["name"].startswith("bayesgap") for p in points)
     for p in points:
-        assert p.problem.regime.kind == "fixed-budget" and p.problem.epsilon == 0.0
+        assert p.problem.regime.kind == "fixed-budget" and p.problem.error_tolerance == 0.0
 
 
 def test_route_delays_replication_r_plays_held_out_day_r():

@@ -382,6 +382,8 @@ def _problem_table(problem: Problem, learner: LearnerKind) -> dict:
     accepted = inspect.signature(type(problem)).parameters  # e.g. no epsilon on linear best arm
     for key in GOAL_KEYS.get(problem.goal, ()):
         value = getattr(problem, key, None)
+        if key == "epsilon" and value is None:  # fixed budget: the file's epsilon is the error metric's tolerance
+            value = getattr(problem, "error_tolerance", None)
         if key in accepted and value is not None:
             table[key] = _plain(value)
     table.update(problem.family.reward_model_keys())

@@ -52,7 +52,7 @@ def make_strategy(name: str, params: dict[str, Any] | None = None, where: str = 
     Examples
     --------
     >>> make_strategy("tas", tracking="D")
-    TrackAndStop(tracking='D', threshold='heuristic', n_init=1, subpopulation='random', check_growth=0.0, oracle_growth=None, exploration='auto', oracle='fast')
+    TrackAndStop(tracking='D', threshold=None, n_init=1, subpopulation='random', check_growth=0.0, oracle_growth=None, exploration='auto', oracle='fast')
     """
     cls = get_strategy_class(name)
     params = {**(params or {}), **kwargs}
