@@ -24,7 +24,7 @@ import numpy as np
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_name
 from pybai.session.messages import answer_arrays
-from pybai.session.rows import Layout, format_reward, integer_cell, number_cell
+from pybai.session.rows import Layout, answer_cells, check_columns, format_reward, integer_cell, number_cell
 
 __all__ = ["MetricLayout", "layout_for"]
 
@@ -127,22 +127,12 @@ class MetricLayout(Layout):
             return super().parse_answer(header, rows, request_id, where)
         allowed = ["request", "arm"] + self._label_column + list(self.metrics)
         expected = f"expected columns {self.answer_columns}"
-        for name in header:
-            if name not in allowed:
-                raise InvalidParameterError(f"{where}: unknown column {name!r}; {expected}.")
-        if len(set(header)) != len(header):
-            raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
+        check_columns(header, allowed, expected, where)
         for name in ("arm", *self.metrics):
             if name not in header and not (name == "arm" and "label" in header):
                 raise InvalidParameterError(f"{where}: missing column {name!r}; {expected}.")
-        col = {name: i for i, name in enumerate(header)}
         arms, values = [], []
-        for line, cells in enumerate(rows, start=2):
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(header):
-                raise InvalidParameterError(f"{where}, line {line}: {len(cells)} cells, expected {len(header)}.")
-            value = {name: cells[i].strip() for name, i in col.items()}
+        for line, value in answer_cells(header, rows, where):
             empty = [m for m in self.metrics if value[m] == ""]
             if len(empty) == self.n_metrics:
                 continue  # not answered: stays pending

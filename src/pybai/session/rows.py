@@ -39,6 +39,27 @@ def format_reward(value: float) -> str:
     return repr(float(value))
 
 
+def check_columns(header: list[str], allowed: list[str], expected: str, where: str) -> None:
+    """Refuse, with one line, a CSV header with a column not in ``allowed`` or a column twice."""
+    for name in header:
+        if name not in allowed:
+            raise InvalidParameterError(f"{where}: unknown column {name!r}; {expected}.")
+    if len(set(header)) != len(header):
+        raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
+
+
+def answer_cells(header: list[str], rows: list[list[str]], where: str):
+    """``(line, {column: stripped cell})`` for each non-blank CSV row (line numbers from 2, after the
+    header); a row with another number of cells than the header is refused with one line."""
+    col = {name: i for i, name in enumerate(header)}
+    for line, cells in enumerate(rows, start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            raise InvalidParameterError(f"{where}, line {line}: {len(cells)} cells, expected {len(header)}.")
+        yield line, {name: cells[i].strip() for name, i in col.items()}
+
+
 class Layout:
     """How the sources and requests of ``problem`` appear in rows."""
 
@@ -130,25 +151,15 @@ class Layout:
         allowed = (["request", "source", "reward"] + (["arm", "subpopulation"] if self.n_subpopulations else [])
                    + self._label_column)
         expected = f"expected columns {self.answer_columns}"
-        for name in header:
-            if name not in allowed:
-                raise InvalidParameterError(f"{where}: unknown column {name!r}; {expected}.")
-        if len(set(header)) != len(header):
-            raise InvalidParameterError(f"{where}: a column appears twice in {header}; {expected}.")
+        check_columns(header, allowed, expected, where)
         if ("arm" in header) != ("subpopulation" in header):
             raise InvalidParameterError(f"{where}: columns 'arm' and 'subpopulation' go together; {expected}.")
         named = "source" in header or "arm" in header or ("label" in header and not self.n_subpopulations)
         if "reward" not in header or not named:
             missing = "reward" if "reward" not in header else "source"
             raise InvalidParameterError(f"{where}: missing column {missing!r}; {expected}.")
-        col = {name: i for i, name in enumerate(header)}
         sources, rewards = [], []
-        for line, cells in enumerate(rows, start=2):
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(header):
-                raise InvalidParameterError(f"{where}, line {line}: {len(cells)} cells, expected {len(header)}.")
-            value = {name: cells[i].strip() for name, i in col.items()}
+        for line, value in answer_cells(header, rows, where):
             if value["reward"] == "":
                 continue  # not answered: stays pending
             if "request" in value and value["request"] != "":
