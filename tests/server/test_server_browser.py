@@ -262,6 +262,8 @@ def test_dashboard_shows_each_arms_guardrails(folder, tmp_path):  # noqa: F811 (
             expect(page.locator("#guardrails-panel")).to_be_visible()
             check_guardrails_shown(page, status)
             assert "undecided" in page.inner_text("#guardrail-table")  # 12 observations settle little
+            expect(page.locator("#epsilon-form")).to_be_visible()  # a tolerance on the objective: additive only
+            assert page.eval_on_selector("#epsilon-mode option[value=relative]", "o => o.disabled")
             # one point per arm for the objective (not one per metric); samples counted per observation
             assert page.locator("#means-chart circle").count() == 3
             assert page.inner_text("#h-means").startswith("Means of the objective, revenue,")

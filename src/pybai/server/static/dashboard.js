@@ -169,6 +169,10 @@
   function renderEpsilon(status) {
     const form = $("epsilon-form");
     form.hidden = !status.epsilon_settable;
+    // guardrail metrics take an additive tolerance on the objective only
+    const relative = $("epsilon-mode").querySelector("option[value=relative]");
+    relative.disabled = Boolean(metricsOf(status));
+    if (relative.disabled && relative.selected) $("epsilon-mode").value = "additive";
     let note = "";
     if (given(status.epsilon)) note = `ε = ${fmt(status.epsilon)} (${status.epsilon_mode}) is in force.`;
     if (!status.epsilon_settable && status.regime === "fixed-confidence" && !status.stopped && !status.proven) {
