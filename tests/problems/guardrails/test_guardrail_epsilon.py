@@ -105,3 +105,13 @@ def test_errors_at_most_delta_with_a_tolerance(rho):
         assert s.status_ == "stopped"
         errors += not problem.is_correct(s.recommendation(), mu)
     assert errors <= DELTA * runs + 3 * math.sqrt(runs * DELTA * (1 - DELTA)), errors
+
+
+def test_a_rule_of_pairs_of_arms_is_refused():
+    """Per-piece rules of pairs of arms do not test guardrails: refused when the strategy meets the problem."""
+    with pytest.raises(InvalidParameterError, match=r"'threshold' parameter of GuardrailProblem must be "
+                                                    r'"delta-correct" \(the guardrail rule\)'):
+        _problem().threshold("pair-mixture", DELTA)
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        make_strategy("tas", threshold="pair-mixture").start(_problem(), rng=0)
+    assert _problem().threshold("heuristic", DELTA)(10) > 0

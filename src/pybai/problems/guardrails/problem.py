@@ -29,6 +29,7 @@ from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_ar
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
 from pybai.problems.guardrails.states import arm_states, guardrail_states
 from pybai.problems.tolerance import EPSILON_RTOL
+from pybai.stopping.base import PieceThreshold
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
 
 __all__ = ["GuardrailProblem"]
@@ -215,6 +216,9 @@ class GuardrailProblem(Problem):
         base = super().threshold(kind, delta)
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct":
             return GuardrailMixtureThreshold(delta, self.n_alternatives, base)
+        if isinstance(base, PieceThreshold):  # its pieces are pairs of arms, not the guardrail tests
+            raise fail("threshold", type(self).__name__, '"delta-correct" (the guardrail rule) or a threshold of t '
+                       "alone (e.g. \"heuristic\"); a per-piece rule of pairs of arms does not test guardrails", kind)
         return base
 
     def pieces(self, model) -> GuardrailPieces:
