@@ -168,7 +168,7 @@ def guardrail_problem_table(problem: Problem) -> dict:
             t.pop("maximize")  # the default, and refused on a guarded metric
         tables.append(t)
     control = problem.labels[problem.control] if problem.labels is not None else problem.control
-    table = {"goal": "best-arm", "control": control, "metric": tables}
+    table: dict[str, Any] = {"goal": "best-arm", "control": control, "metric": tables}
     if problem.epsilon is not None:
         table.update(epsilon=problem.epsilon, epsilon_mode=problem.epsilon_mode)
     return table
