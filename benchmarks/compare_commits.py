@@ -141,7 +141,8 @@ def main() -> None:
             pa, pb = parts["A"][part], parts["B"][part]
             ratios = " ".join(f"{y / x:.2f}" for x, y in zip(pa, pb))
             n = part_samples.get(part)  # CPU per sample (the samples are equal when results are)
-            per = f"   {statistics.median(pa) / n * 1e9:.0f} / {statistics.median(pb) / n * 1e9:.0f} ns per sample" if n else ""
+            per = (f"   {statistics.median(pa) / n * 1e9:.0f} / {statistics.median(pb) / n * 1e9:.0f} ns per sample"
+                   if n else "")
             print(f"  {part:<22} {statistics.median(pa):>10.4g} s   {statistics.median(pb):>10.4g} s   "
                   f"{statistics.median(pb) / statistics.median(pa):>8.3f}   ({ratios}){per}")
         a, b = statistics.median(times["A"]), statistics.median(times["B"])
