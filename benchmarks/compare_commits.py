@@ -53,7 +53,7 @@ elif name in ("compiled-rules", "cold-compile"):
                                                              if label in ("uniform", "lucb", "game")]
     if name == "cold-compile":
         cases += [(g, label + "-proven", dict(s, threshold="delta-correct")) for g, label, s in cases]
-    parts, samples, w0, c0 = {}, 0, time.perf_counter(), time.process_time()
+    parts, part_samples, samples, w0, c0 = {}, {}, 0, time.perf_counter(), time.process_time()
     for goal, label, strat in cases:
         problem = {"goal": goal, "delta": 0.01, **({"k": 3} if goal == "top-k" else {})}
         exp = pybai.parse_experiment({"name": "c", "replications": 1, "seed": 1, "problem": problem,
@@ -62,11 +62,13 @@ elif name in ("compiled-rules", "cold-compile"):
         if name == "compiled-rules":  # warm-up: the numba cache
             pybai.run_replication(exp.strategies[0][1], exp.environment, exp.problem, seeds[-1])
         c1 = time.process_time()
-        samples += sum(pybai.run_replication(exp.strategies[0][1], exp.environment, exp.problem, s).samples
-                       for s in seeds[:runs])
+        part = sum(pybai.run_replication(exp.strategies[0][1], exp.environment, exp.problem, s).samples
+                   for s in seeds[:runs])
         parts[f"{goal} {label}"] = time.process_time() - c1
+        part_samples[f"{goal} {label}"] = part
+        samples += part
     print(json.dumps({"seconds": time.process_time() - c0, "wall": time.perf_counter() - w0, "samples": samples,
-                      "parts": parts}))
+                      "parts": parts, "part_samples": part_samples}))
     raise SystemExit(0)
 elif name == "compiled-sweep-10":
     doc = {"name": "s", "replications": runs, "seed": 2026, "share_trajectories": True,
@@ -125,6 +127,7 @@ def main() -> None:
     for name in args.only or RUNS:
         times = {"A": [], "B": []}
         parts: dict = {"A": {}, "B": {}}
+        part_samples: dict = {}
         samples = {}
         for _ in range(args.rounds):
             for key, src in (("A", args.src_a), ("B", args.src_b)):
@@ -133,11 +136,15 @@ def main() -> None:
                 samples[key] = res["samples"]
                 for part, seconds in res.get("parts", {}).items():
                     parts[key].setdefault(part, []).append(seconds)
+                part_samples.update(res.get("part_samples", {}))
         for part in parts["A"]:
             pa, pb = parts["A"][part], parts["B"][part]
             ratios = " ".join(f"{y / x:.2f}" for x, y in zip(pa, pb))
+            n = part_samples.get(part)  # CPU per sample (the samples are equal when results are)
+            per = (f"   {statistics.median(pa) / n * 1e9:.0f} / {statistics.median(pb) / n * 1e9:.0f} ns per sample"
+                   if n else "")
             print(f"  {part:<22} {statistics.median(pa):>10.4g} s   {statistics.median(pb):>10.4g} s   "
-                  f"{statistics.median(pb) / statistics.median(pa):>8.3f}   ({ratios})")
+                  f"{statistics.median(pb) / statistics.median(pa):>8.3f}   ({ratios}){per}")
         a, b = statistics.median(times["A"]), statistics.median(times["B"])
         spread = " ".join(f"{y / x:.2f}" for x, y in zip(times["A"], times["B"]))
         if name.startswith("tas-gaussian"):

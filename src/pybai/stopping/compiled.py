@@ -120,8 +120,9 @@ def threshold_value(form, t):
 
 
 @njit(cache=True, inline="always")
-def row_may_stop(rule, i, z, t):
-    """Whether row ``i`` of ``rule`` can stop at ``t`` samples with GLR statistic ``z``: a necessary condition, cheap
+def row_may_stop(kind, times, min_statistic, i, z, t):
+    """Whether row ``i`` of a rule (its fields ``kind``, ``times`` and ``min_statistic`` of :class:`CompiledRule`,
+    read once before the loop) can stop at ``t`` samples with GLR statistic ``z``: a necessary condition, cheap
     enough for every sample (the statistic above the row's ``threshold(t)``, or above its ``min_statistic`` for a
     per-pair rule; always for the leader rule, whose rows advance their state at every check).  A compiled loop
     checks the rule itself only when it holds.
@@ -129,11 +130,11 @@ def row_may_stop(rule, i, z, t):
     Inlined into the loops (numba's ``inline="always"``): a called check passing the rule at every sample cost
     the cheapest sampling rules a third of their time (uniform, 10 arms: 582 ns a sample against 403 ns gated).
     """
-    if rule.kind == LEADER:
+    if kind == LEADER:
         return True
-    if rule.kind == PAIR_MIXTURE:
-        return z > rule.min_statistic[i]
-    return z > threshold_value(rule.times[i], float(t))
+    if kind == PAIR_MIXTURE:
+        return z > min_statistic[i]
+    return z > threshold_value(times[i], float(t))
 
 
 @njit(cache=True)

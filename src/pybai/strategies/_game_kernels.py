@@ -115,7 +115,7 @@ def optimistic_gains(g, widths, log_t):
         g[a] = optimistic_gain(g[a], widths[a], log_t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def game_step(kind, code, counts, est, var, k, c, e, t, cum_loss, mix_gap, cumulative, optimistic, w, g, loss):
     """One round of the game after ``t`` samples, one sample (``GameSampling._select`` on a problem with kernels).
 

@@ -22,13 +22,13 @@ from pybai.strategies.tracking import c_tracking_step, d_tracking_step
 __all__ = ["uniform_step", "tas_step", "top_two_step", "penalized_argmin", "leader_or_challenger"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def uniform_step(counts):
     """Round robin: the least-sampled request (lowest index on ties)."""
     return np.argmin(counts)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tas_step(kind, code, counts, est, var, t, c, e, hint, cumulative, c_tracking):
     """Track-and-Stop after ``t`` samples: the problem's tracking weights of the estimate
     (:func:`~pybai.problems.compiled.run_tracking_weights`, warm-started from ``hint``), then C-tracking
@@ -56,7 +56,7 @@ def penalized_argmin(costs, counts, leader, penalty):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def leader_or_challenger(leader, challenger, pulls, target, beta, tracking, rng):
     """Top-two's draw between the two: the leader when its pulls as leader are at most ``target``
     (``tracking``), else with probability ``beta`` (a coin of ``rng``); counts the leader's pull."""
@@ -70,7 +70,7 @@ def leader_or_challenger(leader, challenger, pulls, target, beta, tracking, rng)
     return challenger
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def top_two_step(code, counts, est, var, c, e, rounds, pulls, beta, tci, tracking, rng, costs):
     """Top-two with a fixed ``beta``: the empirical best leader, the challenger of smallest transportation
     cost (of the pieces shifted by (c, e); ``costs`` is work space), the leader's proportion ``beta``."""

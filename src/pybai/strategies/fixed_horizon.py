@@ -17,7 +17,7 @@ from numba import njit
 from scipy.special import ndtri  # the normal quantile (what scipy.stats.norm.ppf calls)
 
 from pybai._validation import check_positive_float, check_probability
-from pybai.strategies._driver import Arms, Stats, draw_reward, record
+from pybai.strategies._driver import draw_reward, record
 from pybai.strategies._own_stopping import OwnStoppingRun
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -60,7 +60,7 @@ def _fixed_horizon_run(plan, truth, sd, bernoulli, noise, horizon, max_samples, 
     t = 0
     while True:
         a = plan[t] if t < n_plan else _least_sampled(counts)
-        record(Stats(counts, sums, est), a, draw_reward(noise, Arms(truth, sd, bernoulli), a))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan and t >= horizon:
             return t, True

@@ -53,8 +53,11 @@ def _lucb_run(goal, rule, arms, plan, max_samples, stats, noise, glr_stop, recor
     of ``run_mask``); the bounds are :func:`pybai.models._kl.kernel_bounds` (on Bernoulli arms: the
     replayed bisection).
     """
-    form = rule.times[0]
-    counts, est = stats.counts, stats.est
+    kind, fam, var, k, c, e = goal
+    truth, sd, bernoulli = arms
+    counts, sums, est = stats
+    rule_kind, times, floor = rule.kind, rule.times, rule.min_statistic
+    form = times[0]
     n_plan = plan.shape[0]
     t = 0
     tells = 0
@@ -63,38 +66,39 @@ def _lucb_run(goal, rule, arms, plan, max_samples, stats, noise, glr_stop, recor
     while True:
         if tells < n_plan:
             a = plan[tells]
-            record(stats, a, draw_reward(noise, arms, a))
+            record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
             t += 1
         else:
-            mask = run_mask(goal.kind, est, goal.k)
-            h, l, _, _ = _lucb_pair(kernel_bounds(goal.code, counts, est, goal.var,
-                                                  threshold_value(form, float(max(t, 1))), mask), mask)
-            r_h = draw_reward(noise, arms, h)
+            mask = run_mask(kind, est, k)
+            h, l, _, _ = _lucb_pair(kernel_bounds(fam, counts, est, var, threshold_value(form, float(max(t, 1))), mask),
+                                    mask)
+            r_h = draw_reward(noise, truth, sd, bernoulli, h)
             if t + 2 <= max_samples:
-                r_l = draw_reward(noise, arms, l)
-                record(stats, h, r_h)
-                record(stats, l, r_l)
+                r_l = draw_reward(noise, truth, sd, bernoulli, l)
+                record(counts, sums, est, h, r_h)
+                record(counts, sums, est, l, r_l)
                 t += 2
             else:
-                record(stats, h, r_h)
+                record(counts, sums, est, h, r_h)
                 t += 1
         tells += 1
         if tells >= n_plan:
             checked = True
             if glr_stop:
-                z = run_glr(goal.kind, goal.code, counts, est, goal.var, goal.k, goal.c, goal.e)
-                stop = row_may_stop(rule, 0, z, t) and check_rule(goal, rule, stats, t, z, 0, records) > 0
+                z = run_glr(kind, fam, counts, est, var, k, c, e)
+                stop = row_may_stop(rule_kind, times, floor, 0, z, t) and check_rule(goal, rule, stats, t, z, 0,
+                                                                                      records) > 0
             else:
-                mask = run_mask(goal.kind, est, goal.k)
-                _, _, lcb_h, ucb_l = _lucb_pair(kernel_bounds(goal.code, counts, est, goal.var,
+                mask = run_mask(kind, est, k)
+                _, _, lcb_h, ucb_l = _lucb_pair(kernel_bounds(fam, counts, est, var,
                                                               threshold_value(form, float(max(t, 1))), mask), mask)
-                z = lcb_h + goal.e - goal.c * ucb_l  # Problem.separation
+                z = lcb_h + e - c * ucb_l  # Problem.separation
                 stop = z > 0.0
                 if stop:
                     records.stop_t[0] = t
                     records.stop_z[0] = z
                     records.counts[0, :] = counts
-                    records.sums[0, :] = stats.sums
+                    records.sums[0, :] = sums
             if stop:
                 return t, tells, z, checked
         if t >= max_samples:

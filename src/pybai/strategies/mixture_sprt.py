@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from pybai._validation import check_positive_float, check_positive_int, fail
-from pybai.strategies._driver import Arms, Stats, draw_reward, record
+from pybai.strategies._driver import draw_reward, record
 from pybai.strategies._moments import SquareSums, add_square, plugin_variance
 from pybai.strategies._own_stopping import OwnStoppingRun
 from pybai.strategies.base import StateArray, Strategy
@@ -98,8 +98,8 @@ def _mixture_sprt_run(plan, truth, sd, bernoulli, noise, max_samples, counts, su
     checked = False
     while True:
         a = plan[t] if t < n_plan else _next_arm(counts, active)
-        r = draw_reward(noise, Arms(truth, sd, bernoulli), a)
-        record(Stats(counts, sums, est), a, r)
+        r = draw_reward(noise, truth, sd, bernoulli, a)
+        record(counts, sums, est, a, r)
         add_square(square_sums, a, r)
         t += 1
         if t >= n_plan:

@@ -16,7 +16,7 @@ from numba import njit
 from numpy.polynomial.hermite_e import hermegauss
 
 from pybai._validation import check_probability
-from pybai.strategies._driver import Arms, Stats, draw_reward, record
+from pybai.strategies._driver import draw_reward, record
 from pybai.strategies._own_stopping import OwnStoppingRun
 from pybai.strategies.base import Strategy
 from pybai.strategies.registry import register
@@ -142,7 +142,7 @@ def _thompson_pbest_run(plan, truth, sd, bernoulli, noise, max_samples, counts, 
         else:
             _posterior(mode, counts, sums, noise_var, mean, var, a_, b_)
             a = _thompson_arm(rng, mode, mean, a_, b_)
-        record(Stats(counts, sums, est), a, draw_reward(noise, Arms(truth, sd, bernoulli), a))
+        record(counts, sums, est, a, draw_reward(noise, truth, sd, bernoulli, a))
         t += 1
         if t >= n_plan:
             _posterior(mode, counts, sums, noise_var, mean, var, a_, b_)
