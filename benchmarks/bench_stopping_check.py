@@ -2,9 +2,9 @@
 
 A stopping check is what a strategy runs after each sample in fixed confidence: for the leader rules
 (``"leader-scales"``, the ``"delta-correct"`` default for plain best arm on Gaussian arms with known
-variances and on Bernoulli arms) the leader update (:meth:`LeaderThreshold.advance`) and the decision
-(:meth:`Problem.stopping_decision`, GLR filter and certified margin); for unknown variances the
-invariant t-test rule's pair tests.  Measured per check, on real trajectories:
+variances and on Bernoulli arms) the leader update and the decision (:meth:`LeaderThreshold.run_check`: the
+problem's GLR statistic and one compiled call advancing the leaders and testing the hypotheses); for unknown
+variances the GLR filter and the invariant t-test rule's pair tests.  Measured per check, on real trajectories:
 
 * **ask/tell**: the trajectories of ask/tell runs of ``tas`` (C-tracking) and ``uniform`` replayed
   in Python on a fresh strategy: the model update (``model_.update``) and the strategy's own check
