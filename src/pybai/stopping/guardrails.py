@@ -91,55 +91,71 @@ def halfspace_values(tests: Any, counts: np.ndarray, means: np.ndarray, variance
 
 
 @njit(cache=True)
+def _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table):
+    """v_H(N) (``scales`` empty) or the mixture evidence V_H of test j (``table``: scratch of len(scales))."""
+    J = scales.shape[0]
+    p, q = s1[j], s2[j]
+    gap = e[j] - a1[j] * means[p]
+    if q >= 0:
+        gap -= a2[j] * means[q]
+    g2 = gap * gap if gap > 0.0 else 0.0
+    n1 = counts[p]
+    n2 = counts[q] if q >= 0 else 0.0
+    if J == 0:
+        denom = variances[p] / n1 + (variances[q] / n2 if q >= 0 else 0.0)
+        val = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
+        if not math.isfinite(val):
+            val = 0.0
+        return val
+    top = -math.inf
+    for c in range(J):
+        sc = scales[c]
+        denom = variances[p] * (n1 + sc) / (n1 * n1)
+        reg = 0.5 * math.log1p(n1 / sc)
+        if q >= 0:
+            denom += variances[q] * (n2 + sc) / (n2 * n2)
+            reg += 0.5 * math.log1p(n2 / sc)
+        quad = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
+        if not math.isfinite(quad):
+            quad = 0.0
+        table[c] = quad - reg
+        if table[c] > top:
+            top = table[c]
+    acc = 0.0
+    for c in range(J):
+        acc += math.exp(table[c] - top)
+    return top + math.log(acc / J)
+
+
+@njit(cache=True)
 def items_value(s1, a1, s2, a2, e, starts, counts, means, variances, scales):
     """min over items of the max over its tests of v_H(N) (``scales`` empty) or V_H: the compiled form
     of ``min_over_items(halfspace_values(...), starts)`` (``inf`` with no item)."""
     n_tests = e.shape[0]
     n_items = starts.shape[0]
-    J = scales.shape[0]
     worst = math.inf
-    table = np.empty(max(J, 1))
+    table = np.empty(max(scales.shape[0], 1))
     for i in range(n_items):
         lo = starts[i]
         hi = starts[i + 1] if i + 1 < n_items else n_tests
         best = -math.inf
         for j in range(lo, hi):
-            p, q = s1[j], s2[j]
-            gap = e[j] - a1[j] * means[p]
-            if q >= 0:
-                gap -= a2[j] * means[q]
-            g2 = gap * gap if gap > 0.0 else 0.0
-            n1 = counts[p]
-            n2 = counts[q] if q >= 0 else 0.0
-            if J == 0:
-                denom = variances[p] / n1 + (variances[q] / n2 if q >= 0 else 0.0)
-                val = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
-                if not math.isfinite(val):
-                    val = 0.0
-            else:
-                top = -math.inf
-                for c in range(J):
-                    sc = scales[c]
-                    denom = variances[p] * (n1 + sc) / (n1 * n1)
-                    reg = 0.5 * math.log1p(n1 / sc)
-                    if q >= 0:
-                        denom += variances[q] * (n2 + sc) / (n2 * n2)
-                        reg += 0.5 * math.log1p(n2 / sc)
-                    quad = g2 / (2.0 * denom) if g2 > 0.0 else 0.0
-                    if not math.isfinite(quad):
-                        quad = 0.0
-                    table[c] = quad - reg
-                    if table[c] > top:
-                        top = table[c]
-                acc = 0.0
-                for c in range(J):
-                    acc += math.exp(table[c] - top)
-                val = top + math.log(acc / J)
+            val = _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
             if val > best:
                 best = val
         if best < worst:
             worst = best
     return worst
+
+
+@njit(cache=True)
+def tests_values(s1, a1, s2, a2, e, counts, means, variances, scales):
+    """Per test, v_H(N) (``scales`` empty) or V_H, with the arithmetic of :func:`items_value`."""
+    out = np.empty(e.shape[0])
+    table = np.empty(max(scales.shape[0], 1))
+    for j in range(e.shape[0]):
+        out[j] = _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
+    return out
 
 
 def min_over_items(values: np.ndarray, starts: np.ndarray) -> float:

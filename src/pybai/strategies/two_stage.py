@@ -48,8 +48,14 @@ class TwoStage(Strategy):
         super().__init__(threshold=threshold, n_init=n_init)
 
     def _status(self) -> np.ndarray:
-        problem: Any = self.problem_  # a GuardrailProblem (goals)
-        return problem.guardrail_status(self.model_, self.threshold_, self.t_)
+        """Each arm's guardrail state (+1 kept, -1 broken, 0 undecided), computed once per observation count
+        (the stop check after a tell and the next ask read the same one)."""
+        cached = getattr(self, "_status_cache", None)  # (t, model, states): the model held, so never a reused id
+        if cached is None or cached[0] != self.t_ or cached[1] is not self.model_:
+            problem: Any = self.problem_  # a GuardrailProblem (goals)
+            cached = self._status_cache = (self.t_, self.model_,
+                                           problem.guardrail_status(self.model_, self.threshold_, self.t_))
+        return cached[2]
 
     def _select(self):
         status = self._status()

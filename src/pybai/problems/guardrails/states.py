@@ -22,14 +22,12 @@ import numpy as np
 from pybai.naming import arm_name
 from pybai.problems.guardrails.metrics import guardrail_text
 from pybai.problems.guardrails.pieces import build_tests
-from pybai.stopping.guardrails import GuardrailMixtureThreshold, items_value
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, tests_values
 
 __all__ = ["guardrail_evidence", "guardrail_states", "arm_states", "STATES"]
 
 #: the state of a guardrail on an arm (and of an arm: "holds" when it keeps every guardrail)
 STATES = ("holds", "broken", "undecided")
-
-_ONE_ITEM = np.zeros(1, dtype=np.int64)
 
 
 def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -51,15 +49,16 @@ def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, n
     holds = np.full((K, G), math.inf)
     broken = np.full((K, G), -math.inf)
     tests = _keep_tests(problem)
-    for row, (k, g) in enumerate(tests.pairs):
-        if counts[tests.s1[row]] == 0 or (tests.s2[row] >= 0 and counts[tests.s2[row]] == 0):
-            holds[k, g] = broken[k, g] = math.nan  # no sample of a source yet: no evidence either way
-            continue
-        keep = (tests.s1[row:row + 1], tests.a1[row:row + 1], tests.s2[row:row + 1], tests.a2[row:row + 1],
-                tests.e[row:row + 1])
-        broken[k, g] = items_value(*keep, _ONE_ITEM, counts, means, problem.variances, scales)
-        flipped = (keep[0], -keep[1], keep[2], -keep[3], -keep[4])  # break(k, g): the keep half-space's complement
-        holds[k, g] = items_value(*flipped, _ONE_ITEM, counts, means, problem.variances, scales)
+    # a test with an unsampled source has no evidence either way (NaN); the others are evaluated at once
+    sampled = (counts[tests.s1] > 0) & ((tests.s2 < 0) | (counts[np.maximum(tests.s2, 0)] > 0))
+    holds[tests.k[~sampled], tests.g[~sampled]] = math.nan
+    broken[tests.k[~sampled], tests.g[~sampled]] = math.nan
+    if sampled.any():
+        keep, flipped = (tests.keep, tests.flipped) if sampled.all() else \
+            (tuple(a[sampled] for a in tests.keep), tuple(a[sampled] for a in tests.flipped))
+        k, g = tests.k[sampled], tests.g[sampled]
+        broken[k, g] = tests_values(*keep, counts, means, problem.variances, scales)  # keep(k, g) refuted
+        holds[k, g] = tests_values(*flipped, counts, means, problem.variances, scales)  # break(k, g) refuted
     return holds, broken, level
 
 
@@ -68,10 +67,15 @@ class _KeepTests:
 
     def __init__(self, problem):
         t = build_tests(-1, problem.n_arms, problem.n_metrics, problem.guards, problem.control, problem.sense)
-        self.s1, self.a1, self.s2, self.a2, self.e = t.s1, t.a1, t.s2, t.a2, t.e
-        self.pairs = [(k, g) for k in range(problem.n_arms)
-                      for g in np.flatnonzero(problem.guards.applies(k, problem.control)).tolist()]
-        assert len(self.pairs) == t.e.shape[0]  # build_tests(-1) lists them arm by arm, guardrails in order
+        self.s1, self.s2 = t.s1, t.s2
+        #: the test of keep(k, g), and of break(k, g): the keep half-space's complement
+        self.keep = (t.s1, t.a1, t.s2, t.a2, t.e)
+        self.flipped = (t.s1, -t.a1, t.s2, -t.a2, -t.e)
+        pairs = [(k, g) for k in range(problem.n_arms)
+                 for g in np.flatnonzero(problem.guards.applies(k, problem.control)).tolist()]
+        assert len(pairs) == t.e.shape[0]  # build_tests(-1) lists them arm by arm, guardrails in order
+        self.k = np.array([k for k, _ in pairs], dtype=np.int64)
+        self.g = np.array([g for _, g in pairs], dtype=np.int64)
 
 
 def _keep_tests(problem) -> _KeepTests:
