@@ -37,11 +37,11 @@ with open(out, "w") as fh:
 CASES = [["--version"], ["--help"]] + [[name if name != "experiments" else "list", "--help"] for name in COMMANDS]
 
 
-def _probe(args, tmp_path) -> dict:
+def _probe(args, tmp_path, shows=("usage: pybai", "pybai ")) -> dict:
     out = tmp_path / "probe.json"
     done = subprocess.run([sys.executable, "-c", PROBE, str(out), *args], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "usage: pybai" in done.stdout or "pybai " in done.stdout, done.stdout
+    assert any(text in done.stdout for text in shows), done.stdout
     return json.loads(out.read_text())
 
 
@@ -63,3 +63,23 @@ def test_the_public_names_are_still_importable_from_the_package():
     assert set(pybai.__all__) <= set(dir(pybai))
     with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
         pybai.NoSuchName  # noqa: B018
+
+
+#: libraries that a session command (ask, tell, status) never needs: each costs 0.3-1 s of CPU per command
+NOT_FOR_SESSIONS = ("scipy.stats", "scipy.optimize", "sklearn", "pandas", "matplotlib", "dask", "starlette")
+
+
+@pytest.mark.parametrize("command", ["status", "ask"])
+def test_session_commands_import_no_library_they_do_not_use(command, tmp_path):
+    """A session command imports numpy, numba, SQLAlchemy and the maths it runs, not scipy.stats or
+    scipy.optimize (imported by the modules that need them, when they need them)."""
+    from pybai import Bernoulli, BestArmProblem, FixedConfidence, make_strategy
+    from pybai.session import Session
+
+    db = tmp_path / "s.db"
+    problem = BestArmProblem(3, Bernoulli(n_sources=3), FixedConfidence(delta=0.05))
+    Session.create(db, problem=problem, strategy=make_strategy("top-two"), seed=1, name="s").close()
+    args = ["session", command, "--db", str(db)] + (["--csv", str(tmp_path / "r.csv")] if command == "ask" else [])
+    probe = _probe(args, tmp_path, shows=('session "s"', "request 1: 1 samples"))
+    loaded = sorted(m for m in NOT_FOR_SESSIONS if m in probe["modules"])
+    assert not loaded, f"pybai session {command} imported {loaded}: import them where they are used"

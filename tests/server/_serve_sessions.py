@@ -24,6 +24,34 @@ def make_ab(db, name: str = "checkout", delta: float = 0.05) -> Path:
     return Path(db)
 
 
+#: the metrics of the guardrail session: revenue (objective), latency at most 0, refunds at most the control's + 0.1
+GUARDED_METRICS = ("revenue", "latency", "refunds")
+
+
+def make_guarded(db, name: str = "guarded", delta: float = 0.1) -> Path:
+    """A guardrail session: 3 variants (control, fast, slow), objective revenue, a latency bound and a refunds
+    non-inferiority margin, Track-and-Stop, delta-correct rule."""
+    from pybai.problems.guardrails import GuardrailProblem, Metric
+
+    problem = GuardrailProblem(3, [Metric("revenue", sigma=1.0), Metric("latency", sigma=1.0, at_most=0.0),
+                                   Metric("refunds", reward_model="bernoulli", at_most_vs_control=0.1)],
+                               FixedConfidence(delta), control="control", labels=["control", "fast", "slow"])
+    Session.create(db, problem=problem, strategy=make_strategy("tas"), seed=2, name=name).close()
+    return Path(db)
+
+
+def guarded_world():
+    """The truth of :func:`make_guarded`'s session: "slow" earns most but breaks the latency guardrail,
+    "fast" beats the control and keeps both (metrics correlated within an observation)."""
+    from pybai.environments import BernoulliEnvironment, GaussianEnvironment
+    from pybai.environments.multi_metric import MultiMetricEnvironment
+
+    return MultiMetricEnvironment({"revenue": GaussianEnvironment([0.0, 0.8, 2.0], sigma=1.0),
+                                   "latency": GaussianEnvironment([-1.0, -1.0, 1.5], sigma=1.0),
+                                   "refunds": BernoulliEnvironment([0.2, 0.2, 0.2])},
+                                  correlation=[[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
 def make_quick(db, name: str = "quick") -> Path:
     """A Gaussian session with far-apart arms in mind: it stops after a few dozen samples."""
     problem = BestArmProblem(2, Gaussian(1.0, n_sources=2), FixedConfidence(0.1))

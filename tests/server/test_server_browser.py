@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from _serve_sessions import LiveServer, folder, make_ab, sessions  # noqa: F401 (fixtures)
+import numpy as np
+
+from _serve_sessions import (GUARDED_METRICS, LiveServer, folder, guarded_world, make_ab,  # noqa: F401 (fixtures)
+                             make_guarded, sessions)
 
 CHROMIUM = os.environ.get("PYBAI_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -156,6 +159,7 @@ def test_dashboard_shows_new_answers_without_reload(sessions, tmp_path):
             assert right >= line and done
             assert page.inner_text("#to-stop").startswith("Stopped after")
             assert page.locator("#epsilon-form").is_hidden()
+            assert page.locator("#guardrails-panel").is_hidden()  # one metric: no guardrail to show
 
             # a near tie is said, with what makes it one, beside the control that ends it
             shoot(page, shots, "dashboard-near-tie", f"{base}/sessions/tie?poll=0.3",
@@ -195,3 +199,101 @@ def stop_quick(base: str) -> None:
         if answer(base, "quick", 1, lambda s: 5.0 if s == 0 else -5.0)["stopped"]:
             return
     raise AssertionError("the quick session did not stop")
+
+
+def answer_metrics(base: str, name: str, n: int, world, rng) -> dict:
+    """Ask and tell up to ``n`` requests of a guardrail session, every metric of each observation told at once
+    as ``{"metric": [values]}`` (stops early when the session stops)."""
+    receipt: dict = {}
+    for _ in range(n):
+        asked = post(f"{base}/sessions/{name}/ask", {})
+        _, rewards = world.respond(np.asarray(asked["sources"]), rng)
+        rewards = rewards.reshape(len(asked["sources"]), len(GUARDED_METRICS))
+        receipt = post(f"{base}/sessions/{name}/tell", {
+            "request": asked["request"], "sources": asked["sources"],
+            "rewards": {m: rewards[:, i].tolist() for i, m in enumerate(GUARDED_METRICS)}})
+        if receipt["stopped"]:
+            break
+    return receipt
+
+
+def check_guardrails_shown(page, status: dict) -> None:
+    """The guardrails table says, row for row, what the status document says of each arm's guardrails."""
+    rows = page.eval_on_selector_all("#guardrail-table tbody tr", """rows => rows.map(r => ({
+        arm: Number(r.dataset.arm), cells: [...r.children].map(c => c.textContent.trim())}))""")
+    expected = [(arm, g) for arm in status["guardrails"]["arms"] for g in arm["guardrails"]]
+    assert len(rows) == len(expected) == 6
+    for row, (arm, g) in zip(rows, expected):
+        assert row["arm"] == arm["arm"]
+        cells = row["cells"]
+        if len(cells) == 6:  # the arm's first guardrail: its name and its state head the group
+            assert cells[:2] == [arm["name"], arm["state"]]
+            cells = cells[2:]
+        rule, estimate, margin, state = cells
+        assert rule == f"{g['metric']} {g['rule']}"
+        for shown, value in ((estimate, g["estimate"]), (margin, g["margin"])):
+            assert (shown == "–") if value is None else float(shown) == pytest.approx(value, rel=1e-3, abs=1e-9)
+        assert state == (g["state"] if g["binds"] else "holds (the control is the reference)")
+
+
+def test_dashboard_shows_each_arms_guardrails(folder, tmp_path):  # noqa: F811 (fixture)
+    """A session on guardrail metrics: the objective's means in the figure, every metric in the table, and each
+    arm's guardrails (rule, estimate, margin, state) as the status gives them, running and once certified."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    expect = sync_api.expect
+    shots = Path(os.environ.get("PYBAI_SCREENSHOT_DIR") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    make_guarded(folder / "guarded.db")
+    world, rng = guarded_world(), np.random.default_rng(5)
+    with LiveServer(folder) as server, sync_api.sync_playwright() as play:
+        base = server.url
+        url = f"{base}/sessions/guarded?poll=0.3"
+        answer_metrics(base, "guarded", 12, world, rng)
+        browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            problems = []
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+            page.goto(url)
+            expect(page.locator("#samples")).to_have_text("12", timeout=30_000)
+            status = json.loads(get(f"{base}/sessions/guarded/status"))
+            assert status["metrics"] == list(GUARDED_METRICS) and status["state"] == "running"
+            expect(page.locator("#guardrails-panel")).to_be_visible()
+            check_guardrails_shown(page, status)
+            assert "undecided" in page.inner_text("#guardrail-table")  # 12 observations settle little
+            expect(page.locator("#epsilon-form")).to_be_visible()  # a tolerance on the objective: additive only
+            assert page.eval_on_selector("#epsilon-mode option[value=relative]", "o => o.disabled")
+            # one point per arm for the objective (not one per metric); samples counted per observation
+            assert page.locator("#means-chart circle").count() == 3
+            assert page.inner_text("#h-means").startswith("Means of the objective, revenue,")
+            per_arm = [int(c[0]) for c in status["counts"]]
+            assert page.inner_text("#samples-caption") == "Samples so far: " + ", ".join(
+                f"{n} {k}" for n, k in zip(["control", "fast", "slow"], per_arm)) + "."
+            page.click("summary")
+            heads = page.eval_on_selector_all("#arms thead th", "cells => cells.map(c => c.textContent)")
+            assert heads == ["arm", "samples"] + [f"{m} {w}" for m in GUARDED_METRICS for w in ("mean", "interval")]
+            counts = page.eval_on_selector_all("#arms tbody tr td:nth-child(2)", "cells => cells.map(c => c.textContent)")
+            assert [int(c) for c in counts] == per_arm
+            shoot(page, shots, "dashboard-guardrails-running", url,
+                  lambda p: expect(p.locator("#guardrail-table")).to_be_visible(timeout=30_000))
+
+            receipt = answer_metrics(base, "guarded", 4000, world, rng)
+            assert receipt["stopped"], "the guardrail session did not stop"
+            shoot(page, shots, "dashboard-guardrails-certified", url,
+                  lambda p: expect(p.locator("#state")).to_have_text("certified", timeout=30_000))
+            status = json.loads(get(f"{base}/sessions/guarded/status"))
+            check_guardrails_shown(page, status)
+            answer = status["guardrails"]["arms"][status["recommendation"]]
+            assert answer["state"] == "holds"  # a certified answer keeps every guardrail, certified
+            assert page.inner_text("#recommendation") == status["answer"]
+            caption = page.inner_text("#guardrails-caption")
+            assert f"passes {status['guardrails']['level']:.4g} (mixture evidence" in caption
+            held = [a["name"] for a in status["guardrails"]["arms"] if a["state"] == "holds"]
+            assert answer["name"] in held and f"Every guardrail holds for: {', '.join(held)};" in caption
+        finally:
+            browser.close()
+    assert not problems, problems
+    for stem in ("dashboard-guardrails-running", "dashboard-guardrails-certified"):
+        for size, _, _ in SIZES:
+            assert (shots / f"{stem}-{size}.png").stat().st_size > 10_000

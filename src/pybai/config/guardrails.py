@@ -77,8 +77,6 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
     The metric tables name the environment's metrics in its order (the first is the objective);
     a metric's reward model defaults to what the environment says of it.
     """
-    if epsilon is not None or epsilon_mode is not None:
-        raise ConfigError("problem.epsilon: not available with guardrail metrics.")
     if metric is None:
         raise ConfigError("problem.metric: missing: one [[problem.metric]] table per metric of the environment "
                           "(the first is the objective).")
@@ -121,7 +119,8 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
         except InvalidParameterError as exc:
             raise ConfigError(_metric_message(t, str(exc))) from None
     try:
-        return GuardrailProblem(n_arms, metrics, regime, batch, control=control, labels=labels)
+        return GuardrailProblem(n_arms, metrics, regime, batch, control=control, labels=labels, epsilon=epsilon,
+                                epsilon_mode="additive" if epsilon_mode is None else epsilon_mode)
     except InvalidParameterError as exc:
         raise ConfigError(_metric_message(Table({}, "problem"), str(exc))) from None
 
@@ -169,4 +168,7 @@ def guardrail_problem_table(problem: Problem) -> dict:
             t.pop("maximize")  # the default, and refused on a guarded metric
         tables.append(t)
     control = problem.labels[problem.control] if problem.labels is not None else problem.control
-    return {"goal": "best-arm", "control": control, "metric": tables}
+    table: dict[str, Any] = {"goal": "best-arm", "control": control, "metric": tables}
+    if problem.epsilon is not None:
+        table.update(epsilon=problem.epsilon, epsilon_mode=problem.epsilon_mode)
+    return table

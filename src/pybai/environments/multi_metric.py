@@ -12,7 +12,7 @@ rewards is smaller in magnitude than R's).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from pybai._validation import check_array, fail
 from pybai.environments.base import Environment
@@ -115,6 +115,8 @@ class MultiMetricEnvironment(Environment):
             if isinstance(env, BernoulliEnvironment):
                 out[:, m] = (u > 1.0 - env.means[arms]).astype(float)  # the quantile function of Bernoulli(p)
             elif isinstance(env, BinomialEnvironment):
+                from scipy import stats  # here: scipy.stats costs ~1 s to import; only binomial metrics use it
+
                 out[:, m] = stats.binom.ppf(u, env.trials, env.means[arms]) / env.trials
             else:
                 out[:, m] = special.betaincinv(env.a[arms], env.b[arms], u)

@@ -99,10 +99,15 @@ _SESSION = """<a class="skip" href="#main">Skip to the session</a>
     <p id="samples-caption" class="muted small"></p>
   </section>
   <section aria-labelledby="h-means" class="panel">
-    <h2 id="h-means">Means with <span id="level">95%</span> intervals</h2>
+    <h2 id="h-means"><span id="means-what">Means</span> with <span id="level">95%</span> intervals</h2>
     <figure id="means-chart" class="chart" role="img" aria-labelledby="h-means means-caption"></figure>
     <p id="means-caption" class="muted small"></p>
     <details><summary>The numbers (table)</summary><div id="table"></div></details>
+  </section>
+  <section id="guardrails-panel" aria-labelledby="h-guardrails" class="panel" hidden>
+    <h2 id="h-guardrails">Guardrails of each arm</h2>
+    <p id="guardrails-caption" class="muted small"></p>
+    <div id="guardrails"></div>
   </section>
   <p id="live" class="muted small" aria-live="polite"></p>
   <p id="problem" class="error" role="alert" hidden></p>

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from pybai._validation import real_values
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_name
 from pybai.session.messages import answer_arrays
@@ -96,7 +97,7 @@ class MetricLayout(Layout):
                                             f"(an observation is told with every metric: {', '.join(self.metrics)}).")
             columns = []
             for m in self.metrics:
-                _, values = answer_arrays(np.zeros(max(np.size(rewards[m]), 1), dtype=np.intp), rewards[m])
+                values = real_values(rewards[m], "rewards", owner)
                 if values.size != n:
                     raise InvalidParameterError(f"The 'rewards' parameter of {owner}: metric {m!r} has {values.size} "
                                                 f"values, expected one per arm given ({n}).")

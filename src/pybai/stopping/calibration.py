@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import minimize_scalar
 from scipy.special import lambertw, zeta
 
 from pybai._validation import fail
@@ -212,6 +211,8 @@ def c_gauss(x: float) -> float:
     x = float(x)
     if not x >= 0.0 or not math.isfinite(x):
         raise fail("x", "c_gauss", "a finite float >= 0", x)
+    from scipy.optimize import minimize_scalar  # here: scipy.optimize costs ~0.5 s to import, and a session never calls this
+
     eps = 1e-13
     res = minimize_scalar(
         lambda lam: (g_gauss(lam) + x) / lam,

@@ -12,15 +12,18 @@ answer is certified when every item has one test whose evidence passes:
 
 * h >= 0: one item per guardrail g binding h, ``{break(h, g)}`` with
   break(h, g) = {h_g(lambda_h) >= 0}; one item per other arm b,
-  ``{obj(h, b), keep(b, g) for g binding b}`` with obj(h, b) = {s_0 lambda_{b,0} >= s_0 lambda_{h,0}}
-  and keep(b, g) = {h_g(lambda_b) <= 0};
+  ``{obj(h, b), keep(b, g) for g binding b}`` with obj(h, b) = {s_0 lambda_{b,0} >= s_0 lambda_{h,0} + epsilon}
+  (epsilon = 0 unless the problem has an answer tolerance on the objective) and keep(b, g) = {h_g(lambda_b) <= 0};
 * h = -1 (no arm keeps every guardrail): one item per arm k, ``{keep(k, g) for g binding k}``.
 
 Why it suffices (any correlation between the metrics of an observation): the truth mu has
 answer a* != h only if mu lies in one test of every item... precisely, if h >= 0 breaks a
 guardrail g under mu, mu is in break(h, g); if h is feasible under mu, a* >= 0 is feasible and
 at least as good, so mu is in obj(h, a*) and in every keep(a*, g); if h = -1, mu is in every
-keep(a*, g).  docs/guardrails.md gives the theorem built on it.
+keep(a*, g).  With a tolerance epsilon > 0 on the objective, h >= 0 is wrong when it breaks a guardrail
+or a feasible arm beats it by more than epsilon: then mu is in break(h, g), or in obj(h, a*) (offset
+epsilon) and every keep(a*, g); obj(h, a*) only shrinks as epsilon grows (h = -1 is unaffected: a
+tolerance on the objective does not relax a guardrail).  docs/guardrails.md gives the theorem built on it.
 """
 
 from __future__ import annotations
@@ -107,8 +110,10 @@ def _answer_kernel(mu, metric, sign, relative, bound, control, sense):
     return arm
 
 
-def build_tests(answer: int, n_arms: int, n_metrics: int, guards: Guardrails, control: int, sense: float) -> Tests:
-    """The tests of the alternative to ``answer`` (module docstring), grouped in items."""
+def build_tests(answer: int, n_arms: int, n_metrics: int, guards: Guardrails, control: int, sense: float,
+                epsilon: float = 0.0) -> Tests:
+    """The tests of the alternative to ``answer`` (module docstring), grouped in items; ``epsilon`` >= 0 is the
+    offset of the objective tests (an additive tolerance on the objective)."""
     M = n_metrics
     s1: list[int] = []
     a1: list[float] = []
@@ -148,7 +153,7 @@ def build_tests(answer: int, n_arms: int, n_metrics: int, guards: Guardrails, co
             a1.append(sense)
             s2.append(answer * M)
             a2.append(-sense)
-            e.append(0.0)
+            e.append(float(epsilon))
             kinds.append("objective")
             arms.append(b)
             for g in range(n_guards):

@@ -13,12 +13,13 @@ between metrics (:mod:`pybai.stopping.guardrails`, docs/guardrails.md).
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
 import numpy as np
 
-from pybai._validation import check_positive_int, fail
+from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
 from pybai.models.families import Gaussian
 from pybai.naming import arm_index, arm_name
 from pybai.problems.base import BatchSpec, Problem
@@ -27,6 +28,8 @@ from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
 from pybai.problems.guardrails.states import arm_states, guardrail_states
+from pybai.problems.tolerance import EPSILON_RTOL
+from pybai.stopping.base import PieceThreshold
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
 
 __all__ = ["GuardrailProblem"]
@@ -49,6 +52,14 @@ class GuardrailProblem(Problem):
         The control arm (index or label), the reference of the relative guardrails.
     labels : list of str, optional
         One distinct name per arm.
+    epsilon : float, optional
+        An answer tolerance on the objective (fixed confidence, in the objective's units): an answer is
+        correct when it keeps every guardrail and its objective is within ``epsilon`` of the best feasible
+        arm's.  Guardrails are not relaxed.  A running session takes one with
+        :meth:`~pybai.session.Session.set_epsilon` (:meth:`with_epsilon`).
+    epsilon_mode : {"additive"}
+        Only an additive tolerance (a relative one, a fraction of the best objective, is not available
+        with guardrail metrics).
 
     Notes
     -----
@@ -73,7 +84,7 @@ class GuardrailProblem(Problem):
     tracking_oracle_growth = 0.25  # the oracle is a search over one or two counts: solved lazily
 
     def __init__(self, n_arms, metrics, regime=None, batch: BatchSpec | None = None, control: Any = 0, *,
-                 labels=None):
+                 labels=None, epsilon=None, epsilon_mode: str = "additive"):
         owner = type(self).__name__
         K = check_positive_int(n_arms, "n_arms", owner)
         self.metrics = _check_metrics(metrics, owner)
@@ -93,6 +104,34 @@ class GuardrailProblem(Problem):
         lows, highs = zip(*(m.support for m in self.metrics))
         self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
         self._tests: dict[Any, Any] = {}
+        self._set_epsilon(epsilon, epsilon_mode)
+
+    def _set_epsilon(self, epsilon, epsilon_mode) -> None:
+        owner = type(self).__name__
+        check_choice(epsilon_mode, ("additive", "relative"), "epsilon_mode", owner)
+        if epsilon_mode != "additive":
+            raise fail("epsilon_mode", owner, '"additive" with guardrail metrics (the tolerance is in the '
+                       "objective's units; a relative one is not available)", epsilon_mode)
+        self.epsilon, self.epsilon_mode = None, None
+        if epsilon is None:
+            return
+        if self.regime.kind != "fixed-confidence":
+            raise fail("epsilon", owner, "None with a fixed budget (the tolerance of fixed confidence)", epsilon)
+        self.epsilon, self.epsilon_mode = check_positive_float(epsilon, "epsilon", owner), "additive"
+
+    def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "GuardrailProblem":
+        """The same problem with the additive tolerance ``epsilon`` on the objective (fixed confidence).
+
+        What a running session is given by :meth:`pybai.session.Session.set_epsilon`: the objective
+        tests of the alternative move by ``epsilon`` (:func:`~pybai.problems.guardrails.pieces.build_tests`);
+        the guardrails stay as they are.  The values are checked as by the constructor.
+        """
+        if self.regime.kind != "fixed-confidence" or epsilon is None:
+            raise fail("epsilon", type(self).__name__, "a float > 0 (fixed confidence)", epsilon)
+        new = copy.copy(self)
+        new._set_epsilon(epsilon, epsilon_mode)
+        new._tests = {}  # the objective tests depend on epsilon
+        return new
 
     # --- structure -------------------------------------------------------
     @property
@@ -136,7 +175,8 @@ class GuardrailProblem(Problem):
         """The tests of the alternative to ``answer`` (:func:`~pybai.problems.guardrails.pieces.build_tests`), cached."""
         tests = self._tests.get(answer)
         if tests is None:
-            tests = build_tests(answer, self.n_arms, self.n_metrics, self.guards, self.control, self.sense)
+            tests = build_tests(answer, self.n_arms, self.n_metrics, self.guards, self.control, self.sense,
+                                self.epsilon or 0.0)
             self._tests[answer] = tests
         return tests
 
@@ -176,6 +216,9 @@ class GuardrailProblem(Problem):
         base = super().threshold(kind, delta)
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct":
             return GuardrailMixtureThreshold(delta, self.n_alternatives, base)
+        if isinstance(base, PieceThreshold):  # its pieces are pairs of arms, not the guardrail tests
+            raise fail("threshold", type(self).__name__, '"delta-correct" (the guardrail rule) or a threshold of t '
+                       "alone (e.g. \"heuristic\"); a per-piece rule of pairs of arms does not test guardrails", kind)
         return base
 
     def pieces(self, model) -> GuardrailPieces:
@@ -212,7 +255,8 @@ class GuardrailProblem(Problem):
         return math.isfinite(self.oracle(self.check_means(means))[0])
 
     def is_correct(self, answer, means) -> bool:
-        """Whether ``answer`` is a feasible arm of best objective (any of tied ones), or -1 when none is feasible."""
+        """Whether ``answer`` is a feasible arm of best objective (any of tied ones; within ``epsilon`` of the best
+        with a tolerance), or -1 when none is feasible."""
         mu = self._matrix(self.check_means(means))
         ok = self.feasible(mu)
         answer = int(answer)
@@ -221,7 +265,23 @@ class GuardrailProblem(Problem):
         if not 0 <= answer < self.n_arms or not ok[answer]:
             return False
         score = self.sense * mu[:, 0]
-        return bool(score[answer] == score[ok].max())
+        if self.epsilon is None:
+            return bool(score[answer] == score[ok].max())
+        best = score[ok].max()
+        return bool(score[answer] >= best - self.epsilon - EPSILON_RTOL * max(abs(best), abs(score[answer]), self.epsilon))
+
+    def answer_metrics(self, answer, means) -> dict:
+        """With a tolerance on the objective: ``{"exact_correct": the answer is a feasible arm of best objective}``;
+        else none."""
+        if self.epsilon is None or answer is None:
+            return {}
+        mu = self._matrix(self.check_means(means))
+        ok = self.feasible(mu)
+        a = int(answer)
+        if not ok.any():
+            return {"exact_correct": a == -1}
+        score = self.sense * mu[:, 0]
+        return {"exact_correct": bool(0 <= a < self.n_arms and ok[a] and score[a] == score[ok].max())}
 
     def simple_regret(self, answer, means) -> float:
         """Objective of the best feasible arm minus the answer's (NaN when the answer breaks a guardrail
@@ -255,6 +315,8 @@ class GuardrailProblem(Problem):
     def to_dict(self) -> dict:
         out = super().to_dict()
         out.update(n_arms=self.n_arms, metrics=[m.to_dict() for m in self.metrics], control=self.control)
+        if self.epsilon is not None:
+            out.update(epsilon=self.epsilon, epsilon_mode=self.epsilon_mode)
         return out
 
 

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
-from scipy.optimize import linprog
 
 from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, pooled_mean
 from pybai.problems.top_k._kernels import shifted_pair_arrays
@@ -133,7 +132,8 @@ def _dual_bound(lam, g_i, g_j, pi, pj, n):
 
 def _lp_bound(g_i, g_j, pi, pj, n):
     """max sum(lam) s.t. G^T lam <= 1, lam >= 0 (tangent linearisation): a lower bound on T*."""
-    from scipy import sparse
+    from scipy import sparse  # here, as linprog: scipy.optimize costs ~0.3-0.5 s to import, and sessions never call this
+    from scipy.optimize import linprog
 
     p = g_i.size
     rows = np.r_[pi, pj]

@@ -82,6 +82,9 @@
     return out;
   }
 
+  // the metrics of one observation (sessions with guardrails: one column per metric, the first the objective)
+  function metricsOf(status) { return Array.isArray(status.metrics) && status.metrics.length ? status.metrics : null; }
+
   function armNames(status, nArms) {
     const labels = Array.isArray(status.labels) ? status.labels : null;
     return Array.from({ length: nArms }, (_, a) => (labels && given(labels[a]) ? String(labels[a]) : "arm " + a));
@@ -166,6 +169,10 @@
   function renderEpsilon(status) {
     const form = $("epsilon-form");
     form.hidden = !status.epsilon_settable;
+    // guardrail metrics take an additive tolerance on the objective only
+    const relative = $("epsilon-mode").querySelector("option[value=relative]");
+    relative.disabled = Boolean(metricsOf(status));
+    if (relative.disabled && relative.selected) $("epsilon-mode").value = "additive";
     let note = "";
     if (given(status.epsilon)) note = `ε = ${fmt(status.epsilon)} (${status.epsilon_mode}) is in force.`;
     if (!status.epsilon_settable && status.regime === "fixed-confidence" && !status.stopped && !status.proven) {
@@ -230,13 +237,15 @@
     const shape = history.shape || [];
     const nArms = shape[0] || 0;
     const perCell = shape.length === 2 ? shape[1] : 1;
-    const series = history.counts.map((c) => Array.from({ length: nArms },
-      (_, a) => c.slice(a * perCell, (a + 1) * perCell).reduce((s, v) => s + v, 0)));
+    // with metrics, an observation brings every metric of its arm: the arm's count is its objective's
+    const metrics = metricsOf(status);
+    const series = history.counts.map((c) => Array.from({ length: nArms }, (_, a) => metrics ? c[a * perCell]
+      : c.slice(a * perCell, (a + 1) * perCell).reduce((s, v) => s + v, 0)));
     const names = armNames(status, nArms);
     const end = series[series.length - 1] || [];
     const order = names.map((_, a) => a).sort((a, b) => end[b] - end[a]);
     const shown = order.slice(0, 10).sort((a, b) => a - b);
-    const xs = history.samples;
+    const xs = metrics ? history.samples.map((v) => v / perCell) : history.samples;
     const width = widthOf(figure), narrow = width < 560;
     const height = narrow ? 230 : 300;
     const box = { left: 56, right: width - 12, top: 26, bottom: height - 42 };
@@ -265,13 +274,17 @@
       "." + note;
   }
 
+  function column(values, m) { return (values || []).map((row) => (Array.isArray(row) ? row[m] : null)); }
+
   function renderMeans(status) {
     const figure = $("means-chart");
-    const names = sourceNames(status);
-    const means = flat(status.means), low = flat(status.ci_low), high = flat(status.ci_high), counts = flat(status.counts);
+    const metrics = metricsOf(status);
+    const names = metrics ? armNames(status, (status.counts || []).length) : sourceNames(status);
+    const pick = (values) => (metrics ? column(values, 0) : flat(values));  // with metrics: the objective's column
+    const means = pick(status.means), low = pick(status.ci_low), high = pick(status.ci_high), counts = pick(status.counts);
     const rec = status.recommendation;  // an arm, a list of arms (top-k), -1 (no feasible arm) or null
     const best = new Set((Array.isArray(rec) ? rec : [rec]).filter((a) => Number.isInteger(a) && a >= 0));
-    const perCell = Array.isArray((status.counts || [])[0]) ? status.counts[0].length : 1;
+    const perCell = !metrics && Array.isArray((status.counts || [])[0]) ? status.counts[0].length : 1;
     let rows = names.map((_, s) => s);
     const note = rows.length > 30 ? ` The 30 highest means of ${rows.length} are drawn (all in the table).` : "";
     if (rows.length > 30) rows = rows.sort((a, b) => (means[b] ?? -Infinity) - (means[a] ?? -Infinity)).slice(0, 30);
@@ -302,15 +315,91 @@
         parts.push(svg("circle", { cx: sx(means[s]), cy: y, r: 6, class: isBest ? "dot best" : "dot" }));
       }
     });
+    const what = metrics ? `mean ${clip(metrics[0], 24)} (dot)` : "mean reward (dot)";
     parts.push(label((box.left + box.right) / 2, box.bottom + 38,
-                     "mean reward (dot) and " + Math.round(100 * (status.level || 0.95)) + "% interval", "title", "middle"));
+                     what + " and " + Math.round(100 * (status.level || 0.95)) + "% interval", "title", "middle"));
     figure.replaceChildren(svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, "aria-hidden": "true" }, parts));
     $("level").textContent = Math.round(100 * (status.level || 0.95)) + "%";
+    $("means-what").textContent = metrics ? `Means of the objective, ${metrics[0]},` : "Means";
     const recommended = armNames(status, Math.ceil(names.length / perCell)).filter((_, a) => best.has(a));
     const shownBest = recommended.length ? ` ★ marks the recommendation (${recommended.join(", ")}).` : "";
     $("means-caption").textContent = rows.map((s) => `${names[s]}: ${fmt(means[s])} [${fmt(low[s])}, ${fmt(high[s])}], ` +
       plural(counts[s], "sample")).join("; ") + "." + shownBest + note;
-    renderTable(names, counts, means, low, high, flat(status.sd));
+    if (metrics) renderMetricTable(status, names, metrics);
+    else renderTable(names, counts, means, low, high, flat(status.sd));
+  }
+
+  // with metrics: per arm its samples, then each metric's mean and interval
+  function renderMetricTable(status, names, metrics) {
+    const table = document.createElement("table");
+    table.id = "arms";
+    table.append(text("caption", "Samples, and each metric's mean and interval, per arm"));
+    const head = table.createTHead().insertRow();
+    const columns = ["arm", "samples"].concat(metrics.flatMap((m) => [m + " mean", m + " interval"]));
+    for (const h of columns) { const th = text("th", h); th.scope = "col"; head.append(th); }
+    const body = table.createTBody();
+    names.forEach((n, a) => {
+      const row = body.insertRow();
+      const th = text("th", n);
+      th.scope = "row";
+      row.append(th, text("td", fmt((status.counts[a] || [])[0])));
+      metrics.forEach((_, m) => {
+        const lo = (status.ci_low[a] || [])[m], hi = (status.ci_high[a] || [])[m];
+        row.append(text("td", fmt((status.means[a] || [])[m])),
+                   text("td", !given(lo) ? "–" : `[${fmt(lo)}, ${fmt(hi)}]`));
+      });
+    });
+    $("table").replaceChildren(table);
+  }
+
+  // ---------------------------------------------------------------- guardrails
+  function stateCell(state, note) { return text("td", note ? `${state} (${note})` : state, "state " + state); }
+
+  function renderGuardrails(status) {
+    const panel = $("guardrails-panel"), doc = status.guardrails;
+    panel.hidden = !doc;
+    if (!doc) return;
+    const table = document.createElement("table");
+    table.id = "guardrail-table";
+    table.append(text("caption", "Rule, estimate, margin and state of each guardrail, per arm"));
+    const head = table.createTHead().insertRow();
+    for (const h of ["arm", "arm's state", "guardrail", "estimate", "margin", "state"]) {
+      const th = text("th", h, h === "estimate" || h === "margin" ? "num" : "");
+      th.scope = "col";
+      head.append(th);
+    }
+    const body = table.createTBody();
+    let rows = 0;
+    for (const arm of doc.arms) {
+      const guards = arm.guardrails || [];
+      guards.forEach((g, i) => {
+        const row = body.insertRow();
+        row.dataset.arm = String(arm.arm);
+        if (i === 0) {
+          const th = text("th", arm.name);
+          th.scope = "rowgroup";
+          th.rowSpan = guards.length;
+          row.append(th);
+          const cell = stateCell(arm.state);
+          cell.classList.add("arm-state");
+          cell.rowSpan = guards.length;
+          row.append(cell);
+        }
+        row.append(text("td", `${g.metric} ${g.rule}`, "rule"), text("td", fmt(g.estimate, 4), "num estimate"),
+                   text("td", fmt(g.margin, 4), "num margin"),
+                   stateCell(g.state, g.binds ? "" : "the control is the reference"));
+        rows += 1;
+      });
+    }
+    $("guardrails").replaceChildren(rows ? table : text("p", "No metric has a guardrail: every arm is feasible.", "muted"));
+    const held = doc.arms.filter((a) => a.state === "holds").map((a) => a.name);
+    const broken = doc.arms.filter((a) => a.state === "broken").map((a) => a.name);
+    const rule = given(doc.level)
+      ? `A guardrail holds once the evidence that it is kept passes ${fmt(doc.level, 4)} (${doc.evidence} evidence of the ` +
+        "stopping rule), is broken once the evidence that it is broken does, and is undecided until then. "
+      : "Fixed budget: nothing is certified, so every guardrail the data do not settle stays undecided. ";
+    $("guardrails-caption").textContent = rule + `Every guardrail holds for: ${held.join(", ") || "no arm yet"}; ` +
+      `broken for: ${broken.join(", ") || "no arm"}. The margin is the room left before the bound (negative: past it).`;
   }
 
   function renderTable(names, counts, means, low, high, sd) {
@@ -340,6 +429,7 @@
     renderPending(status);
     renderSamples(status, history);
     renderMeans(status);
+    renderGuardrails(status);
   }
 
   // ---------------------------------------------------------------- polling
