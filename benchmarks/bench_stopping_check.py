@@ -2,17 +2,18 @@
 
 A stopping check is what a strategy runs after each sample in fixed confidence: for the leader rules
 (``"leader-scales"``, the ``"delta-correct"`` default for plain best arm on Gaussian arms with known
-variances and on Bernoulli arms) the leader update (:meth:`LeaderThreshold.advance`) and the decision
-(:meth:`Problem.stopping_decision`, GLR filter and certified margin); for unknown variances the
-invariant t-test rule's pair tests.  Measured per check, on real trajectories:
+variances and on Bernoulli arms) the leader update and the decision (:meth:`LeaderThreshold.run_check`: the
+problem's GLR statistic and one compiled call advancing the leaders and testing the hypotheses); for unknown
+variances the GLR filter and the invariant t-test rule's pair tests.  Measured per check, on real trajectories:
 
 * **ask/tell**: the trajectories of ask/tell runs of ``tas`` (C-tracking) and ``uniform`` replayed
   in Python on a fresh strategy: the model update (``model_.update``) and the strategy's own check
   (``Strategy._should_stop``, the Python decide path), less the same loop without the check;
 * **compiled**: the same trajectories replayed in a numba loop that updates the counts and sums
-  (:func:`pybai.strategies._compiled.record`) and calls the compiled runs' own check
-  (:func:`pybai.strategies._compiled.check_deltas`, with the rule's row), less the loop without the
-  check.  (Unknown variances have no compiled run.)
+  (:func:`pybai.strategies._driver.record`) and runs the compiled driver's own check: the GLR statistic
+  (:func:`pybai.problems.compiled.run_glr`), the gate (:func:`pybai.stopping.compiled.row_may_stop`) and the
+  rule (:func:`pybai.strategies._driver.check_rule`, with the rule's row), less the loop without the check.
+  (Unknown variances have no compiled run.)
 
 Both are CPU times of whole loops (``time.process_time_ns``, the smaller of three; the machine is shared),
 divided by the number of checks.
@@ -47,8 +48,10 @@ from pybai import (  # noqa: E402
     Bernoulli, BernoulliEnvironment, BestArmProblem, FixedConfidence, Gaussian, GaussianEnvironment,
     GaussianUnknownVariance, make_strategy,
 )
-from pybai.stopping.compiled import compiled_rows  # noqa: E402
-from pybai.strategies._compiled import check_deltas, record  # noqa: E402
+from pybai.problems.compiled import run_glr  # noqa: E402
+from pybai.stopping.compiled import compile_rule, row_may_stop  # noqa: E402
+from pybai.strategies._compiled import goal_of  # noqa: E402
+from pybai.strategies._driver import Stats, check_rule, new_records, record  # noqa: E402
 
 K = 10
 DELTA = 0.01
@@ -111,23 +114,19 @@ def ask_tell(instance: str, strategy: str, threshold: str, arms, rewards, repeat
 
 
 @njit(cache=True)
-def _replay(arms, rewards, n, n_plan, kind, k, code, var, forms, check):
+def _replay(arms, rewards, n, n_plan, goal, rule, records, check):
     """The compiled runs' model update (and check) along a recorded trajectory; returns the checks made."""
-    counts = np.zeros(n)
-    sums = np.zeros(n)
-    est = np.zeros(n)
-    stop_t = np.full(forms.shape[0], -1, dtype=np.int64)
-    stop_z = np.zeros(forms.shape[0])
-    snap_counts = np.zeros((forms.shape[0], n))
-    snap_sums = np.zeros((forms.shape[0], n))
+    stats = Stats(np.zeros(n), np.zeros(n), np.zeros(n))
+    n_rows = rule.times.shape[0]
     done = 0
     checks = 0
     for i in range(arms.shape[0]):
-        record(counts, sums, est, arms[i], rewards[i])
+        record(stats, arms[i], rewards[i])
         t = i + 1
-        if check and t >= n_plan and done < forms.shape[0]:
-            z, done = check_deltas(kind, k, code, counts, sums, est, var, forms, t, done, stop_t, stop_z, snap_counts,
-                                   snap_sums)
+        if check and t >= n_plan and done < n_rows:
+            z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
+            if row_may_stop(rule, done, z, t):
+                done = check_rule(goal, rule, stats, t, z, done, records)
             checks += 1
     return checks
 
@@ -135,23 +134,23 @@ def _replay(arms, rewards, n, n_plan, kind, k, code, var, forms, check):
 def compiled(strategy_obj, arms, rewards, repeats_inner: int = 3) -> float:
     """Nanoseconds per compiled check on the recorded trajectory (loop with the check less loop without)."""
     problem = strategy_obj.problem_
-    kernels = problem.run_kernels()
+    goal = goal_of(problem.run_kernels())
     fresh = type(strategy_obj.threshold_)(**strategy_obj.threshold_._params()) if strategy_obj.threshold_.stateful \
         else strategy_obj.threshold_
-    table = compiled_rows([fresh])
     n_plan = len(strategy_obj._plan)
-    var = np.asarray(kernels.variances, dtype=float)
-    args = (arms, rewards, problem.n_sources, n_plan, kernels.kind, kernels.k, kernels.code, var)
-    _replay(*args, table.copy(), True)  # compile
+    n = problem.n_sources
+    args = (arms, rewards, n, n_plan, goal)
+    _replay(*args, compile_rule([fresh]), new_records(1, n), True)  # compile
     best_with, best_without = np.inf, np.inf
     checks = 0
     for _ in range(repeats_inner):
-        forms = table.copy()
+        rule = compile_rule([fresh])  # a fresh state (the leader rule's rows advance theirs)
         t0 = time.process_time_ns()
-        checks = _replay(*args, forms, True)
+        checks = _replay(*args, rule, new_records(1, n), True)
         best_with = min(best_with, time.process_time_ns() - t0)
+        rule = compile_rule([fresh])
         t0 = time.process_time_ns()
-        _replay(*args, table.copy(), False)
+        _replay(*args, rule, new_records(1, n), False)
         best_without = min(best_without, time.process_time_ns() - t0)
     return max(best_with - best_without, 0.0) / max(checks, 1)
 

@@ -23,6 +23,7 @@ from pybai.stopping._leader_kernels import (MAX_SEGMENTS, _gauss_eval, _gauss_fa
                                             gaussian_hypothesis_margin, leader_advance, leader_min_margin, state_size,
                                             tilt_hypothesis_margin)
 from pybai.stopping._tilt_kernels import term_at_level, scale_constants, tilt_caps
+from pybai.stopping.base import Threshold
 from pybai.stopping.leader import BernoulliLeaderThreshold, GaussianLeaderThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES, GaussianPairMixtureThreshold
 from pybai.stopping.thresholds import make_threshold
@@ -467,3 +468,36 @@ def test_one_trajectory_for_several_deltas_equals_each_run():
         while not s.stopped:
             s.tell(*env.respond(s.ask(), noise))
         assert copy.t_ == s.t_ and np.array_equal(copy.threshold_.state_, s.threshold_.state_)
+
+
+@pytest.mark.parametrize("kind", ["leader", "leader-scales"])
+@pytest.mark.parametrize("bernoulli", [False, True])
+def test_run_check_is_advance_then_decide_in_one_step(bernoulli, kind):
+    """The one-call check of a run (leader_step) decides, records and reports as advance then decide (the base
+    Threshold.run_check), at every sample of a run; the evidence reads the step's margin until the model moves."""
+    means = np.array([0.6, 0.4, 0.35, 0.2]) if bernoulli else np.array([1.0, 0.7, 0.6, 0.3])
+    env = BernoulliEnvironment(means) if bernoulli else GaussianEnvironment(means, 1.0)
+    family = Bernoulli(n_sources=4) if bernoulli else Gaussian(1.0, n_sources=4)
+    problem = BestArmProblem(4, family, FixedConfidence(0.05))
+    one, two = problem.threshold(kind, 0.05), problem.threshold(kind, 0.05)
+    model_one, model_two = problem.new_model(), problem.new_model()
+    rng, noise = np.random.default_rng(4), np.random.default_rng(5)
+    stops = 0
+    for t in range(1, 3000):
+        arm = np.array([t - 1 if t <= 4 else int(rng.integers(4))])
+        reward = env.respond(arm, noise)[1]
+        model_one.update(arm, reward)
+        model_two.update(arm, reward)
+        if t < 4:
+            continue
+        d_one = one.run_check(problem, model_one, t)
+        d_two = Threshold.run_check(two, problem, model_two, t)
+        assert d_one == d_two and np.array_equal(one.state_, two.state_)
+        assert one.evidence(problem, model_one, t) == two.evidence(problem, model_two, t)
+        stops += bool(d_one.stop)
+    assert stops > 0  # the runs reach the stop: the comparison covers a rejected hypothesis and the stop
+    model_one.update(np.array([0]), env.respond(np.array([0]), noise)[1])  # moved: a what-if, not the step's margin
+    assert one.model_margin(model_one, family.variances, [0], [1, 2, 3]) == one.margin(
+        model_one.counts, model_one.sums, model_one.estimate, family.variances)
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        one.run_check(TopKProblem(4, 2, family, FixedConfidence(0.05)), model_one, 3000)

@@ -43,6 +43,7 @@ import warnings
 from typing import cast
 
 import numpy as np
+from numba import njit
 
 from pybai.exceptions import InvalidParameterError, RewardModelWarning
 from pybai.models._distinct import OVERFLOWED, check_store, store_update
@@ -59,6 +60,19 @@ TIE_WARNING = ("rewards repeat exactly under reward_model \"gaussian-unknown-var
                "fewer than half of whose rewards are distinct values (while it has shown at most "
                f"{TIE_VALUES} of them). Rewards in a known range fit reward_model = \"bounded\" with "
                "reward_range = [low, high]")
+
+
+@njit(cache=True)
+def _tied(n_values, value_counts):
+    """:attr:`MeansAndVariances.tied` in one compiled call (the stopping rule reads it at its checks): per source
+    n_values >= 0 and 2 n_values < the rewards in its store (integer counts: the sums are exact in any order)."""
+    out = np.empty(n_values.shape[0], dtype=np.bool_)
+    for s in range(n_values.shape[0]):
+        total = 0.0
+        for i in range(value_counts.shape[1]):
+            total += value_counts[s, i]
+        out[s] = n_values[s] >= 0 and 2 * n_values[s] < total
+    return out
 
 
 class MeansAndVariances(Model):
@@ -109,7 +123,7 @@ class MeansAndVariances(Model):
 
         The stopping rule does not count the evidence of such a source.
         """
-        return (self.n_values >= 0) & (2 * self.n_values < self.value_counts.sum(axis=1))
+        return _tied(self.n_values, self.value_counts)
 
     def _record(self, sources: np.ndarray, rewards: np.ndarray) -> None:
         """Add the rewards to the stores of distinct values; warn when a source first rests on ties."""

@@ -9,6 +9,8 @@ sums of that arm when the current segment started, and the completed segments (a
 * :func:`gaussian_hypothesis_margin`, :func:`tilt_hypothesis_margin`: a certified lower bound on the
   infimum over H_j of ln E_j, minus the level (Gaussian arms with known variances; rewards in [0, 1]).
 * :func:`leader_min_margin`: the smallest margin over the hypotheses j != the empirical best.
+* :func:`leader_step`: the run's own step in one call, :func:`leader_advance` then :func:`leader_min_margin`
+  remembering the rejections (what the ask/tell check runs after each observation).
 
 State layout for K arms (``M`` = :data:`MAX_SEGMENTS`): ``[0, K)`` the leader of each hypothesis
 (-1: none yet), ``[K, 2K)`` and ``[2K, 3K)`` the count and sum of the leader when its segment started,
@@ -28,7 +30,7 @@ from pybai.stopping._pair_mixture_kernels import q_parts
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
-           "tilt_hypothesis_margin", "leader_min_margin"]
+           "tilt_hypothesis_margin", "leader_min_margin", "leader_step"]
 
 #: Completed segments kept per hypothesis; when they are all used the current leader is kept for good.
 MAX_SEGMENTS = 32
@@ -453,3 +455,15 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
         if record:
             state[4 * K + j] = 1.0
     return worst
+
+
+@njit(cache=True)
+def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen):
+    """The run's own step after an observation, in one compiled call: the leaders advanced
+    (:func:`leader_advance`), then the smallest margin, remembering the hypotheses rejected
+    (:func:`leader_min_margin` with ``record``).  ``seen`` (length K) receives the counts the margin was
+    computed on.  Returns the margin; stop when > 0.
+    """
+    leader_advance(state, counts, sums, means, code, var, sticky)
+    seen[:] = counts
+    return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product)

@@ -81,7 +81,8 @@ class Threshold(abc.ABC):
         stated in the subclass docstring).
     stateful : bool
         Whether the rule keeps a state of the run's own (``state_``, :mod:`pybai.stopping.leader`): a
-        strategy then calls :meth:`advance` after each observation, before deciding, and saves the state.
+        strategy's check (:meth:`run_check`) then advances it after each observation, before deciding, and
+        the strategy saves the state.
     """
 
     name: str = "threshold"
@@ -107,6 +108,14 @@ class Threshold(abc.ABC):
 
     def load_state(self, state: Any) -> None:
         """Take the state a compiled run reached (a threshold without state has none to take)."""
+
+    def run_check(self, problem: Any, model: Any, t: int) -> Decision:
+        """The run's own check after an observation (what a strategy's stopping rule runs): a test with a
+        state of the run's own (:attr:`stateful`) advances it on ``model`` (:meth:`advance`), then
+        :meth:`decide`.  A test may do both in one step (the leader rule: one compiled call)."""
+        if self.stateful:
+            self.advance(model, problem.family.variances)
+        return self.decide(problem, model, t)
 
     def at(self, t: float, model: Any = None, delta_share: float = 1.0) -> float:
         """The threshold after ``t`` samples on the data of ``model``: what a stopping rule compares with.

@@ -81,7 +81,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int, fail
 from pybai.models._kl import BERNOULLI, GAUSSIAN
-from pybai.stopping._leader_kernels import STICKY, leader_advance, leader_min_margin, state_size
+from pybai.stopping._leader_kernels import STICKY, leader_min_margin, leader_step, state_size
 from pybai.stopping._tilt_kernels import scale_constants, tilt_caps
 from pybai.stopping.base import Decision, Threshold
 from pybai.stopping.compiled import LeaderForm
@@ -109,8 +109,10 @@ def refuse_leader(kind: Any, owner: str) -> None:
 class LeaderThreshold(Threshold):
     """Best-arm identification, one e-process per hypothesis "arm j is the best" (module docstring).
 
-    Holds the run's leader state (``state_``); a strategy calls :meth:`advance` after each observation
-    and decides with :meth:`decide` (the problem's pieces: the empirical best arm against every other).
+    Holds the run's leader state (``state_``); a strategy runs :meth:`run_check` after each observation
+    (the leaders advanced and the decision, in one compiled call: :func:`~pybai.stopping._leader_kernels.leader_step`,
+    the kernels a compiled run's check calls); :meth:`decide` reads the decision on the problem's pieces (the
+    empirical best arm against every other).
 
     Parameters
     ----------
@@ -155,7 +157,11 @@ class LeaderThreshold(Threshold):
         self._consts = scale_constants(self._scales, self._emax)
         self.fallback = self._make_fallback()
         self.state_ = self.fresh_state()
-        self._decided: tuple | None = None  # (model, its count, margin) of the last advance()
+        self._decided: tuple | None = None  # (model, margin) of the last step, taken at the counts _seen
+        self._seen = np.full(self.n_arms, -1.0)
+        self._plain: Any = None  # the last problem whose pieces were checked (plain best arm)
+        self._var_of: Any = None  # the variances _var was made from (Gaussian), held so its identity is stable
+        self._var = np.zeros(self.n_arms)
 
     def _make_fallback(self) -> Threshold:
         return GaussianThreshold(self.delta, self.n_alternatives, 2)
@@ -176,17 +182,37 @@ class LeaderThreshold(Threshold):
     def advance(self, model, variances) -> None:
         """The run's own decision step, on its model after each observation: update the leaders, then test
         the hypotheses and remember those rejected (:meth:`model_margin` on this model then reads the result)."""
-        counts = np.asarray(model.counts, dtype=float)
-        sums = np.asarray(model.sums, dtype=float)
-        means = np.asarray(model.estimate, dtype=float)
-        var = self._variances(variances)
-        leader_advance(self.state_, counts, sums, means, self._code, var, self.sticky)
-        margin = float(leader_min_margin(self.state_, self._code, counts, sums, means, var, self._scales, self._emax,
-                                         self._consts, self.level, True, self.product_weight))
-        self._decided = (model, float(counts.sum()), margin)
+        self._step(model, np.asarray(model.counts, dtype=float), np.asarray(model.sums, dtype=float),
+                   np.asarray(model.estimate, dtype=float), variances)
+
+    def run_check(self, problem, model, t: int) -> Decision:
+        """The run's own check after an observation: :meth:`advance` then :meth:`decide`, with one compiled call
+        (:func:`~pybai.stopping._leader_kernels.leader_step`) and the problem's GLR statistic.
+
+        The model's arrays are read as they are (a best-arm model's are float arrays); the problem's pieces are
+        checked to be plain best-arm pieces once per problem (they do not depend on the data).
+        """
+        if problem is not self._plain:
+            self._pieces_of(problem, model)
+            self._plain = problem
+        z = problem.statistic(model)
+        margin = self._step(model, model.counts, model.sums, model.estimate, problem.family.variances)
+        return Decision(z, z > self.min_statistic and margin > 0.0)
+
+    def _step(self, model, counts, sums, means, variances) -> float:
+        margin = leader_step(self.state_, self._code, counts, sums, means, self._variances(variances), self.sticky,
+                             self._scales, self._emax, self._consts, self.level, self.product_weight, self._seen)
+        self._decided = (model, margin)
+        return margin
 
     def _variances(self, variances) -> np.ndarray:
-        return np.asarray(variances, dtype=float) if self._code == GAUSSIAN else np.zeros(self.n_arms)
+        """The variances the kernels read: the family's (Gaussian, converted once per array), zeros (Bernoulli)."""
+        if self._code != GAUSSIAN:
+            return self._var
+        if variances is not self._var_of:
+            self._var = np.asarray(variances, dtype=float)
+            self._var_of = variances
+        return self._var
 
     def margin(self, counts, sums, means, variances) -> float:
         """Smallest margin over the hypotheses j != the empirical best not rejected before, with the current
@@ -205,10 +231,21 @@ class LeaderThreshold(Threshold):
         return Decision(z, self._pieces_margin(problem, model) > 0.0)
 
     def _pieces_margin(self, problem, model) -> float:
+        pieces = self._pieces_of(problem, model)
+        return self.model_margin(model, pieces.variances, pieces.top, pieces.bottom, *pieces.shift)
+
+    def _pieces_of(self, problem, model):
+        """The problem's pieces at ``model``, refused unless plain best-arm pieces."""
         pieces = problem.pieces(model)
         if pieces is None:
             raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon", type(problem).__name__)
-        return self.model_margin(model, pieces.variances, pieces.top, pieces.bottom, *pieces.shift)
+        self._check_plain(pieces.top, pieces.bottom, *pieces.shift)
+        return pieces
+
+    def _check_plain(self, top, bottom, slope: float = 1.0, offset: float = 0.0) -> None:
+        if slope != 1.0 or offset != 0.0 or len(top) != 1 or len(bottom) != self.n_arms - 1:
+            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon",
+                       "pieces of another goal")
 
     def _evidence(self, problem, model, t: int) -> tuple[float, float]:
         """``(level + margin, level)``: the margin of the first hypothesis not rejected (:meth:`decide`)."""
@@ -218,12 +255,10 @@ class LeaderThreshold(Threshold):
     def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """The margin on a model (the hook problems call): the result of :meth:`advance` on the run's own model
         at its current count, else :meth:`margin`.  Plain best-arm pieces only."""
-        if slope != 1.0 or offset != 0.0 or len(top) != 1 or len(bottom) != self.n_arms - 1:
-            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon",
-                       "pieces of another goal")
+        self._check_plain(top, bottom, slope, offset)
         decided = self._decided
-        if decided is not None and decided[0] is model and decided[1] == float(np.sum(model.counts)):
-            return decided[2]
+        if decided is not None and decided[0] is model and np.array_equal(self._seen, model.counts):
+            return decided[1]
         return self.margin(model.counts, model.sums, model.estimate, variances)
 
     def compiled_form(self) -> np.ndarray | None:
@@ -239,10 +274,12 @@ class LeaderThreshold(Threshold):
         """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
         self.state_[:] = state
         self._decided = None
+        self._seen[:] = -1.0
 
     def __getstate__(self) -> dict:
         out = dict(self.__dict__)
         out["_decided"] = None  # a reference to a model, not part of the rule
+        out["_plain"] = out["_var_of"] = None  # caches of the problem's
         return out
 
     def _params(self) -> dict:

@@ -494,17 +494,16 @@ class Strategy:
         """Hook: update the rule's own state after the model is updated."""
 
     def _should_stop(self) -> bool:
-        """Stopping rule: the decision of :attr:`threshold_` (:meth:`~pybai.stopping.base.Threshold.decide`:
-        the problem's GLR statistic above the threshold, or every piece passing its own test); a test with a
-        state of the run's own (:attr:`~pybai.stopping.base.Threshold.stateful`) is advanced first.
+        """Stopping rule: the run's check of :attr:`threshold_` (:meth:`~pybai.stopping.base.Threshold.run_check`:
+        a test with a state of the run's own, :attr:`~pybai.stopping.base.Threshold.stateful`, advanced, then
+        its decision: the problem's GLR statistic above the threshold, or every piece passing its own test).
 
         Never in fixed budget (the base stops when the budget is spent).
         """
-        if self.threshold_ is None:
+        threshold = self.threshold_
+        if threshold is None:
             return False
-        if self.threshold_.stateful:
-            self.threshold_.advance(self.model_, self.problem_.family.variances)
-        self.statistic_, stop = self.threshold_.decide(self.problem_, self.model_, self.t_)
+        self.statistic_, stop = threshold.run_check(self.problem_, self.model_, self.t_)
         return stop
 
     def _recommend(self) -> Any:

@@ -145,10 +145,22 @@ class BestArmProblem(Problem):
         return glr_best_arm(self.family.code, counts, means, self.family.variances, c, e)[0]
 
     def pieces(self, model) -> PairPieces:
-        """The empirical best arm a_hat (first of tied maxima) against every other arm, shifted by :attr:`shift`."""
-        best = int(np.argmax(model.estimate))
-        others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
-        return PairPieces(np.array([best]), others, self.shift, self.family.variances)
+        """The empirical best arm a_hat (first of tied maxima) against every other arm, shifted by :attr:`shift`.
+
+        The arrays of arms are read-only and made once per a_hat (a stopping check reads them after every sample).
+        """
+        best = int(model.estimate.argmax())
+        arms = self.__dict__.get("_pair_arms")
+        if arms is None:
+            arms = self._pair_arms = {}
+        pair = arms.get(best)
+        if pair is None:
+            top = np.array([best])
+            others = np.concatenate((np.arange(best), np.arange(best + 1, self.n_arms)))
+            top.setflags(write=False)
+            others.setflags(write=False)
+            pair = arms[best] = (top, others)
+        return PairPieces(pair[0], pair[1], self.shift, self.family.variances)
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: without an answer tolerance, on Gaussian (known variances) and Bernoulli arms,
