@@ -121,11 +121,11 @@ def _replay(arms, rewards, n, n_plan, goal, rule, records, check):
     done = 0
     checks = 0
     for i in range(arms.shape[0]):
-        record(stats, arms[i], rewards[i])
+        record(stats.counts, stats.sums, stats.est, arms[i], rewards[i])
         t = i + 1
         if check and t >= n_plan and done < n_rows:
             z = run_glr(goal.kind, goal.code, stats.counts, stats.est, goal.var, goal.k, goal.c, goal.e)
-            if row_may_stop(rule, done, z, t):
+            if row_may_stop(rule.kind, rule.times, rule.min_statistic, done, z, t):
                 done = check_rule(goal, rule, stats, t, z, done, records)
             checks += 1
     return checks
