@@ -150,9 +150,10 @@ class BestArmProblem(Problem):
         The arrays of arms are read-only and made once per a_hat (a stopping check reads them after every sample).
         """
         best = int(model.estimate.argmax())
-        arms = self.__dict__.get("_pair_arms")
+        arms: dict[int, tuple[np.ndarray, np.ndarray]] | None = self.__dict__.get("_pair_arms")
         if arms is None:
-            arms = self._pair_arms = {}
+            arms = {}
+            self._pair_arms = arms
         pair = arms.get(best)
         if pair is None:
             top = np.array([best])

@@ -57,8 +57,8 @@ def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, n
         keep, flipped = (tests.keep, tests.flipped) if sampled.all() else \
             (tuple(a[sampled] for a in tests.keep), tuple(a[sampled] for a in tests.flipped))
         k, g = tests.k[sampled], tests.g[sampled]
-        broken[k, g] = tests_values(*keep, counts, means, problem.variances, scales)  # keep(k, g) refuted
-        holds[k, g] = tests_values(*flipped, counts, means, problem.variances, scales)  # break(k, g) refuted
+        for out, (s1, a1, s2, a2, e) in ((broken, keep), (holds, flipped)):  # keep(k, g) refuted; break(k, g) refuted
+            out[k, g] = tests_values(s1, a1, s2, a2, e, counts, means, problem.variances, scales)
     return holds, broken, level
 
 
