@@ -331,13 +331,8 @@
 
   // with metrics: per arm its samples, then each metric's mean and interval
   function renderMetricTable(status, names, metrics) {
-    const table = document.createElement("table");
-    table.id = "arms";
-    table.append(text("caption", "Samples, and each metric's mean and interval, per arm"));
-    const head = table.createTHead().insertRow();
-    const columns = ["arm", "samples"].concat(metrics.flatMap((m) => [m + " mean", m + " interval"]));
-    for (const h of columns) { const th = text("th", h); th.scope = "col"; head.append(th); }
-    const body = table.createTBody();
+    const [table, body] = armsTable("Samples, and each metric's mean and interval, per arm",
+      ["arm", "samples"].concat(metrics.flatMap((m) => [m + " mean", m + " interval"])));
     names.forEach((n, a) => {
       const row = body.insertRow();
       const th = text("th", n);
@@ -402,14 +397,19 @@
       `broken for: ${broken.join(", ") || "no arm"}. The margin is the room left before the bound (negative: past it).`;
   }
 
-  function renderTable(names, counts, means, low, high, sd) {
+  // the per-arm table (id "arms") with its caption and header row; returns the table and its body
+  function armsTable(caption, columns) {
     const table = document.createElement("table");
     table.id = "arms";
-    table.append(text("caption", "Samples, means and intervals per arm"));
+    table.append(text("caption", caption));
     const head = table.createTHead().insertRow();
-    const columns = ["arm", "samples", "mean", "interval"].concat(sd.length ? ["sd"] : []);
     for (const h of columns) { const th = text("th", h); th.scope = "col"; head.append(th); }
-    const body = table.createTBody();
+    return [table, table.createTBody()];
+  }
+
+  function renderTable(names, counts, means, low, high, sd) {
+    const [table, body] = armsTable("Samples, means and intervals per arm",
+      ["arm", "samples", "mean", "interval"].concat(sd.length ? ["sd"] : []));
     names.forEach((n, s) => {
       const row = body.insertRow();
       const th = text("th", n);
