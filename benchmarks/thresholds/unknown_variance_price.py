@@ -69,8 +69,8 @@ def margins(means, sigma, delta):
     others = np.array([j for j in range(k) if j != best], dtype=np.int64)
     top = np.array([best], dtype=np.int64)
     pair = GaussianPairMixtureThreshold(delta, k - 1)
-    form = pair.compiled_pair_form()
-    level, alpha, w_beta, gvar = form[1], form[3], form[4], form[5]
+    form = pair.compiled_pieces()
+    level, alpha, w_beta, gvar = form.level, form.alpha, form.w_beta, form.gvar
     tied = np.zeros(k, dtype=np.bool_)
     precisions = np.array(PRECISIONS)
 
@@ -82,7 +82,7 @@ def margins(means, sigma, delta):
     def pairs(t):
         counts = w * t
         return min(pair_margin(GAUSSIAN, counts[best], means[best], var[best], counts[b], means[b], var[b], level,
-                               alpha, w_beta, SCALES, gvar, True) for b in others)
+                               alpha, w_beta, SCALES, gvar, True, 1.0, 0.0) for b in others)
 
     def uv(uv_level, weights=w_uv):
         def margin(t):
