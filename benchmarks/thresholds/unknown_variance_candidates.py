@@ -12,6 +12,9 @@ Sections (docs/thresholds.md, "Cheaper proven rules for unknown variances: three
                 joined to the pair test), alpha and beta each with a quarter of delta, L from the exact mass
                 under the worst-case (Pareto) suprema; the smallest t at which it stops on the idealised path
                 of ``unknown_variance_price.py`` (grid of 400 points on the diagonal), beside the current rule.
+``window-pair`` The pair rule with those window factors at ln((K - 1)/delta) (proven: a product of two
+                data-filtration e-processes, union over the K - 1 pairs; for two arms the whole rule), smallest t
+                on the idealised path (17 points on each pair's diagonal), beside the current rule.
 ``window``      Per-arm e-processes in the run's own filtration: inf over sigma of Q^sigma / P_(lambda, sigma),
                 Q^sigma the half-normal effect mixture at scales sigma e^eps, eps from an equal mixture of
                 normal windows of widths e^-1..e^-8; ln of it against ln of the invariant one-sided factor
@@ -19,7 +22,7 @@ Sections (docs/thresholds.md, "Cheaper proven rules for unknown variances: three
 
 Usage::
 
-    .venv/bin/python benchmarks/thresholds/unknown_variance_candidates.py [filtration|combine|window] [runs]
+    .venv/bin/python benchmarks/thresholds/unknown_variance_candidates.py [filtration|combine|window|window-pair] [runs] [instances]
 """
 
 from __future__ import annotations
@@ -201,11 +204,47 @@ def window() -> None:
             print(f"| {n} | {d2:.4g} | {inv:.2f} | {win:.2f} | {inv - win:.2f} | {ui_price(n):.2f} |", flush=True)
 
 
+def window_pair(names) -> None:
+    print("| instance | delta | leader-scales (known) | current rule | window pair rule at ln((K - 1)/delta) |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for delta in (0.1, 0.01):
+        for inst in names:
+            means, sigma = (np.array(v, float) for v in price.INSTANCES[inst])
+            k = means.size
+            best = int(np.argmax(means))
+            w = np.asarray(BestArmProblem(k, GaussianUnknownVariance(k), FixedConfidence(delta))
+                           .truth_view(GaussianEnvironment(means, sigma)).oracle(means)[1], float)
+            level = math.log((k - 1) / delta)
+
+            def margin(t):
+                counts = w * t
+                worst = math.inf
+                for j in (j for j in range(k) if j != best):
+                    for u in np.linspace(means[j], means[best], 17):
+                        g = (log_window(counts[best], (means[best] - u) ** 2 / sigma[best] ** 2)
+                             + log_window(counts[j], (u - means[j]) ** 2 / sigma[j] ** 2))
+                        worst = min(worst, g - level)
+                        if worst <= 0.0:
+                            return worst
+                return worst
+
+            rules = price.margins(means, sigma, delta)
+            base, cur = price.stopping_time(rules["leader-scales"]), price.stopping_time(rules["uv"])
+            lo, hi = 0.5 * cur, 3.0 * cur
+            for _ in range(16):
+                mid = math.sqrt(lo * hi)
+                lo, hi = (lo, mid) if margin(mid) > 0.0 else (mid, hi)
+            print(f"| {inst} | {delta} | {base:,.0f} | {cur:,.0f} ({cur / base:.2f}) | {hi:,.0f} ({hi / base:.2f}) |",
+                  flush=True)
+
+
 if __name__ == "__main__":
     part = sys.argv[1] if len(sys.argv) > 1 else "window"
     if part == "filtration":
         filtration(int(sys.argv[2]) if len(sys.argv) > 2 else 3000)
     elif part == "combine":
         combine()
+    elif part == "window-pair":
+        window_pair(sys.argv[2:] or list(price.INSTANCES))
     else:
         window()

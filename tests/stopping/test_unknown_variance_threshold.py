@@ -195,3 +195,30 @@ def test_the_spike_arm_is_no_longer_certified_against():
                                              for a in req]))
         wrong += strategy.status_ == "stopped" and strategy.recommendation() != 0
     assert wrong == 0
+
+
+def test_a_certified_pair_covers_the_whole_diagonal_through_the_suprema():
+    """Step (iii) checks only [xbar_b, xbar_a]: valid because each one-sided factor is below 1 at its own mean.
+
+    Outside the interval the pair sum can dip below its minimum inside (a heavily sampled arm just above its mean),
+    so what the proof uses is checked here: ln B+-(xbar) <= 0, and for a certified pair the clipped sum
+    max(0, ln B+_a(u)) + max(0, ln B-_b(u)) (the suprema are at least 1) clears the level on the whole line.
+    """
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        n = float(rng.integers(2, 5000))
+        xbar, sq = rng.normal(0, 3), n * rng.uniform(1e-3, 10)
+        assert _upper(n, xbar, sq, xbar, C) <= 0.0 and _lower(n, xbar, sq, xbar, C) <= 0.0
+    checked = 0
+    for _ in range(200):
+        na, nb = rng.integers(3, 3000, size=2).astype(float)
+        xa, xb = sorted(rng.normal(0, 1, 2))[::-1]
+        sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
+        level = rng.uniform(2, 10)
+        if _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb)) <= 0:
+            continue
+        checked += 1
+        width = xa - xb
+        for u in np.linspace(xb - 3 * width, xa + 3 * width, 601):
+            assert max(0.0, _upper(na, xa, sa, u, C)) + max(0.0, _lower(nb, xb, sb, u, C)) >= level - 1e-9
+    assert checked > 10

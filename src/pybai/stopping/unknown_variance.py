@@ -78,6 +78,10 @@ g >= ln B+_a(r) + ln B-_b(l).  A
 branch-and-bound on that bound either finds a point with g < ln x (no stop) or certifies
 g >= ln x on the whole interval (stop); undecided after its budget of intervals, it does not stop.
 When xbar_a <= xbar_b the infimum is at most ln B+_a(xbar_a) + ln B-_b(xbar_b) < 0: no stop.
+The interval [xbar_b, xbar_a] suffices for step (iii) although the infimum over the whole diagonal can lie outside
+it: ln U >= 0 (the suprema include the value 1) and each one-sided factor is at most sqrt(c/(n + c)) < 1 at its own
+sample mean.  So if mu_a > xbar_a, ln U_b >= ln B-_b(xbar_a) >= ln x - ln B+_a(xbar_a) >= ln x; if mu_b < xbar_b,
+ln U_a >= ln x likewise; otherwise some u in [xbar_b, xbar_a] has ln B+_a(mu_a) + ln B-_b(mu_b) >= g(u) >= ln x.
 
 **Repeated rewards.**  The rule gives no evidence to an arm whose variance estimate rests on ties:
 fewer than half of its rewards are distinct values while it has shown at most 64 of them
