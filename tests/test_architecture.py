@@ -1,6 +1,7 @@
 """The import boundaries of docs/DESIGN: a learner never sees the truth, math never knows the driver."""
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -33,9 +34,14 @@ FORBIDDEN = {
 }
 
 
+@functools.cache
+def nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of the parsed ``source`` (``ast.walk`` order), parsed once for all the tests of this file."""
+    return tuple(ast.walk(ast.parse(source)))
+
+
 def imported_modules(path: pathlib.Path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.ImportFrom) and node.module:
             yield node.module
         elif isinstance(node, ast.Import):
@@ -128,7 +134,7 @@ def family_branches(source: str) -> list[str]:
     """Family branches in a strategy module: duck typing on the problem/model/family, family names,
     isinstance on family classes, method-identity checks (each with its line)."""
     bad = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             literal = len(node.args) > 1 and isinstance(node.args[1], ast.Constant)  # not generic code's names
             if node.func.id in ("getattr", "hasattr") and literal and _mentions(node.args[0], _INSPECTED):
@@ -200,7 +206,7 @@ def imports_of(name: str, source: str, is_package: bool, known) -> set[str]:
     """
     here = name if is_package else name.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom):
@@ -307,7 +313,7 @@ def test_one_ask_tell_protocol():
     of its own (a ``next_batch``/``observe`` engine with its own counts and sums)."""
     second = []
     for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.ClassDef):
                 methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
                 if {"next_batch", "observe"} <= methods:
@@ -318,7 +324,7 @@ def test_one_ask_tell_protocol():
 def private_imports(path: pathlib.Path) -> list[str]:
     """``from pybai.x import _y`` where ``_y`` is a name (not a submodule) private to ``pybai.x``."""
     bad = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pybai"):
             folder = PACKAGE.parent.joinpath(*node.module.split("."))
             for alias in node.names:

@@ -28,7 +28,9 @@ def encode(obj: Any) -> Any:
     """A JSON-safe version of ``obj`` (see the module docstring)."""
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind == "f":
-            data = [_float(v) for v in obj.ravel().tolist()]
+            data = obj.ravel().tolist()
+            if not np.isfinite(obj).all():  # the strings of the non-finite values (checked at once: states are large)
+                data = [_float(v) for v in data]
         elif obj.dtype.kind in "iub":
             data = obj.ravel().tolist()
         else:

@@ -3,22 +3,12 @@
 import json
 import sys
 
-import numpy as np
-
 
 def main(saved_path, out_path):
-    from pybai.strategies.state import restore_strategy
-    from pybai.testing import build
-    from pybai.testing.strategies import play
+    from pybai.testing.strategies import resume_saved
 
     saved = json.loads(open(saved_path, encoding="utf-8").read())
-    out = {}
-    for key, item in saved.items():
-        env, problem = build(*item["case"][1:])
-        strategy = restore_strategy(item["state"], problem)
-        noise = np.random.default_rng()
-        noise.bit_generator.state = item["noise"]
-        out[key] = play(strategy, env, noise)
+    out = {key: resume_saved(item) for key, item in saved.items()}
     open(out_path, "w", encoding="utf-8").write(json.dumps(out))
 
 

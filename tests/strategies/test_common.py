@@ -34,14 +34,33 @@ def test_standard_strategies_are_registered():
     assert {c.name for c in CASES} == set(registered_names()), "every registered strategy has a case"
 
 
-@parametrize_cases()
-def test_runs_within_its_regime_and_recommends(case):
-    pytest_check(checks.check_runs_within_its_regime, case)
+#: SEEDS: of the strategy and of the rewards in the whole runs below.  Runs made by one test and reused by
+#: a later one of this file (pytest-xdist keeps a file on one worker): each case's whole run with SEEDS,
+#: compared with a second one by the same-seed check, and its run saved mid-way (with the uninterrupted
+#: continuation), continued by the JSON round trip here and by the fresh process
+SEEDS = (7, 3)
+
+
+@pytest.fixture(scope="module")
+def made():
+    return {"runs": {}, "saved": {}}
+
+
+def _saved(made, case):
+    if case not in made["saved"]:
+        made["saved"][case] = checks.saved_mid_run(case)
+    return made["saved"][case]
 
 
 @parametrize_cases()
-def test_same_seed_same_run(case):
-    pytest_check(checks.check_same_seed_same_run, case)
+def test_runs_within_its_regime_and_recommends(case, made):
+    made["runs"][case] = checks.check_runs_within_its_regime(case, seeds=SEEDS)
+
+
+@parametrize_cases()
+def test_same_seed_same_run(case, made):
+    """A new run with SEEDS against the one of the test above (two new runs when it did not run)."""
+    pytest_check(checks.check_same_seed_same_run, case, made["runs"].get(case))
 
 
 @parametrize_cases()
@@ -71,8 +90,8 @@ def test_a_burst_of_asks_is_spread(case):
 
 
 @parametrize_cases()
-def test_state_round_trip_through_json(case):
-    pytest_check(checks.check_state_round_trip, case)
+def test_state_round_trip_through_json(case, made):
+    pytest_check(checks.check_state_round_trip, case, 17, _saved(made, case))
 
 
 @pytest.mark.parametrize("name", registered_names())
@@ -98,30 +117,14 @@ def test_batch_limits_are_enforced():
             s.tell(*env.respond(s.ask(), np.random.default_rng(0)))
 
 
-def test_round_trip_in_a_fresh_process(tmp_path):
-    """Stop mid-run, serialise, restore in a new process, continue: exactly the uninterrupted run."""
-    saved, expected = {}, {}
-    for i, case in enumerate(CASES):
-        env, problem, strategy = checks.start(case, seed=11)
-        noise = np.random.default_rng(5)
-        for _ in range(17):  # into the rule's own phase for most cases
-            if strategy.stopped:
-                break
-            req = strategy.ask()
-            sources, rewards = env.respond(req, noise)
-            if req.size > 1:  # also save a partly answered batch: its first observation (all its sources)
-                first = problem.request_space().observation_size
-                strategy.tell(sources[:first], rewards[:first])
-                break
-            strategy.tell(sources, rewards)
-        if strategy.stopped:
-            continue
-        saved[str(i)] = {"case": list(case), "state": strategy.get_state(), "noise": noise.bit_generator.state}
-        json.dumps(saved[str(i)])  # JSON-safe
-        expected[str(i)] = checks.play(strategy, env, noise)  # the uninterrupted run: the same object, continued
+def test_round_trip_in_a_fresh_process(tmp_path, made):
+    """Stop mid-run, serialise, restore in a new process, continue: exactly the uninterrupted run (the
+    runs saved for the JSON round trip above)."""
+    saved = {str(i): _saved(made, case) for i, case in enumerate(CASES)}
+    saved = {key: item for key, item in saved.items() if item is not None}
     src = tmp_path / "saved.json"
     out = tmp_path / "out.json"
-    src.write_text(json.dumps(saved))
+    src.write_text(json.dumps({key: {k: v for k, v in item.items() if k != "run"} for key, item in saved.items()}))
     here = pathlib.Path(__file__).parent
     proc = subprocess.run([sys.executable, str(here / "_resume_child.py"), str(src), str(out)],
                           capture_output=True, text=True, timeout=600)
@@ -130,9 +133,9 @@ def test_round_trip_in_a_fresh_process(tmp_path):
     # nearly every case is saved mid-run; a rule stopping by its own unproven rule (Thompson sampling at
     # P(best) > 0.95, a fixed horizon) may legitimately end within the first 17 asks
     own = sum(1 for case in CASES if get_strategy_class(case.name).stopping_rule)
-    assert len(got) >= len(CASES) - 2 - own
-    for key, run in expected.items():
-        assert got[key] == run, (saved[key]["case"], got[key], run)
+    assert len(got) == len(saved) >= len(CASES) - 2 - own
+    for key, item in saved.items():
+        assert got[key] == item["run"], (item["case"], got[key], item["run"])
 
 
 @pytest.mark.parametrize("name", [n for n in registered_names() if "posterior" in get_strategy_class(n).requires])

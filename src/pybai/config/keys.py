@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import builtins  # annotations inside Table: its methods str/int/float shadow the built-in names
 import difflib
+import functools
 import inspect
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -13,9 +15,15 @@ import numpy as np
 from pybai._validation import INT64_MAX, INT64_MIN, check_array, is_finite_number, show_value
 from pybai.exceptions import ConfigError, InvalidParameterError
 
-__all__ = ["Table", "closest", "UnknownKeyError", "config_message"]
+__all__ = ["Table", "closest", "UnknownKeyError", "config_message", "parameters_of"]
 
 _MISSING = object()
+
+
+@functools.cache
+def parameters_of(cls) -> Mapping[str, inspect.Parameter]:
+    """``inspect.signature(cls).parameters``, worked out once per class (each file read asks several times)."""
+    return inspect.signature(cls).parameters
 
 
 class UnknownKeyError(ConfigError):
@@ -124,7 +132,7 @@ class Table:
         kwargs = {key: self.raw(key) for key in keys if self.has(key)}
         if finish:
             self.finish(tuple(keys) + tuple(also_valid))
-        for name, param in inspect.signature(cls).parameters.items():
+        for name, param in parameters_of(cls).items():
             if name in keys and param.default is param.empty and name not in kwargs and name not in fixed:
                 raise ConfigError(f"{self.key(name)}: missing required key.")
         try:

@@ -40,7 +40,6 @@ Examples
 
 from __future__ import annotations
 
-import inspect
 import math
 
 from collections.abc import Callable
@@ -52,7 +51,7 @@ import numpy as np
 
 from pybai._validation import check_memory
 from pybai.config.reward_models import REWARD_MODEL_REFUSES, point_to_reward_models
-from pybai.config.keys import Table, UnknownKeyError, config_message, strategy_message
+from pybai.config.keys import Table, UnknownKeyError, config_message, parameters_of, strategy_message
 from pybai.config.guardrails import build_multi_metric_learner, describe_multi_metric, guardrail_problem_table
 from pybai.config.problems import GOAL_KEYS, GOALS, build_problem_on
 from pybai.environments import BernoulliEnvironment, BetaEnvironment, BinomialEnvironment, GaussianEnvironment
@@ -379,7 +378,7 @@ def _problem_table(problem: Problem, learner: LearnerKind) -> dict:
     if learner.problem_table is not None:  # the kind says its problem (e.g. one table per metric)
         table.update(learner.problem_table(problem))
         return table
-    accepted = inspect.signature(type(problem)).parameters  # e.g. no epsilon on linear best arm
+    accepted = parameters_of(type(problem))  # e.g. no epsilon on linear best arm
     for key in GOAL_KEYS.get(problem.goal, ()):
         value = getattr(problem, key, None)
         if key == "epsilon" and value is None:  # fixed budget: the file's epsilon is the error metric's tolerance

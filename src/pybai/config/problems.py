@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 from pybai.config.guardrails import guardrail_problem
-from pybai.config.keys import Table, config_message, closest
+from pybai.config.keys import Table, config_message, closest, parameters_of
 from pybai.config.reward_models import all_keys, apply_reward_model
 from pybai.environments.base import Environment
 from pybai.exceptions import ConfigError, InvalidParameterError
@@ -114,7 +113,7 @@ def build_problem_on(table: Table, kind: str, structure: dict) -> Problem:
         )
     cls = by_kind[kind]
     keys = GOAL_KEYS.get(goal, ())
-    accepted = inspect.signature(cls).parameters
+    accepted = parameters_of(cls)
     for key in keys:
         if table.has(key) and key not in accepted:
             raise ConfigError(f"{table.key(key)}: not available for goal \"{goal}\" on environment kind "

@@ -31,7 +31,7 @@ from pybai.testing.instances import build, case_id, default_label, strategy_case
 
 __all__ = ["play", "start", "check_runs_within_its_regime", "check_same_seed_same_run", "check_request_rules",
            "check_read_only_arrays", "check_partial_answer", "check_outstanding_requests", "check_burst_is_spread",
-           "check_state_round_trip", "check_bad_parameters", "check_params_and_clone", "check_refuses_batches",
+           "check_state_round_trip", "saved_mid_run", "resume_saved", "check_bad_parameters", "check_params_and_clone", "check_refuses_batches",
            "check_max_samples_is_exact", "check_own_stopping_rule_is_declared", "CASE_CHECKS", "RULE_CHECKS", "check_strategy"]
 
 
@@ -82,11 +82,14 @@ def _state(strategy) -> str:
 
 
 # ----------------------------------------------------------------------- per case
-def check_runs_within_its_regime(case) -> None:
+def check_runs_within_its_regime(case, seeds: tuple[int, int] = (0, 1)) -> dict:
     """A whole run ends in its regime's way (the budget exactly spent, or a stop / censoring within
-    ``max_samples``) with a recommendation, and its counts add up to its samples."""
-    env, problem, strategy = start(case)
-    run = play(strategy, env, np.random.default_rng(1))
+    ``max_samples``) with a recommendation, and its counts add up to its samples.
+
+    ``seeds``: of the strategy and of the rewards.  Returns the run's record (:func:`play`).
+    """
+    env, problem, strategy = start(case, seed=seeds[0])
+    run = play(strategy, env, np.random.default_rng(seeds[1]))
     # a sample is a request answered (one observation may carry several sources: every metric of an arm)
     answered = sum(problem.request_space().counts(np.asarray(run["counts"], dtype=float)))
     assert run["samples"] == answered, f"{run['samples']} samples but counts {run['counts']}"
@@ -105,14 +108,21 @@ def check_runs_within_its_regime(case) -> None:
     assert run["recommendation"] is not None, "no recommendation at the end"
     final = json.loads(_state(strategy))  # a final state restores, its status checked
     assert restore_strategy(final, problem).get_state() == final, "the final state does not restore to itself"
+    return run
 
 
-def check_same_seed_same_run(case) -> None:
-    """The same seeds give the same run."""
-    env, _, a = start(case, seed=7)
-    env, _, b = start(case, seed=7)
-    first, second = play(a, env, np.random.default_rng(3)), play(b, env, np.random.default_rng(3))
-    assert first == second, f"two runs with the same seeds differ: {first} and {second}"
+def check_same_seed_same_run(case, first: dict | None = None) -> None:
+    """The same seeds give the same run.
+
+    ``first``: the record (:func:`play`) of a run of ``case`` with seeds ``(7, 3)`` made earlier in this
+    process (e.g. :func:`check_runs_within_its_regime` ``(case, seeds=(7, 3))``); one new run is then
+    compared with it instead of two new runs with each other.
+    """
+    runs = [] if first is None else [first]
+    while len(runs) < 2:
+        env, _, strategy = start(case, seed=7)
+        runs.append(play(strategy, env, np.random.default_rng(3)))
+    assert runs[0] == runs[1], f"two runs with the same seeds differ: {runs[0]} and {runs[1]}"
 
 
 def check_request_rules(case) -> None:
@@ -269,9 +279,12 @@ def check_burst_is_spread(case) -> None:
     assert np.unique(asked).size > 1, f"ten asks without answers all went to one source: {asked}"
 
 
-def check_state_round_trip(case, steps: int = 17) -> None:
-    """Stopped mid-run (a batch partly answered when one is asked), its state through JSON restores a
-    strategy that continues exactly as the original."""
+def saved_mid_run(case, steps: int = 17) -> dict | None:
+    """``case``'s strategy (seed 11, rewards of seed 5) stopped after ``steps`` asks, or inside the first
+    batch of several samples (its first observation told): ``{"case", "state", "noise", "run"}`` with
+    its JSON state, the rewards' generator state and the record (:func:`play`) of the uninterrupted run
+    from there; ``None`` if the strategy stopped before.  :func:`resume_saved` continues it from the state.
+    """
     env, problem, strategy = start(case, seed=11)
     noise = np.random.default_rng(5)
     for _ in range(steps):
@@ -285,12 +298,35 @@ def check_state_round_trip(case, steps: int = 17) -> None:
             break
         strategy.tell(sources, rewards)
     if strategy.stopped:
+        return None
+    saved = {"case": list(case), "state": json.loads(_state(strategy)), "noise": noise.bit_generator.state}
+    saved["run"] = play(strategy, env, noise)  # the same object, continued
+    return saved
+
+
+def resume_saved(saved: dict, check_state: bool = False) -> dict:
+    """The record (:func:`play`) of the run restored from ``saved`` (:func:`saved_mid_run`) and continued
+    with the rewards' generator where it was; with ``check_state``, the restored state is first checked
+    to be the saved one."""
+    env, problem = build(*saved["case"][1:])
+    copy = restore_strategy(saved["state"], problem)
+    if check_state:
+        assert _state(copy) == json.dumps(saved["state"]), "the restored state differs from the saved one"
+    noise = np.random.default_rng()
+    noise.bit_generator.state = saved["noise"]
+    return play(copy, env, noise)
+
+
+def check_state_round_trip(case, steps: int = 17, saved: dict | None = None) -> None:
+    """Stopped mid-run (a batch partly answered when one is asked), its state through JSON restores a
+    strategy that continues exactly as the original.
+
+    ``saved``: ``saved_mid_run(case, steps)`` made earlier in this process (it is made here otherwise).
+    """
+    saved = saved_mid_run(case, steps) if saved is None else saved
+    if saved is None:
         raise CheckSkipped(f"stopped within {steps} asks")
-    copy = restore_strategy(json.loads(_state(strategy)), problem)
-    assert _state(copy) == _state(strategy), "the restored state differs from the saved one"
-    rest = np.random.default_rng()
-    rest.bit_generator.state = noise.bit_generator.state
-    assert play(copy, env, rest) == play(strategy, env, noise), "the restored strategy continued differently"
+    assert resume_saved(saved, check_state=True) == saved["run"], "the restored strategy continued differently"
 
 
 # ----------------------------------------------------------------------- per rule
