@@ -32,6 +32,7 @@ simplex of w.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -157,6 +158,22 @@ def _grid(lo, hi, n):
     return np.stack([m.ravel() for m in mesh], axis=1)
 
 
+@functools.lru_cache(maxsize=4)
+def _zoom_factors(n_hubs: int) -> tuple[np.ndarray, ...]:
+    """The factors (S, H) of each zoomed grid around a point: width ** offsets on a (41 x ... x 41) mesh, the width
+    two steps of the first grid, then shrunk by 8 steps of the zoomed grid each time (read-only, computed once)."""
+    width = (1e9 ** (1.0 / (_GRID[0] - 1))) ** 2  # two steps of the first grid
+    offsets = np.linspace(-1.0, 1.0, _GRID[1])
+    mesh = np.stack([m.ravel() for m in np.meshgrid(*([offsets] * n_hubs), indexing="ij")], axis=1)  # (S, H)
+    out = []
+    for _ in range(_ZOOMS):
+        factors = np.power(width, mesh)
+        factors.setflags(write=False)
+        out.append(factors)
+        width = width ** (8.0 / (_GRID[1] - 1))
+    return tuple(out)
+
+
 def _minimise(items, n_hubs: int):
     """(T*, hub counts) by the grid search of the module docstring."""
     items = _flat(items)
@@ -175,18 +192,14 @@ def _minimise(items, n_hubs: int):
     points = _grid(lo, hi, _GRID[0])
     totals = _totals(items, points)
     order = [i for i in np.argsort(totals, kind="stable")[:_KEEP] if math.isfinite(totals[i])]
-    width = (1e9 ** (1.0 / (_GRID[0] - 1))) ** 2  # two steps of the first grid
     cur_t, cur_n = totals[order], points[order]  # the candidates, refined together
-    offsets = np.linspace(-1.0, 1.0, _GRID[1])
-    mesh = np.stack([m.ravel() for m in np.meshgrid(*([offsets] * n_hubs), indexing="ij")], axis=1)  # (S, H)
-    for _ in range(_ZOOMS):
-        sub = cur_n[:, None, :] * np.power(width, mesh)[None, :, :]  # (C, S, H): log grid around each
+    for factors in _zoom_factors(n_hubs):
+        sub = cur_n[:, None, :] * factors[None, :, :]  # (C, S, H): log grid around each
         sub_t = _totals(items, sub.reshape(-1, n_hubs)).reshape(len(order), -1)
         j = np.argmin(sub_t, axis=1)
         better = sub_t[np.arange(len(order)), j] <= cur_t
         cur_t = np.where(better, sub_t[np.arange(len(order)), j], cur_t)
         cur_n = np.where(better[:, None], sub[np.arange(len(order)), j], cur_n)
-        width = width ** (8.0 / (_GRID[1] - 1))
     best = int(np.argmin(cur_t))
     return float(cur_t[best]), cur_n[best]
 
