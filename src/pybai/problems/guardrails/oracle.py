@@ -158,6 +158,17 @@ def _grid(lo, hi, n):
     return np.stack([m.ravel() for m in mesh], axis=1)
 
 
+def _smallest(values: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(values, kind="stable")[:k]`` (ties in index order) without sorting every value."""
+    if values.shape[0] <= k:
+        return np.argsort(values, kind="stable")
+    kth = np.partition(values, k - 1)[k - 1]
+    if np.isnan(kth):
+        return np.argsort(values, kind="stable")[:k]
+    idx = np.flatnonzero(values <= kth)
+    return idx[np.argsort(values[idx], kind="stable")][:k]
+
+
 @functools.lru_cache(maxsize=4)
 def _zoom_factors(n_hubs: int) -> tuple[np.ndarray, ...]:
     """The factors (S, H) of each zoomed grid around a point: width ** offsets on a (41 x ... x 41) mesh, the width
@@ -191,7 +202,7 @@ def _minimise(items, n_hubs: int):
     lo, hi = np.full(n_hubs, t0 * 1e-9), np.full(n_hubs, t0)
     points = _grid(lo, hi, _GRID[0])
     totals = _totals(items, points)
-    order = [i for i in np.argsort(totals, kind="stable")[:_KEEP] if math.isfinite(totals[i])]
+    order = [i for i in _smallest(totals, _KEEP) if math.isfinite(totals[i])]
     cur_t, cur_n = totals[order], points[order]  # the candidates, refined together
     for factors in _zoom_factors(n_hubs):
         sub = cur_n[:, None, :] * factors[None, :, :]  # (C, S, H): log grid around each
