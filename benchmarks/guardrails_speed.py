@@ -84,7 +84,8 @@ def main(argv=None):
             env = dict(os.environ)
             if trees[key]:
                 env["PYTHONPATH"] = trees[key] + os.pathsep + env.get("PYTHONPATH", "")
-            cmd = [sys.executable, __file__, "--child", "--runs", str(args.runs), "--max-samples", str(args.max_samples)]
+            cmd = [sys.executable, __file__, "--child", "--runs", str(args.runs),
+                   "--max-samples", str(args.max_samples)]
             done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
             results[key].append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"{'strategy':10} {'obs':>8} {'this us/obs':>12} {'other us/obs':>13} {'ratio':>6}  same outcomes")
@@ -92,7 +93,8 @@ def main(argv=None):
         this = float(np.median([r[name]["us_per_sample"] for r in results["this"]]))
         other = float(np.median([r[name]["us_per_sample"] for r in results["other"]]))
         same = results["this"][0][name]["digest"] == results["other"][0][name]["digest"]
-        print(f"{name:10} {results['this'][0][name]['samples']:8d} {this:12.1f} {other:13.1f} {this / other:6.2f}  {same}")
+        obs = results["this"][0][name]["samples"]
+        print(f"{name:10} {obs:8d} {this:12.1f} {other:13.1f} {this / other:6.2f}  {same}")
     return 0
 
 

@@ -128,8 +128,8 @@ class MetricMeans(EmpiricalMeans):
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
         """:meth:`EmpiricalMeans.update <pybai.models.base.EmpiricalMeans.update>` (the same sums, in the same
         order), after checking every reward against its metric's range (nothing recorded when one is outside)."""
-        i = _checked_update(self.counts, self.sums, self.estimate, np.asarray(sources), np.asarray(rewards, dtype=float),
-                            self._low, self._high)
+        i = _checked_update(self.counts, self.sums, self.estimate, np.asarray(sources),
+                            np.asarray(rewards, dtype=float), self._low, self._high)
         if i >= 0:
             s = int(sources[i])
             name = self._names[s] if self._names else str(s)

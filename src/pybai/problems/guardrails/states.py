@@ -18,12 +18,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from pybai.naming import arm_name
 from pybai.problems.guardrails.metrics import guardrail_text
 from pybai.problems.guardrails.pieces import build_tests
-from numba import njit
-
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, one_test_value, tests_values
 
 __all__ = ["guardrail_evidence", "guardrail_states", "arm_states", "STATES"]
@@ -160,11 +159,12 @@ def _passes(j, s1, a1, s2, a2, e, counts, means, variances, scales, level, glr_s
 
 
 @njit(cache=True)
-def _arm_states_kernel(s1, a1, s2, a2, e, ms1, ma1, ms2, ma2, me, arm, n_arms, n_guards, counts, means, variances, scales, level):
+def _arm_states_kernel(s1, a1, s2, a2, e, ms1, ma1, ms2, ma2, me, arm, n_arms, n_guards, counts, means, variances,
+                       scales, level):
     """:func:`arm_states` from the keep tests ``s1 .. e`` (one per binding (arm, guardrail), arm by arm) and their
-    complements ``ms1 .. me``, the break tests: ``holds > level`` on every guardrail of the arm gives +1, else ``broken > level`` on one
-    gives -1, else 0.  A guardrail that does not bind the arm has holds = inf, broken = -inf; a test with an
-    unsampled source has no evidence (NaN: never above the level)."""
+    complements ``ms1 .. me``, the break tests: ``holds > level`` on every guardrail of the arm gives +1, else
+    ``broken > level`` on one gives -1, else 0.  A guardrail that does not bind the arm has holds = inf,
+    broken = -inf; a test with an unsampled source has no evidence (NaN: never above the level)."""
     n_tests = e.shape[0]
     all_hold = np.ones(n_arms, dtype=np.bool_)
     any_broken = np.zeros(n_arms, dtype=np.bool_)
