@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml Makefile   # again when the extras change
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,pandas]"
+	$(BIN)/pybai precompile --jobs 2 --quiet   # the numerical kernels compiled once into numba's cache (~2 min on 2 cores), not by the first run
 	touch $(STAMP)
 
 demo: install   # every shipped reproduction with --quick settings, then a summary table; fails if any failed

@@ -106,9 +106,16 @@ def experiment_outcomes(name: str, replications: int | None = None) -> dict:
     if replications is not None:
         document["replications"] = min(int(document["replications"]), replications)
     sweep = Sweep.from_document(document, default_name=name)
+    results = [run_task(sweep.experiments, task, sweep.gridded) for task in make_tasks(sweep.experiments)]
+    return _rows(sweep, results)
+
+
+def _rows(sweep, results) -> dict:
+    """The golden rows of a sweep's task results (:func:`experiment_outcomes`' format), per (point, strategy)
+    in replication order."""
     rows: dict[str, list] = {}
-    for task in make_tasks(sweep.experiments):
-        result = run_task(sweep.experiments, task, sweep.gridded)
+    for result in sorted(results, key=lambda r: (r.task.point, r.task.strategy, r.task.first)):
+        task = result.task
         label = sweep.experiments[task.point].strategies[task.strategy][0]
         key = f"point {task.point} / {label}"
         for o in result.outcomes:
@@ -128,6 +135,91 @@ def experiment_outcomes(name: str, replications: int | None = None) -> dict:
         }
         for key, runs in rows.items()
     }
+
+
+# --------------------------------------------------------------------------- reproductions
+def reproductions() -> dict[str, list[str]]:
+    """Every shipped reproduction's name -> its experiment files (their stems, the golden files' names)."""
+    from pybai.reproductions import shipped_reproductions
+
+    return {name: [path.stem for path, _ in rep.files] for name, rep in shipped_reproductions().items()}
+
+
+#: steps of the pilot run that preflight times, in :func:`reproduction_outcomes` (the command's: 40)
+PILOT_STEPS = 4
+
+
+def reproduction_outcomes(name: str, replications: int | None = None) -> dict:
+    """``pybai reproduce NAME --quick``, the command itself, with the golden test's replications, and the
+    golden rows of each of its files from the outcomes the command computed and stored.
+
+    The command runs its whole path: preflight, the backend (``--jobs 1``), a store per file and
+    variant, the report.  What differs from a user's ``--quick`` run: each file's replications are cut
+    as in :func:`experiment_outcomes` (:data:`CAPPED`, then at most ``replications``), and the pilot
+    run of preflight (which normally starts above two million samples) runs for every strategy of
+    every point, :data:`PILOT_STEPS` timed steps without a minimum duration, so that every strategy
+    passes through it.  The rows come from the task results as the engine hands them to the store
+    (:meth:`ResultStore.append <pybai.simulate.store.ResultStore.append>`), so they hold the same
+    values as :func:`experiment_outcomes`' (which computes the tasks one by one with ``run_task``):
+    the golden files check that the command computes those very outcomes.
+
+    Returns ``status`` (the command's exit status), ``out`` and ``err`` (what it printed),
+    ``report`` (the path of its report.html) and ``report_written``, ``pilots`` (how many pilot runs
+    preflight made) and ``files``: stem -> rows, for each store (a variant's stem is
+    ``FILE--VARIANT``).
+    """
+    import contextlib
+    import io
+    import tempfile
+
+    import pybai.reproductions as reproductions_module
+    import pybai.simulate.preflight as preflight
+    from pybai.cli import main as cli_main
+    from pybai.simulate.store import ResultStore
+
+    quick = reproductions_module.apply_quick
+    pilot = preflight.pilot_seconds_per_sample
+    append = ResultStore.append
+    saved = (preflight._PILOT_FROM_SAMPLES, preflight._PILOT_STEPS)
+    results: dict[str, tuple] = {}
+    pilots: list[str] = []
+
+    def golden_quick(document, spec):
+        document = quick(document, spec)
+        for prefix, cap in CAPPED.items():
+            if str(document.get("name", "")).startswith(prefix):
+                document["replications"] = min(int(document["replications"]), cap)
+        if replications is not None:
+            document["replications"] = min(int(document.get("replications", replications)), replications)
+        return document
+
+    def counted_pilot(strategy, experiment, seconds=0.0):
+        pilots.append(strategy.name)
+        return pilot(strategy, experiment, seconds=0.0)
+
+    def kept_append(store, result):
+        results.setdefault(store.sweep.name, (store.sweep, []))[1].append(result)
+        append(store, result)
+
+    out, err = io.StringIO(), io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="golden-reproduce-") as folder:
+        target = pathlib.Path(folder) / name
+        reproductions_module.apply_quick = golden_quick
+        preflight.pilot_seconds_per_sample = counted_pilot
+        preflight._PILOT_FROM_SAMPLES, preflight._PILOT_STEPS = 0, PILOT_STEPS
+        ResultStore.append = kept_append
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = cli_main(["reproduce", name, "--quick", "--out", str(target), "--quiet", "--jobs", "1"])
+        finally:
+            reproductions_module.apply_quick = quick
+            preflight.pilot_seconds_per_sample = pilot
+            preflight._PILOT_FROM_SAMPLES, preflight._PILOT_STEPS = saved
+            ResultStore.append = append
+        written = (target / "report.html").is_file()
+    return {"status": status, "out": out.getvalue(), "err": err.getvalue()[-4000:],
+            "report": str(target / "report.html"), "report_written": written, "pilots": len(pilots),
+            "files": {stem: _rows(sweep, done) for stem, (sweep, done) in results.items()}}
 
 
 def compare(what: str, expected: dict, got: dict) -> list[str]:
@@ -312,13 +404,20 @@ def record(names: list[str]) -> None:
         print(f"recorded {what}: {len(result)} rows", flush=True)
 
 
+#: prefix of a reproduction's name in a ``what`` (:func:`outcomes`): its run through the command
+REPRODUCE = "reproduce:"
+
+
 def outcomes(what: str, replications: int | None = None) -> dict:
     """The outcomes of ``what``: "cases", "compiled-epsilon" (recorded from ask/tell with the suffix
-    "@ask-tell", checked compiled) or an experiment name (at most ``replications`` per row)."""
+    "@ask-tell", checked compiled), an experiment name (at most ``replications`` per row) or
+    ``reproduce:NAME`` (:func:`reproduction_outcomes`, the rows of each file of a reproduction)."""
     if what == "cases":
         return case_outcomes()
     if what.startswith("compiled-epsilon"):
         return compiled_epsilon_outcomes(fast=not what.endswith("@ask-tell"))
+    if what.startswith(REPRODUCE):
+        return reproduction_outcomes(what.removeprefix(REPRODUCE), replications)
     return experiment_outcomes(what, replications)
 
 

@@ -30,6 +30,7 @@ COMMANDS = (
     "session",
     "serve",
     "validate",
+    "precompile",
 )
 
 
