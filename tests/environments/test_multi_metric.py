@@ -48,3 +48,26 @@ def test_refuses_a_bad_correlation(bad, message):
     metrics = {f"m{i}": GaussianEnvironment([0.0, 1.0]) for i in range(len(bad))}
     with pytest.raises(InvalidParameterError, match=f"'correlation'.*{message}"):
         MultiMetricEnvironment(metrics, bad)
+
+
+def test_one_observation_is_the_array_form_bit_for_bit():
+    """One observation (the ask/tell path) is computed on Python floats: the rewards are exactly those of the
+    array form for every kind of metric, so a run gives the same outcomes whichever path draws it."""
+    env = MultiMetricEnvironment({"g": GaussianEnvironment([0.3, -1.2, 4.0], sigma=[1.0, 0.5, 2.0]),
+                                  "b": BernoulliEnvironment([0.1, 0.5, 0.93]),
+                                  "n": BinomialEnvironment([0.2, 0.4, 0.6], trials=7),
+                                  "t": BetaEnvironment([0.3, 0.5, 0.8], sd=0.1)},
+                                 correlation=[[1.0, 0.4, -0.3, 0.2], [0.4, 1.0, 0.1, 0.0],
+                                              [-0.3, 0.1, 1.0, 0.5], [0.2, 0.0, 0.5, 1.0]])
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        k = int(rng.integers(3))
+        z = rng.standard_normal((1, 4)) @ env._root.T
+        one, rows = env._observe_one(k, z), env._observe_rows(np.array([k]), z)
+        assert one.shape == rows.shape == (1, 4) and np.array_equal(one, rows)
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    for k in (0, 2, 1, 1):
+        sources, rewards = env.respond(np.array([k]), a)
+        assert sources.tolist() == list(range(4 * k, 4 * k + 4))
+        z = b.standard_normal((1, 4)) @ env._root.T
+        assert np.array_equal(rewards, env._observe_rows(np.array([k]), z).ravel())

@@ -76,6 +76,7 @@ class MultiMetricEnvironment(Environment):
         values, vectors = np.linalg.eigh(self.correlation)
         self._root = vectors * np.sqrt(np.clip(values, 0.0, None))  # R = root @ root.T
         self._means = np.stack([env.source_means for env in self.metrics.values()], axis=1)  # (K, M)
+        self._laws = [_law(env) for env in self.metrics.values()]  # per metric, for one observation in scalars
         self._set_labels(labels, self.n_arms)
 
     @property
@@ -105,6 +106,12 @@ class MultiMetricEnvironment(Environment):
     def _observe(self, arms: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Rewards (n, M) of one observation of each of ``arms``."""
         z = rng.standard_normal((arms.shape[0], len(self.names))) @ self._root.T
+        if arms.shape[0] == 1:
+            return self._observe_one(int(arms[0]), z)
+        return self._observe_rows(arms, z)
+
+    def _observe_rows(self, arms: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """Rewards (n, M) of ``arms`` from their latent rows ``z`` (n, M), each metric's quantile function at Phi(z)."""
         out = np.empty_like(z)
         for m, env in enumerate(self.metrics.values()):
             zm = z[:, m]
@@ -122,6 +129,26 @@ class MultiMetricEnvironment(Environment):
                 out[:, m] = special.betaincinv(env.a[arms], env.b[arms], u)
         return out
 
+    def _observe_one(self, k: int, z: np.ndarray) -> np.ndarray:
+        """:meth:`_observe` of one observation of arm ``k`` from its latent row ``z`` (1, M): the same operations on
+        Python floats (IEEE doubles, as numpy's), without the per-metric array calls."""
+        row = z[0].tolist()
+        out = []
+        for m, (kind, first, second) in enumerate(self._laws):
+            zm = row[m]
+            if kind == "gaussian":
+                out.append(first[k] + second[k] * zm)
+            elif kind == "bernoulli":
+                out.append(1.0 if special.ndtr(zm) > 1.0 - first[k] else 0.0)
+            elif kind == "beta":
+                out.append(float(special.betaincinv(first[k], second[k], special.ndtr(zm))))
+            else:  # binomial: the array form (scipy.stats)
+                from scipy import stats
+
+                env = first
+                out.append(float(stats.binom.ppf(special.ndtr(z[:, m]), env.trials, env.means[[k]])[0] / env.trials))
+        return np.array([out])
+
     def _sample(self, sources, rng):
         """Rewards of single sources (each from its own observation; the learner is answered by :meth:`respond`)."""
         M = len(self.names)
@@ -133,8 +160,23 @@ class MultiMetricEnvironment(Environment):
         arms = np.asarray(requests, dtype=np.intp)
         M = len(self.names)
         rewards = self._observe(arms, rng)
+        if arms.shape[0] == 1:
+            first = int(arms[0]) * M
+            return np.arange(first, first + M), rewards.ravel()
         sources = (arms[:, None] * M + np.arange(M)).ravel()
         return sources, rewards.ravel()
+
+
+def _law(env) -> tuple:
+    """(kind, first, second) of a metric for :meth:`MultiMetricEnvironment._observe_one`: Gaussian (means, sd),
+    Bernoulli (means, None), Beta (a, b) as lists of floats; Binomial (the environment, None)."""
+    if isinstance(env, GaussianEnvironment):
+        return "gaussian", env.means.tolist(), env.sigma.tolist()
+    if isinstance(env, BernoulliEnvironment):
+        return "bernoulli", env.means.tolist(), None
+    if isinstance(env, BinomialEnvironment):
+        return "binomial", env, None
+    return "beta", env.a.tolist(), env.b.tolist()
 
 
 def _variances(env) -> np.ndarray:

@@ -54,7 +54,8 @@ from numba import njit
 from pybai._validation import check_positive_int, fail
 from pybai.stopping.base import PieceThreshold, Threshold
 
-__all__ = ["GuardrailMixtureThreshold", "GuardrailPieces", "halfspace_values", "min_over_items", "items_value", "GUARDRAIL_SCALES"]
+__all__ = ["GuardrailMixtureThreshold", "GuardrailPieces", "halfspace_values", "min_over_items", "items_value",
+           "one_test_value", "tests_values", "GUARDRAIL_SCALES"]
 
 #: Prior scales c_j = e^(2j), j = 0..7, equal weights (as the best-feasible-arm rule's).
 GUARDRAIL_SCALES = tuple(math.exp(2.0 * j) for j in range(8))
@@ -91,7 +92,7 @@ def halfspace_values(tests: Any, counts: np.ndarray, means: np.ndarray, variance
 
 
 @njit(cache=True)
-def _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table):
+def one_test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table):
     """v_H(N) (``scales`` empty) or the mixture evidence V_H of test j (``table``: scratch of len(scales))."""
     J = scales.shape[0]
     p, q = s1[j], s2[j]
@@ -140,7 +141,7 @@ def items_value(s1, a1, s2, a2, e, starts, counts, means, variances, scales):
         hi = starts[i + 1] if i + 1 < n_items else n_tests
         best = -math.inf
         for j in range(lo, hi):
-            val = _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
+            val = one_test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
             if val > best:
                 best = val
         if best < worst:
@@ -154,7 +155,7 @@ def tests_values(s1, a1, s2, a2, e, counts, means, variances, scales):
     out = np.empty(e.shape[0])
     table = np.empty(max(scales.shape[0], 1))
     for j in range(e.shape[0]):
-        out[j] = _test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
+        out[j] = one_test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table)
     return out
 
 

@@ -32,9 +32,11 @@ simplex of w.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
+from numba import njit
 
 from pybai.problems.guardrails.pieces import Tests
 
@@ -79,24 +81,75 @@ def _alternatives(tests: Tests, means, variances, n_metrics, hubs):
     return items
 
 
-def _totals(items, hub_n: np.ndarray) -> np.ndarray:
-    """Total count for each row of hub counts ``hub_n`` (P, H) (inf where an item cannot pass)."""
-    P = hub_n.shape[0]
-    total = hub_n.sum(axis=1)
-    for arm, alts in items:
-        if arm >= 0:
-            need = np.full(P, np.inf)
-            for D, hub_terms, own in alts:
-                rest = D - sum(v / hub_n[:, h] for h, v in hub_terms) if hub_terms else np.full(P, D)
-                with np.errstate(divide="ignore"):
-                    need = np.minimum(need, np.where(rest > 0, own / np.where(rest > 0, rest, 1.0), np.inf))
-            total = total + need
-        else:
-            ok = np.zeros(P, dtype=bool)
-            for D, hub_terms, _ in alts:
-                ok |= sum(v / hub_n[:, h] for h, v in hub_terms) <= D
-            total = np.where(ok, total, np.inf)
-    return total
+def _flat(items):
+    """The items of :func:`_alternatives` as arrays for :func:`_totals_kernel`: per item its arm and first
+    alternative; per alternative D, its own variance, its hub terms (up to two: hub index, variance)."""
+    arm, start, D, own, n_hub, h1, v1, h2, v2 = [], [], [], [], [], [], [], [], []
+    for item_arm, alts in items:
+        arm.append(item_arm)
+        start.append(len(D))
+        for d, hub_terms, own_var in alts:
+            D.append(d)
+            own.append(own_var)
+            n_hub.append(len(hub_terms))
+            (a, va), (b, vb) = (list(hub_terms) + [(0, 0.0), (0, 0.0)])[:2]
+            h1.append(a)
+            v1.append(va)
+            h2.append(b)
+            v2.append(vb)
+    start.append(len(D))
+    ints = (np.array(arm, dtype=np.int64), np.array(start, dtype=np.int64))
+    return ints + tuple(np.array(x, dtype=float) for x in (D, own)) + (np.array(n_hub, dtype=np.int64),
+                                                                        np.array(h1, dtype=np.int64),
+                                                                        np.array(v1, dtype=float),
+                                                                        np.array(h2, dtype=np.int64),
+                                                                        np.array(v2, dtype=float))
+
+
+def _totals(flat, hub_n: np.ndarray) -> np.ndarray:
+    """Total count for each row of hub counts ``hub_n`` (P, H) (inf where an item cannot pass); ``flat`` is
+    :func:`_flat` of the items."""
+    return _totals_kernel(*flat, np.ascontiguousarray(hub_n, dtype=float))
+
+
+@njit(cache=True)
+def _totals_kernel(item_arm, item_start, D, own, n_hub, h1, v1, h2, v2, hub_n):
+    """:func:`_totals`, point by point, with the operations of the array form in the same order: the hub counts'
+    sum, then per item in turn, + the smallest count of the item's arm that passes one of its tests
+    (``own / (D - sum of hub terms)`` where positive), or inf when an item on hubs only has no test passing."""
+    P, H = hub_n.shape
+    out = np.empty(P)
+    for p in range(P):
+        total = 0.0
+        for h in range(H):
+            total += hub_n[p, h]
+        for i in range(item_arm.shape[0]):
+            if item_arm[i] >= 0:
+                need = math.inf
+                for a in range(item_start[i], item_start[i + 1]):
+                    rest = D[a]
+                    if n_hub[a] == 1:
+                        rest = D[a] - v1[a] / hub_n[p, h1[a]]
+                    elif n_hub[a] == 2:
+                        rest = D[a] - (v1[a] / hub_n[p, h1[a]] + v2[a] / hub_n[p, h2[a]])
+                    cand = own[a] / rest if rest > 0 else math.inf
+                    if cand < need:
+                        need = cand
+                total = total + need
+            else:
+                ok = False
+                for a in range(item_start[i], item_start[i + 1]):
+                    hubs = 0.0
+                    if n_hub[a] == 1:
+                        hubs = v1[a] / hub_n[p, h1[a]]
+                    elif n_hub[a] == 2:
+                        hubs = v1[a] / hub_n[p, h1[a]] + v2[a] / hub_n[p, h2[a]]
+                    if hubs <= D[a]:
+                        ok = True
+                if not ok:
+                    total = math.inf
+        out[p] = total
+    return out
 
 
 def _grid(lo, hi, n):
@@ -105,8 +158,36 @@ def _grid(lo, hi, n):
     return np.stack([m.ravel() for m in mesh], axis=1)
 
 
+def _smallest(values: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(values, kind="stable")[:k]`` (ties in index order) without sorting every value."""
+    if values.shape[0] <= k:
+        return np.argsort(values, kind="stable")
+    kth = np.partition(values, k - 1)[k - 1]
+    if np.isnan(kth):
+        return np.argsort(values, kind="stable")[:k]
+    idx = np.flatnonzero(values <= kth)
+    return idx[np.argsort(values[idx], kind="stable")][:k]
+
+
+@functools.lru_cache(maxsize=4)
+def _zoom_factors(n_hubs: int) -> tuple[np.ndarray, ...]:
+    """The factors (S, H) of each zoomed grid around a point: width ** offsets on a (41 x ... x 41) mesh, the width
+    two steps of the first grid, then shrunk by 8 steps of the zoomed grid each time (read-only, computed once)."""
+    width = (1e9 ** (1.0 / (_GRID[0] - 1))) ** 2  # two steps of the first grid
+    offsets = np.linspace(-1.0, 1.0, _GRID[1])
+    mesh = np.stack([m.ravel() for m in np.meshgrid(*([offsets] * n_hubs), indexing="ij")], axis=1)  # (S, H)
+    out = []
+    for _ in range(_ZOOMS):
+        factors = np.power(width, mesh)
+        factors.setflags(write=False)
+        out.append(factors)
+        width = width ** (8.0 / (_GRID[1] - 1))
+    return tuple(out)
+
+
 def _minimise(items, n_hubs: int):
     """(T*, hub counts) by the grid search of the module docstring."""
+    items = _flat(items)
     if n_hubs == 0:
         total = float(_totals(items, np.zeros((1, 0)))[0])
         return total, np.zeros(0)
@@ -121,19 +202,15 @@ def _minimise(items, n_hubs: int):
     lo, hi = np.full(n_hubs, t0 * 1e-9), np.full(n_hubs, t0)
     points = _grid(lo, hi, _GRID[0])
     totals = _totals(items, points)
-    order = [i for i in np.argsort(totals, kind="stable")[:_KEEP] if math.isfinite(totals[i])]
-    width = (1e9 ** (1.0 / (_GRID[0] - 1))) ** 2  # two steps of the first grid
+    order = [i for i in _smallest(totals, _KEEP) if math.isfinite(totals[i])]
     cur_t, cur_n = totals[order], points[order]  # the candidates, refined together
-    offsets = np.linspace(-1.0, 1.0, _GRID[1])
-    mesh = np.stack([m.ravel() for m in np.meshgrid(*([offsets] * n_hubs), indexing="ij")], axis=1)  # (S, H)
-    for _ in range(_ZOOMS):
-        sub = cur_n[:, None, :] * np.power(width, mesh)[None, :, :]  # (C, S, H): log grid around each
+    for factors in _zoom_factors(n_hubs):
+        sub = cur_n[:, None, :] * factors[None, :, :]  # (C, S, H): log grid around each
         sub_t = _totals(items, sub.reshape(-1, n_hubs)).reshape(len(order), -1)
         j = np.argmin(sub_t, axis=1)
         better = sub_t[np.arange(len(order)), j] <= cur_t
         cur_t = np.where(better, sub_t[np.arange(len(order)), j], cur_t)
         cur_n = np.where(better[:, None], sub[np.arange(len(order)), j], cur_n)
-        width = width ** (8.0 / (_GRID[1] - 1))
     best = int(np.argmin(cur_t))
     return float(cur_t[best]), cur_n[best]
 

@@ -8,6 +8,7 @@ A sample is an observation (not a metric reading): the strategy counts one per r
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from pybai.exceptions import RequestError
 from pybai.models.base import EmpiricalMeans
@@ -74,6 +75,10 @@ class MetricSpace(RequestSpace):
         src = np.asarray(sources)
         if M == 1:
             return src
+        if src.shape[0] == M:  # one observation (the usual answer): its arm's sources in order
+            first = int(src[0])
+            if first % M == 0 and src.tolist() == list(range(first, first + M)):
+                return src[:1] // M
         ok = src.shape[0] % M == 0
         if ok:
             rows = src.reshape(-1, M)
@@ -92,10 +97,9 @@ class MetricSpace(RequestSpace):
 
     def check_rewards(self, sources: np.ndarray, rewards: np.ndarray) -> str | None:
         """A Bernoulli metric's reward that is not 0 or 1, in words (None when every reward is fine)."""
-        bad = self._binary[sources] & (rewards != 0.0) & (rewards != 1.0)
-        if not bad.any():
+        i = _first_not_binary(self._binary, sources, rewards)
+        if i < 0:
             return None
-        i = int(np.argmax(bad))
         name = self.names[int(sources[i]) % self.n_metrics] if self.names else str(int(sources[i]) % self.n_metrics)
         return (f"The 'rewards' parameter of tell must be 0 or 1 for a Bernoulli metric: metric '{name}' takes "
                 f"rewards 0 or 1. Got {float(rewards[i])!r}.")
@@ -122,12 +126,42 @@ class MetricMeans(EmpiricalMeans):
         self._low, self._high, self._names = low, high, tuple(names)
 
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
-        low, high = self._low[sources], self._high[sources]
-        bad = ~((rewards >= low) & (rewards <= high))
-        if bad.any():
-            i = int(np.argmax(bad))
-            name = self._names[int(sources[i])] if self._names else str(int(sources[i]))
+        """:meth:`EmpiricalMeans.update <pybai.models.base.EmpiricalMeans.update>` (the same sums, in the same
+        order), after checking every reward against its metric's range (nothing recorded when one is outside)."""
+        i = _checked_update(self.counts, self.sums, self.estimate, np.asarray(sources),
+                            np.asarray(rewards, dtype=float), self._low, self._high)
+        if i >= 0:
+            s = int(sources[i])
+            name = self._names[s] if self._names else str(s)
             raise RequestError(f"The 'rewards' parameter of tell must lie in the range of their metric: "
-                               f"metric '{name}' takes rewards in [{low[i]:g}, {high[i]:g}]. "
+                               f"metric '{name}' takes rewards in [{self._low[s]:g}, {self._high[s]:g}]. "
                                f"Got {float(rewards[i])!r}.")
-        super().update(sources, rewards)
+
+
+@njit(cache=True)
+def _first_not_binary(binary, sources, rewards):
+    """The first reward of a binary source that is not 0 or 1, or -1."""
+    for i in range(sources.shape[0]):
+        r = rewards[i]
+        if binary[sources[i]] and r != 0.0 and r != 1.0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _checked_update(counts, sums, est, sources, rewards, low, high):
+    """The first reward outside its source's [low, high] (nothing changed), or -1 after adding every reward to its
+    source's count and sum in order (as ``np.add.at``) and setting the mean of each source touched."""
+    n = sources.shape[0]
+    for i in range(n):
+        s = sources[i]
+        if not (rewards[i] >= low[s] and rewards[i] <= high[s]):
+            return i
+    for i in range(n):
+        s = sources[i]
+        counts[s] += 1.0
+        sums[s] += rewards[i]
+    for i in range(n):
+        s = sources[i]
+        est[s] = sums[s] / counts[s]
+    return -1

@@ -18,11 +18,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from pybai.naming import arm_name
 from pybai.problems.guardrails.metrics import guardrail_text
 from pybai.problems.guardrails.pieces import build_tests
-from pybai.stopping.guardrails import GuardrailMixtureThreshold, tests_values
+from pybai.stopping.guardrails import GuardrailMixtureThreshold, one_test_value, tests_values
 
 __all__ = ["guardrail_evidence", "guardrail_states", "arm_states", "STATES"]
 
@@ -37,12 +38,7 @@ def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, n
     ``inf`` / ``-inf`` where g does not bind k (a relative guardrail on the control holds by definition),
     NaN while a source of its test has no sample.
     """
-    if isinstance(threshold, GuardrailMixtureThreshold):
-        scales, level = threshold._scales, float(threshold.level)
-    elif threshold is None:  # fixed budget: no certificate, the GLR of each test for reading
-        scales, level = np.empty(0), math.inf
-    else:
-        scales, level = np.empty(0), float(threshold(max(t, 1)))
+    scales, level = _scales_and_level(threshold, t)
     counts = np.asarray(model.counts, dtype=float)
     means = np.asarray(model.estimate, dtype=float)
     K, G = problem.n_arms, problem.guards.metric.shape[0]
@@ -60,6 +56,18 @@ def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, n
         for out, (s1, a1, s2, a2, e) in ((broken, keep), (holds, flipped)):  # keep(k, g) refuted; break(k, g) refuted
             out[k, g] = tests_values(s1, a1, s2, a2, e, counts, means, problem.variances, scales)
     return holds, broken, level
+
+
+def _scales_and_level(threshold, t: int) -> tuple[np.ndarray, float]:
+    """The mixture scales (empty: the GLR of each test) and the level a test's evidence must pass."""
+    if isinstance(threshold, GuardrailMixtureThreshold):
+        return threshold._scales, float(threshold.level)
+    if threshold is None:  # fixed budget: no certificate, the GLR of each test for reading
+        return _NO_SCALES, math.inf
+    return _NO_SCALES, float(threshold(max(t, 1)))
+
+
+_NO_SCALES = np.empty(0)
 
 
 class _KeepTests:
@@ -127,10 +135,63 @@ def guardrail_states(problem, model, threshold, t: int) -> dict:
 
 
 def arm_states(problem, model, threshold, t: int) -> np.ndarray:
-    """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0."""
-    holds, broken, level = guardrail_evidence(problem, model, threshold, t)
-    out = np.where((holds > level).all(axis=1), 1, 0)
-    return np.where((broken > level).any(axis=1) & (out == 0), -1, out).astype(np.int64)
+    """Per arm: +1 when every guardrail binding it is certified kept, -1 when one is certified broken, else 0.
+
+    The states :func:`guardrail_evidence` gives (the two-stage baseline reads them after every observation), in
+    one compiled pass (:func:`_arm_states_kernel`) that computes a test's mixture evidence only when its GLR
+    passes the level (the mixture evidence is at most the GLR: :mod:`pybai.stopping.guardrails`).
+    """
+    scales, level = _scales_and_level(threshold, t)
+    tests = _keep_tests(problem)
+    return _arm_states_kernel(*tests.keep, *tests.flipped, tests.k, problem.n_arms, problem.guards.metric.shape[0],
+                              np.asarray(model.counts, dtype=float), np.asarray(model.estimate, dtype=float),
+                              problem.variances, scales, level)
+
+
+@njit(cache=True)
+def _passes(j, s1, a1, s2, a2, e, counts, means, variances, scales, level, glr_scales, table):
+    """Whether test ``j`` has evidence above ``level`` (its GLR first: no mixture evidence passes where it does not)."""
+    if not one_test_value(j, s1, a1, s2, a2, e, counts, means, variances, glr_scales, table) > level:
+        return False
+    if scales.shape[0] == 0:
+        return True
+    return one_test_value(j, s1, a1, s2, a2, e, counts, means, variances, scales, table) > level
+
+
+@njit(cache=True)
+def _arm_states_kernel(s1, a1, s2, a2, e, ms1, ma1, ms2, ma2, me, arm, n_arms, n_guards, counts, means, variances,
+                       scales, level):
+    """:func:`arm_states` from the keep tests ``s1 .. e`` (one per binding (arm, guardrail), arm by arm) and their
+    complements ``ms1 .. me``, the break tests: ``holds > level`` on every guardrail of the arm gives +1, else
+    ``broken > level`` on one gives -1, else 0.  A guardrail that does not bind the arm has holds = inf,
+    broken = -inf; a test with an unsampled source has no evidence (NaN: never above the level)."""
+    n_tests = e.shape[0]
+    all_hold = np.ones(n_arms, dtype=np.bool_)
+    any_broken = np.zeros(n_arms, dtype=np.bool_)
+    binding = np.zeros(n_arms, dtype=np.int64)
+    table = np.empty(max(scales.shape[0], 1))
+    glr_scales = np.empty(0)
+    for j in range(n_tests):
+        k = arm[j]
+        binding[k] += 1
+        q = s2[j]
+        if not (counts[s1[j]] > 0 and (q < 0 or counts[q] > 0)):
+            all_hold[k] = False
+            continue
+        if all_hold[k] and not _passes(j, ms1, ma1, ms2, ma2, me, counts, means, variances, scales, level,
+                                       glr_scales, table):
+            all_hold[k] = False
+        if not any_broken[k] and _passes(j, s1, a1, s2, a2, e, counts, means, variances, scales, level,
+                                         glr_scales, table):
+            any_broken[k] = True
+    out = np.zeros(n_arms, dtype=np.int64)
+    for k in range(n_arms):
+        hold = all_hold[k] and (binding[k] == n_guards or math.inf > level)
+        if hold:
+            out[k] = 1
+        elif any_broken[k]:
+            out[k] = -1
+    return out
 
 
 def _state(holds: float, broken: float, level: float) -> str:
