@@ -109,7 +109,8 @@ def _flat(items):
 def _totals(flat, hub_n: np.ndarray) -> np.ndarray:
     """Total count for each row of hub counts ``hub_n`` (P, H) (inf where an item cannot pass); ``flat`` is
     :func:`_flat` of the items."""
-    return _totals_kernel(*flat, np.ascontiguousarray(hub_n, dtype=float))
+    item_arm, item_start, D, own, n_hub, h1, v1, h2, v2 = flat
+    return _totals_kernel(item_arm, item_start, D, own, n_hub, h1, v1, h2, v2, np.ascontiguousarray(hub_n, dtype=float))
 
 
 @njit(cache=True)

@@ -143,9 +143,11 @@ def arm_states(problem, model, threshold, t: int) -> np.ndarray:
     """
     scales, level = _scales_and_level(threshold, t)
     tests = _keep_tests(problem)
-    return _arm_states_kernel(*tests.keep, *tests.flipped, tests.k, problem.n_arms, problem.guards.metric.shape[0],
-                              np.asarray(model.counts, dtype=float), np.asarray(model.estimate, dtype=float),
-                              problem.variances, scales, level)
+    s1, a1, s2, a2, e = tests.keep
+    ms1, ma1, ms2, ma2, me = tests.flipped
+    return _arm_states_kernel(s1, a1, s2, a2, e, ms1, ma1, ms2, ma2, me, tests.k, problem.n_arms,
+                              problem.guards.metric.shape[0], np.asarray(model.counts, dtype=float),
+                              np.asarray(model.estimate, dtype=float), problem.variances, scales, level)
 
 
 @njit(cache=True)
