@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml Makefile   # again when the extras change
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,dask,wine,postgresql,serve,pandas]"
 	$(BIN)/python -m compileall -q -j 2 src   # the package's bytecode, as a non-editable pip install writes it (PYTHONDONTWRITEBYTECODE may be set)
-	$(BIN)/pybai precompile --jobs 2 --quiet   # the numerical kernels compiled once into numba's cache (~2 min on 2 cores), not by the first run
+	$(BIN)/pybai precompile --jobs 2 --quiet   # the numerical kernels compiled once into numba's cache (~3 min on 2 cores), not by the first run
 	touch $(STAMP)
 
 demo: install   # every shipped reproduction with --quick settings, then a summary table; fails if any failed

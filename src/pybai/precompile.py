@@ -2,7 +2,7 @@
 
 pybai's hot loops are numba functions compiled on first use and cached on disk (``cache=True``,
 keyed to their source files by :mod:`pybai._numba_cache`).  On a fresh installation the first
-run of each kind pays that compilation: about five minutes of CPU in all, a minute or more for
+run of each kind pays that compilation: about six minutes of CPU in all, a minute or more for
 the first compiled Track-and-Stop run alone.  :func:`precompile` pays it up front, as
 ``make install`` does (``pybai precompile --jobs 2``): it plays one tiny replication of every
 strategy on one instance of every family of the validation suite (:mod:`pybai.validation`:
