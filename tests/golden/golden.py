@@ -99,15 +99,21 @@ def experiment_outcomes(name: str, replications: int | None = None) -> dict:
     path = experiment_path(name)
     document = read_document(path)
     spec = parse_reproduce(document.get("reproduce"), where=name)
-    document = apply_quick(document, spec)
+    document = _cut_replications(apply_quick(document, spec), name, replications)
+    sweep = Sweep.from_document(document, default_name=name)
+    results = [run_task(sweep.experiments, task, sweep.gridded) for task in make_tasks(sweep.experiments)]
+    return _rows(sweep, results)
+
+
+def _cut_replications(document: dict, name: str, replications: int | None) -> dict:
+    """``document`` (a ``--quick`` experiment) with its replications cut to :data:`CAPPED`'s cap for ``name``,
+    then to at most ``replications``."""
     for prefix, cap in CAPPED.items():
         if name.startswith(prefix):
             document["replications"] = min(int(document["replications"]), cap)
     if replications is not None:
-        document["replications"] = min(int(document["replications"]), replications)
-    sweep = Sweep.from_document(document, default_name=name)
-    results = [run_task(sweep.experiments, task, sweep.gridded) for task in make_tasks(sweep.experiments)]
-    return _rows(sweep, results)
+        document["replications"] = min(int(document.get("replications", replications)), replications)
+    return document
 
 
 def _rows(sweep, results) -> dict:
@@ -185,13 +191,7 @@ def reproduction_outcomes(name: str, replications: int | None = None) -> dict:
     pilots: list[str] = []
 
     def golden_quick(document, spec):
-        document = quick(document, spec)
-        for prefix, cap in CAPPED.items():
-            if str(document.get("name", "")).startswith(prefix):
-                document["replications"] = min(int(document["replications"]), cap)
-        if replications is not None:
-            document["replications"] = min(int(document.get("replications", replications)), replications)
-        return document
+        return _cut_replications(quick(document, spec), str(document.get("name", "")), replications)
 
     def counted_pilot(strategy, experiment, seconds=0.0):
         pilots.append(strategy.name)

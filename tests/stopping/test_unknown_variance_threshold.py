@@ -75,14 +75,20 @@ def test_bayes_factor_has_mean_one_under_the_null():
     assert values.mean() == pytest.approx(1.0, abs=0.03)
 
 
+def _random_pair(rng, max_count: int, max_level: float) -> tuple:
+    """A random pair (n_a, mean_a, sum of squares_a, n_b, mean_b, sum of squares_b) with mean_a >= mean_b, and a
+    level: counts in [3, max_count), variances 0.05-4, level in [2, max_level)."""
+    na, nb = rng.integers(3, max_count, size=2).astype(float)
+    xa, xb = sorted(rng.normal(0, 1, 2))[::-1]
+    sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
+    return na, xa, sa, nb, xb, sb, rng.uniform(2, max_level)
+
+
 def test_certified_pair_decision_agrees_with_a_dense_grid():
     rng = np.random.default_rng(11)
     decided = 0
     for _ in range(300):
-        na, nb = rng.integers(3, 400, size=2).astype(float)
-        xa, xb = sorted(rng.normal(0, 1, 2))[::-1]
-        sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
-        level = rng.uniform(2, 12)
+        na, xa, sa, nb, xb, sb, level = _random_pair(rng, 400, 12)
         grid = np.linspace(xb, xa, 4001)
         g = np.array([_upper(na, xa, sa, u, C) + _lower(nb, xb, sb, u, C) for u in grid])
         margin = _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb))
@@ -211,10 +217,7 @@ def test_a_certified_pair_covers_the_whole_diagonal_through_the_suprema():
         assert _upper(n, xbar, sq, xbar, C) <= 0.0 and _lower(n, xbar, sq, xbar, C) <= 0.0
     checked = 0
     for _ in range(200):
-        na, nb = rng.integers(3, 3000, size=2).astype(float)
-        xa, xb = sorted(rng.normal(0, 1, 2))[::-1]
-        sa, sb = na * rng.uniform(0.05, 4), nb * rng.uniform(0.05, 4)
-        level = rng.uniform(2, 10)
+        na, xa, sa, nb, xb, sb, level = _random_pair(rng, 3000, 10)
         if _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb)) <= 0:
             continue
         checked += 1
