@@ -290,8 +290,13 @@ class GuardrailProblem(Problem):
         return t_star, self.request_space().expand(w)
 
     def answer_is_unique(self, means) -> bool:
-        """False when the answer's mean is exactly on a bound or ties another feasible arm's objective."""
-        return math.isfinite(self.oracle(self.check_means(means))[0])
+        """False when the answer's mean is exactly on a bound or ties another feasible arm's objective (whatever the
+        variances: a variance still unknown counts as 1 here)."""
+        mu = self._matrix(self.check_means(means))
+        a = answer_of(mu, self.guards, self.control, self.sense)
+        variances = np.where(np.isfinite(self.variances), self.variances, 1.0)
+        return math.isfinite(guardrail_oracle(self.tests(a), a, self.control, self.has_relative, mu.ravel(), variances,
+                                              self.n_arms, self.n_metrics)[0])
 
     def is_correct(self, answer, means) -> bool:
         """Whether ``answer`` is a feasible arm of best objective (any of tied ones; within ``epsilon`` of the best

@@ -16,11 +16,13 @@ nothing here runs for them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 from scipy.special import stdtrit
 
 from pybai.exceptions import InvalidParameterError, RequestError
@@ -88,19 +90,55 @@ class MetricMeansAndVariances(MeansAndVariances):
         self.plug_in[idx] = np.where(self._unknown[idx], self.noise[idx], self._known[idx])
 
     def update(self, sources: np.ndarray, rewards: np.ndarray) -> None:
-        """:meth:`MeansAndVariances.update <pybai.models.unknown_variance.MeansAndVariances.update>`, after checking
-        every reward against its metric's range (nothing recorded when one is outside)."""
+        """Add the rewards one at a time, in order (Welford's recurrence of
+        :class:`~pybai.models.unknown_variance.MeansAndVariances` for one reward), in one compiled call, after checking
+        every reward against its metric's range (nothing recorded when one is outside); then the ties of the
+        sources of unknown variance."""
         sources = np.asarray(sources, dtype=np.int64)
         rewards = np.asarray(rewards, dtype=float)
-        bad = np.flatnonzero(~((rewards >= self._low[sources]) & (rewards <= self._high[sources])))
-        if bad.size:
-            i = int(bad[0])
+        i = _checked_welford(self.counts, self.sums, self.estimate, self.sq_devs, self.centres, self.noise,
+                             self.plug_in, self._unknown, self._known, sources, rewards, self._low, self._high,
+                             self.NOISE_FLOOR)
+        if i >= 0:
             s = int(sources[i])
             name = self._names[s] if self._names else str(s)
             raise RequestError(f"The 'rewards' parameter of tell must lie in the range of their metric: "
                                f"metric '{name}' takes rewards in [{self._low[s]:g}, {self._high[s]:g}]. "
                                f"Got {float(rewards[i])!r}.")
-        super().update(sources, rewards)
+        if sources.shape[0]:
+            self._record(sources, rewards)
+
+
+@njit(cache=True)
+def _checked_welford(counts, sums, est, sq_devs, centres, noise, plug_in, unknown, known, sources, rewards, low, high,
+                     floor):
+    """The first reward outside its source's [low, high] (nothing changed), or -1 after adding every reward in order:
+    count, sum, mean = sum / count, Welford's update of the centre and the squared deviations, and the source's
+    ``noise`` (S / N floored at ``floor`` (1 + mean^2), NaN below two rewards) and ``plug_in`` variance."""
+    n_rewards = sources.shape[0]
+    for i in range(n_rewards):
+        s = sources[i]
+        if not (rewards[i] >= low[s] and rewards[i] <= high[s]):
+            return i
+    for i in range(n_rewards):
+        s = sources[i]
+        x = rewards[i]
+        n = counts[s] + 1.0
+        total = sums[s] + x
+        delta = x - centres[s]
+        centre = centres[s] + delta / n
+        sq_devs[s] += delta * (x - centre)
+        centres[s] = centre
+        counts[s] = n
+        sums[s] = total
+        est[s] = total / n
+        if n >= 2.0:
+            mean = total / n
+            noise[s] = max(sq_devs[s] / n, floor * (1.0 + mean * mean))
+        else:
+            noise[s] = math.nan
+        plug_in[s] = noise[s] if unknown[s] else known[s]
+    return -1
 
 
 @dataclass(frozen=True, eq=False)
