@@ -61,6 +61,8 @@ class MetricMeansAndVariances(MeansAndVariances):
         estimate ``noise`` (S / N, floored) of :class:`MeansAndVariances` where it is not (NaN below two samples).
     """
 
+    state_attrs = MeansAndVariances.state_attrs + ("plug_in",)
+
     def __init__(self, n_sources: int, low: np.ndarray, high: np.ndarray, names, unknown: np.ndarray,
                  known: np.ndarray):
         self._unknown = np.asarray(unknown, dtype=np.bool_)
