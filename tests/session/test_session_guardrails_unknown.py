@@ -199,8 +199,7 @@ def test_http_status_export_and_report(folder, client_for):  # noqa: F811 (fixtu
                for low, high in zip(row_l, row_h))
     assert [g["rule"] for g in status["guardrails"]["arms"][0]["guardrails"]] == ["at most 0"]
     assert client.get("/sessions/g/export").text.splitlines()[0].endswith("revenue,latency,time")
-    page = client.get("/sessions/g")
-    assert page.status_code == 200 and "latency" in page.text
+    assert client.get("/sessions/g").status_code == 200  # the dashboard (drawn from the status by its script)
 
 
 def test_session_file_refuses_sigma_with_unknown_variance_naming_the_key():

@@ -27,6 +27,7 @@ from scipy.special import stdtrit
 
 from pybai.exceptions import InvalidParameterError, RequestError
 from pybai.models._kl import GAUSSIAN
+from pybai.models._distinct import OVERFLOWED
 from pybai.models.families import UNKNOWN_VARIANCE_REWARD_LIMIT, Family
 from pybai.models.unknown_variance import TIE_VALUES, MeansAndVariances
 from pybai.naming import arm_name
@@ -69,6 +70,7 @@ class MetricMeansAndVariances(MeansAndVariances):
         self._known = np.asarray(known, dtype=float)
         self.plug_in = np.where(self._unknown, np.nan, self._known)
         super().__init__(n_sources)
+        self.n_values[~self._unknown] = OVERFLOWED  # no store of distinct rewards where the variance is known
         self._low, self._high, self._names = low, high, tuple(names)
 
     @property
