@@ -1,10 +1,11 @@
 """The guardrail rule with a metric of unknown variance (pybai.stopping.guardrails_unknown)."""
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import integrate
 
 from pybai import BernoulliEnvironment, FixedConfidence, GaussianEnvironment, make_strategy
 from pybai.environments.multi_metric import MultiMetricEnvironment
@@ -14,6 +15,9 @@ from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.stopping.guardrails import GuardrailMixtureThreshold
 from pybai.stopping.guardrails_unknown import GuardrailUnknownVarianceThreshold
 from pybai.stopping.unknown_variance import product_level
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from test_invariant_one_sided import by_integration  # noqa: E402 (the factor's definition, integrated numerically)
 
 DELTA = 0.1
 RUNS = 40
@@ -40,24 +44,6 @@ def _run(env, problem, name, seed, threshold="delta-correct"):
     return strategy
 
 
-def _by_integration(x, lam, sign, c):
-    """ln of the one-sided invariant factor's definition: half-normal prior 2 N(0, 1/c) on sign * effect >= 0,
-    right-Haar prior on the scale (integrated numerically)."""
-    n = x.size
-    z = x - lam
-    s_y = np.sum(z) / np.linalg.norm(z)
-    shift = (n - 1) * math.log(math.sqrt(n - 1)) - (n - 1) / 2
-
-    def scale_integral(eta):
-        return integrate.quad(lambda r: math.exp((n - 1) * math.log(r) - r * r / 2 + r * eta * s_y
-                                                 - n * eta * eta / 2 - shift), 0, np.inf, limit=200)[0]
-
-    null = integrate.quad(lambda r: math.exp((n - 1) * math.log(r) - r * r / 2 - shift), 0, np.inf)[0]
-    prior = lambda eta: 2 * math.sqrt(c / (2 * math.pi)) * math.exp(-c * eta * eta / 2)  # noqa: E731
-    lo, hi = (0, np.inf) if sign > 0 else (-np.inf, 0)
-    return math.log(integrate.quad(lambda e: prior(e) * scale_integral(e), lo, hi)[0] / null)
-
-
 def test_one_source_evidence_is_the_factor_at_the_bound_by_integration():
     """A guardrail against an absolute bound: the evidence of 'the mean is below the bound' (refuting the break) and
     of 'above' (refuting the keep) is the one-sided invariant factor at the bound, the equal mixture over the prior
@@ -73,7 +59,7 @@ def test_one_source_evidence_is_the_factor_at_the_bound_by_integration():
             model.update(np.array([0, 1]), np.array([0.0, v]))
         holds, broken, level = problem_evidence(problem, model, threshold)
         for got, sign in ((holds, -1.0), (broken, 1.0)):
-            exact = math.log(np.mean([math.exp(_by_integration(x, 0.3, sign, c)) for c in PRECISIONS]))
+            exact = math.log(np.mean([math.exp(by_integration(x, 0.3, sign, c)) for c in PRECISIONS]))
             assert got - level + threshold.level <= exact + 1e-9
             if sign * (x.mean() - 0.3) > 0:  # the data on the prior's side: the t bound is close
                 assert got - level + threshold.level >= exact - 0.25
