@@ -38,7 +38,7 @@ The generators (every random choice from the ``rng`` passed in):
 * ``guardrails-unknown-variance``: drawn as the ``guardrails`` instances, then one latency sd per arm
   uniform in [0.5, 2] (the latency means multiplied by it), and the learner declares the latency
   ``reward_model = "gaussian-unknown-variance"`` (revenue known sigma 1, refunds Bernoulli: three reward
-  models in one observation).  delta = 0.2; runs censored at 20,000 observations (two-stage never ends on the
+  models in one observation).  delta = 0.2; runs censored at 5,000 observations (two-stage never ends on the
   on-bound case).
 * ``linear``: d uniform in {2, 3}, K = d + 1 to d + 3 arms with standard normal features
   (the first d rows made the canonical basis, so the features span R^d), theta standard normal
@@ -450,4 +450,4 @@ register_family(InstanceFamily("eps-top-k", "top-k", _eps_top_k, max_samples=100
 # a family's seeds depend on its place in this list (SeedSequence([seed, place, i])): a new family goes last
 register_family(InstanceFamily("guardrails", "best-arm-guardrails", _guardrails))
 register_family(InstanceFamily("guardrails-unknown-variance", "best-arm-guardrails", _guardrails_unknown_variance,
-                               max_samples=20_000))  # two-stage never ends on the on-bound case: censored at 20,000
+                               max_samples=5_000))  # two-stage never ends on the on-bound case: censored at 5,000
