@@ -13,7 +13,7 @@ import pytest
 #: it reorders the files by their number of tests, which put these few-test files last.
 LONG_FIRST = ("tests/docs/test_markdown_pages.py", "tests/golden/test_golden_long.py",
               "tests/golden/test_golden.py", "tests/golden/test_golden_more.py",
-              "tests/validation/test_validation.py",
+              "tests/validation/test_validation.py", "tests/validation/test_validation_suite.py",
               "tests/simulate/test_statistical.py")
 
 #: CPU seconds spent collecting each file (importing it: module-level work), and in all ("")

@@ -37,6 +37,8 @@ PORTABLE_ENV = {
 def _plain(value):
     """A JSON-safe, exact form of an outcome field (floats by repr, non-finite as strings)."""
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biu" or (value.dtype.kind == "f" and np.isfinite(value).all()):
+            return value.tolist()  # the same Python ints, bools and floats, without a call per element
         return [_plain(v) for v in value.tolist()]
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]

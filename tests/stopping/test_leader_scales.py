@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy.stats import binomtest, norm
 
 from pybai import BestArmProblem, FixedConfidence
@@ -148,40 +149,51 @@ def test_passes_whenever_the_common_scale_rule_passes_at_half_delta():
 
 def _tie_errors(mu, gaussian, horizon, runs, seed, level):
     """Runs (sampling: 40 % uniform, 30 % H_0's leader, 30 % the empirical best) in which the rule stops with an
-    arm other than 0, a best arm of ``mu`` tied with others (an error)."""
+    arm other than 0, a best arm of ``mu`` tied with others (an error).  The draws of a run come from ``seed``'s
+    generator here, the run itself is compiled (:func:`_tie_run`)."""
     k = mu.shape[0]
     rng = np.random.default_rng(seed)
     var = np.ones(k) if gaussian else np.zeros(k)
     code = GAUSSIAN if gaussian else BERNOULLI
     errors = 0
     for _ in range(runs):
-        counts, sums = np.zeros(k), np.zeros(k)
-        state = np.zeros(state_size(k))
-        state[:k] = -1.0
         noise = rng.standard_normal(horizon) if gaussian else rng.random(horizon)
         choice = rng.random(horizon)
         picks = rng.integers(k, size=horizon)
-        for t in range(horizon):
-            if t < k:
-                a = t
-            else:
-                means = sums / counts
-                if choice[t] < 0.4:
-                    a = int(picks[t])
-                elif choice[t] < 0.7:
-                    a = 1 + int(np.argmax(means[1:]))
-                else:
-                    a = int(np.argmax(means))
-            counts[a] += 1.0
-            sums[a] += (mu[a] + noise[t]) if gaussian else float(noise[t] < mu[a])
-            if t + 1 < k:
-                continue
-            means = sums / counts
-            leader_advance(state, counts, sums, means, code, var, 2.0)
-            if leader_min_margin(state, code, counts, sums, means, var, SCALES, EMAX, CONSTS, level, True, P) > 0.0:
-                errors += int(np.argmax(means)) != 0
-                break
+        errors += _tie_run(mu, gaussian, noise, choice, picks, code, var, level, SCALES, EMAX, CONSTS, P)
     return errors
+
+
+@njit(cache=True)
+def _tie_run(mu, gaussian, noise, choice, picks, code, var, level, scales, emax, consts, product):
+    """1 when the run of these draws stops with an arm other than 0, else 0 (a stop on arm 0 or no stop)."""
+    k = mu.shape[0]
+    counts, sums = np.zeros(k), np.zeros(k)
+    state = np.zeros(state_size(k))
+    state[:k] = -1.0
+    for t in range(noise.shape[0]):
+        if t < k:
+            a = t
+        else:
+            means = sums / counts
+            if choice[t] < 0.4:
+                a = picks[t]
+            elif choice[t] < 0.7:
+                a = 1 + np.argmax(means[1:])
+            else:
+                a = np.argmax(means)
+        counts[a] += 1.0
+        if gaussian:
+            sums[a] += mu[a] + noise[t]
+        else:
+            sums[a] += 1.0 if noise[t] < mu[a] else 0.0
+        if t + 1 < k:
+            continue
+        means = sums / counts
+        leader_advance(state, counts, sums, means, code, var, 2.0)
+        if leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product) > 0.0:
+            return 1 if np.argmax(means) != 0 else 0
+    return 0
 
 
 @pytest.mark.parametrize("gaussian,mu,horizon", [(True, (0.0, 0.0, -1.0, -1.0), 2000),

@@ -9,8 +9,9 @@ greedy loop raises the arms level by level (every arm at value v gets its pull b
 arm at value v + 1), so it ends at the largest integer level lam with f(lam) <= b' and the
 b' - f(lam) remaining pulls go to arms at value exactly lam that are not capped
 (T_l <= lam < T_l + r), in tie order.  :func:`water_fill` computes lam by bisection on
-integers (O(|A|) per step, ~log2(spread of T + r) steps) instead of looping over the b'
-pulls, and the remaining pulls by one order statistic of the tie order (quickselect, O(|A|)).
+integers (~log2(spread of T + r) steps; each O(spread) on a count of the arms per value of T
+when the spread of T is below |A|, else O(|A|)) instead of looping over the b' pulls, and the
+remaining pulls by one order statistic of the tie order (quickselect, O(|A|)).
 
 This is the one water filling of pybai: :func:`round_robin` (checked inputs) runs it for the
 batch rules and ``uniform``, and the compiled BatchRacing loop (:mod:`pybai.batch.fast_racing`)
@@ -86,18 +87,34 @@ def water_fill(counts, idx, m, priority, b, r, pulls, cand, work):
         if c > t1:
             t1 = c
     lo = 0
-    hi = t1 - t0 + r
-    while hi - lo > 1:  # largest level lo with f(lo) = sum min(r, max(0, lo - d)) <= b
-        mid = (lo + hi) // 2
-        f = 0
+    spread = t1 - t0
+    hi = spread + r
+    if spread < m:  # the arms per d = T - t0 once (O(|A|)), then f(level) in O(spread) per bisection step
+        per_d = np.zeros(spread + 1, dtype=np.int64)
         for j in range(m):
-            x = mid - (counts[idx[j]] - t0)
-            if x > 0:
-                f += x if x < r else r
-        if f <= b:
-            lo = mid
-        else:
-            hi = mid
+            per_d[counts[idx[j]] - t0] += 1
+        while hi - lo > 1:  # largest level lo with f(lo) = sum min(r, max(0, lo - d)) <= b
+            mid = (lo + hi) // 2
+            f = 0
+            for d in range(min(mid, spread + 1)):  # only d < mid pull
+                x = mid - d
+                f += per_d[d] * (x if x < r else r)
+            if f <= b:
+                lo = mid
+            else:
+                hi = mid
+    else:
+        while hi - lo > 1:  # the same level, f summed over the arms
+            mid = (lo + hi) // 2
+            f = 0
+            for j in range(m):
+                x = mid - (counts[idx[j]] - t0)
+                if x > 0:
+                    f += x if x < r else r
+            if f <= b:
+                lo = mid
+            else:
+                hi = mid
     total = 0
     n_cand = 0
     for j in range(m):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import sys
 from pathlib import Path
 
@@ -125,7 +124,9 @@ def write_json(document: dict | list, path: str, option: str = "--json") -> None
     A path that cannot be written gives one :class:`ConfigError` line (commands check it with
     :func:`check_output_file` before their work; this catches what changed since).
     """
-    text = json.dumps(document, indent=2)
+    from pybai._json_text import dumps_indented
+
+    text = dumps_indented(document, indent=2)
     if path == "-":
         print(text)
         return

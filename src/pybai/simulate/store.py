@@ -42,6 +42,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from pybai._json_text import dumps_indented
 from pybai._output import write_output
 from pybai._validation import read_user_text
 from pybai._version import __version__
@@ -381,7 +382,7 @@ class ResultStore:
 
     def write_results(self, document: dict, table: str) -> None:
         """The result document and its table, beside the outcomes."""
-        write_text_atomic(self.folder / RESULTS, json.dumps(document, indent=2) + "\n")
+        write_text_atomic(self.folder / RESULTS, dumps_indented(document, indent=2) + "\n")
         write_text_atomic(self.folder / SUMMARY, table + "\n")
 
     def close(self) -> None:
