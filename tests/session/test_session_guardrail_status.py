@@ -34,10 +34,12 @@ def _problem(delta=0.1):
                             FixedConfidence(delta), control="control", labels=LABELS)
 
 
-#: "slow" earns most but breaks the latency guardrail; "fast" beats the control and keeps both
+#: "slow" earns most but breaks the latency guardrail; "fast" beats the control and keeps both (its refunds
+#: 0.1 below the control's, 0.2 inside the guardrail: a session stops in a few hundred samples; refunds equal to
+#: the control's, 0.1 inside, took 1,000 to 2,700)
 WORLD = MultiMetricEnvironment({"revenue": GaussianEnvironment([0.0, 0.8, 2.0], sigma=1.0),
                                 "latency": GaussianEnvironment([-1.0, -1.0, 1.5], sigma=1.0),
-                                "refunds": BernoulliEnvironment([0.2, 0.2, 0.2])},
+                                "refunds": BernoulliEnvironment([0.2, 0.1, 0.2])},
                                correlation=[[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
 
 
