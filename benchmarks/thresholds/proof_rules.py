@@ -14,6 +14,8 @@ Rules (names on the command line):
 * ``leader``   kind ``"leader"`` (one e-process per hypothesis, one common prior scale per term).
 * ``scales``   kind ``"leader-scales"`` (the same with the scale-pair prior: half on a common scale,
   half on independent scales for the tested arm and its opponents).
+* ``settled``  kind ``"leader-settled"`` (the scale-pair prior; a hypothesis' leader process starts only once
+  its leader beats the runner-up of the other arms by the sticky margin).
 * ``pair1``    diagnostic, NOT proven: ``pair`` at the level ln(1/delta), without the union over pairs.
 
 Usage::
@@ -52,7 +54,7 @@ INSTANCES = {
     "abn": ("b", [0.15, 0.12, 0.10]),
 }
 
-RULES = {"heur": 0, "pair": 1, "tilt": 2, "leader": 3, "scales": 4, "pair1": 5}
+RULES = {"heur": 0, "pair": 1, "tilt": 2, "leader": 3, "scales": 4, "pair1": 5, "settled": 6}
 
 
 @njit(cache=True)
@@ -122,9 +124,9 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
                 z, best = glr_best_arm(code, counts, means, var, 1.0, 0.0)
                 if z > math.log((1.0 + math.log(t)) / delta):
                     ans = best
-            elif rule == 3 or rule == 4:
-                leader_advance(states[r], counts, sums, means, code, lvar, STICKY)
-                product = SCALE_PAIR_WEIGHT if rule == 4 else 0.0
+            elif rule == 3 or rule == 4 or rule == 6:
+                leader_advance(states[r], counts, sums, means, code, lvar, STICKY, STICKY if rule == 6 else 0.0)
+                product = SCALE_PAIR_WEIGHT if rule >= 4 else 0.0
                 if leader_min_margin(states[r], code, counts, sums, means, lvar, scales, emax, consts,
                                      math.log(1.0 / delta), True, product) > 0.0:
                     ans = int(np.argmax(means))
