@@ -24,7 +24,8 @@ Usage::
 
 INSTANCE: mu1, mu2 (GK16 Bernoulli), g5, g10 (Gaussian, sigma 1), ab5, abn (Bernoulli A/B tests), or a
 comma list of means prefixed by ``g:`` or ``b:``.  Mean samples, their standard error, the ratio to the
-first rule, the error rate, and the paired difference to the first rule are printed.
+first rule, the error rate, and the paired difference to the first rule are printed; with three rules or more,
+also each later rule's paired difference to the second.
 """
 
 from __future__ import annotations
@@ -191,6 +192,12 @@ def main(argv):
         d = times[:, j] - times[:, 0]
         print(f"  {r:6s} {m:10.1f} +- {se:7.1f}  ratio {m / base:5.3f}  errors {errors[:, j].mean():.3f}"
               f"  paired diff vs first {d.mean():9.1f} +- {d.std(ddof=1) / math.sqrt(runs) if runs > 1 else 0:7.1f}")
+    if len(rule_names) > 2:  # each later rule against the second (the paired difference of a new rule to the old)
+        for j in range(2, len(rule_names)):
+            d = times[:, j] - times[:, 1]
+            print(f"  {rule_names[j]} - {rule_names[1]}: {d.mean():9.1f} +- "
+                  f"{d.std(ddof=1) / math.sqrt(runs) if runs > 1 else 0:7.1f} samples, ratio of means "
+                  f"{times[:, j].mean() / times[:, 1].mean():5.3f}")
 
 
 if __name__ == "__main__":
