@@ -161,11 +161,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="repetitions of every measurement")
     ap.add_argument("--instances", nargs="+", default=list(INSTANCES), choices=list(INSTANCES))
     ap.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    ap.add_argument("--thresholds", nargs="+", default=["delta-correct", "heuristic"],
+                    help="threshold kinds timed side by side (default: delta-correct and heuristic)")
     args = ap.parse_args(argv)
     doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": []}
     for instance in args.instances:
         for strategy in args.strategies:
-            for threshold in ("delta-correct", "heuristic"):
+            for threshold in args.thresholds:
                 ask_us, comp_us, loads, checks = [], [], [], 0
                 _, arms, rewards = trajectory(instance, strategy, threshold, 0)  # loads numba's cached kernels
                 ask_tell(instance, strategy, threshold, arms[:200], rewards[:200], 1)

@@ -14,6 +14,8 @@ Rules (names on the command line):
 * ``leader``   kind ``"leader"`` (one e-process per hypothesis, one common prior scale per term).
 * ``scales``   kind ``"leader-scales"`` (the same with the scale-pair prior: half on a common scale,
   half on independent scales for the tested arm and its opponents).
+* ``settled``  kind ``"leader-settled"`` (the scale-pair prior; a hypothesis' leader process starts only once
+  its leader beats the runner-up of the other arms by the sticky margin).
 * ``pair1``    diagnostic, NOT proven: ``pair`` at the level ln(1/delta), without the union over pairs.
 
 Usage::
@@ -22,7 +24,8 @@ Usage::
 
 INSTANCE: mu1, mu2 (GK16 Bernoulli), g5, g10 (Gaussian, sigma 1), ab5, abn (Bernoulli A/B tests), or a
 comma list of means prefixed by ``g:`` or ``b:``.  Mean samples, their standard error, the ratio to the
-first rule, the error rate, and the paired difference to the first rule are printed.
+first rule, the error rate, and the paired difference to the first rule are printed; with three rules or more,
+also each later rule's paired difference to the second.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ INSTANCES = {
     "abn": ("b", [0.15, 0.12, 0.10]),
 }
 
-RULES = {"heur": 0, "pair": 1, "tilt": 2, "leader": 3, "scales": 4, "pair1": 5}
+RULES = {"heur": 0, "pair": 1, "tilt": 2, "leader": 3, "scales": 4, "pair1": 5, "settled": 6}
 
 
 @njit(cache=True)
@@ -122,9 +125,9 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
                 z, best = glr_best_arm(code, counts, means, var, 1.0, 0.0)
                 if z > math.log((1.0 + math.log(t)) / delta):
                     ans = best
-            elif rule == 3 or rule == 4:
-                leader_advance(states[r], counts, sums, means, code, lvar, STICKY)
-                product = SCALE_PAIR_WEIGHT if rule == 4 else 0.0
+            elif rule == 3 or rule == 4 or rule == 6:
+                leader_advance(states[r], counts, sums, means, code, lvar, STICKY, STICKY if rule == 6 else 0.0)
+                product = SCALE_PAIR_WEIGHT if rule >= 4 else 0.0
                 if leader_min_margin(states[r], code, counts, sums, means, lvar, scales, emax, consts,
                                      math.log(1.0 / delta), True, product) > 0.0:
                     ans = int(np.argmax(means))
@@ -189,6 +192,12 @@ def main(argv):
         d = times[:, j] - times[:, 0]
         print(f"  {r:6s} {m:10.1f} +- {se:7.1f}  ratio {m / base:5.3f}  errors {errors[:, j].mean():.3f}"
               f"  paired diff vs first {d.mean():9.1f} +- {d.std(ddof=1) / math.sqrt(runs) if runs > 1 else 0:7.1f}")
+    if len(rule_names) > 2:  # each later rule against the second (the paired difference of a new rule to the old)
+        for j in range(2, len(rule_names)):
+            d = times[:, j] - times[:, 1]
+            print(f"  {rule_names[j]} - {rule_names[1]}: {d.mean():9.1f} +- "
+                  f"{d.std(ddof=1) / math.sqrt(runs) if runs > 1 else 0:7.1f} samples, ratio of means "
+                  f"{times[:, j].mean() / times[:, 1].mean():5.3f}")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def _seg(n_arms, j, k):
 
 
 @njit(cache=True)
-def leader_advance(state, counts, sums, means, code, var, sticky):
+def leader_advance(state, counts, sums, means, code, var, sticky, start=0.0):
     """Update the leaders of every hypothesis from the data seen so far (in place).
 
     The candidate leader of H_j is the empirical best of the arms other than j (first of ties).  It
@@ -63,6 +63,11 @@ def leader_advance(state, counts, sums, means, code, var, sticky):
     ``sticky``; then the current segment (the current leader's samples since it became the leader) is
     closed and stored, and a new one starts at the candidate's current count and sum.  With
     :data:`MAX_SEGMENTS` segments stored the leader is kept.  Every choice reads the past only.
+
+    ``start`` > 0 (the settled-leader rule, kind ``"leader-settled"``): a hypothesis without a leader gets
+    its first one only when the candidate's pair GLR over the runner-up of the arms other than j exceeds
+    ``start`` (with K = 2 there is no runner-up and the leader starts at once); until then its leader
+    process holds its wealth as cash (L_j = 1, no segment).  0 starts the first leader at once.
     """
     K = counts.shape[0]
     b1 = 0
@@ -73,11 +78,21 @@ def leader_advance(state, counts, sums, means, code, var, sticky):
     for i in range(K):
         if i != b1 and means[i] > means[b2]:
             b2 = i
+    b3 = -1
+    if start > 0.0:
+        for i in range(K):
+            if i != b1 and i != b2 and (b3 < 0 or means[i] > means[b3]):
+                b3 = i
     for j in range(K):
         cand = b2 if j == b1 else b1
         cur = int(state[j])
         if cur == cand:
             continue
+        if cur < 0 and start > 0.0:
+            runner = b3 if (j == b1 or j == b2) else b2
+            if runner >= 0 and pair_cost(code, counts[cand], means[cand], var[cand], counts[runner], means[runner],
+                                         var[runner]) <= start:
+                continue
         if cur >= 0:
             if pair_cost(code, counts[cand], means[cand], var[cand], counts[cur], means[cur], var[cur]) <= sticky:
                 continue
@@ -458,12 +473,12 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
 
 
 @njit(cache=True)
-def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen):
+def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen, start=0.0):
     """The run's own step after an observation, in one compiled call: the leaders advanced
-    (:func:`leader_advance`), then the smallest margin, remembering the hypotheses rejected
+    (:func:`leader_advance`, ``start`` as there), then the smallest margin, remembering the hypotheses rejected
     (:func:`leader_min_margin` with ``record``).  ``seen`` (length K) receives the counts the margin was
     computed on.  Returns the margin; stop when > 0.
     """
-    leader_advance(state, counts, sums, means, code, var, sticky)
+    leader_advance(state, counts, sums, means, code, var, sticky, start)
     seen[:] = counts
     return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product)

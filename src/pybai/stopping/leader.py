@@ -36,6 +36,13 @@ of initial value 1 at the truth (the factors change on disjoint samples), so the
 it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
 E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
 
+**Settled leaders** (kind ``"leader-settled"``).  The scale-pair prior, except that a hypothesis has no leader
+until the candidate beats the runner-up of the arms other than j by a pair GLR above ``STICKY``; until then its
+leader process holds its wealth as cash (L_j,c = 1).  A closed segment of an early leader, evaluated near the
+eventual best arm's mean, is below 1 and multiplies every later one; waiting avoids those segments.  The start is a
+stopping time and the first segment holds only later samples, so the theorem below holds unchanged (the proof's
+leader sequence may begin with "none").  Proof and measurements: docs/thresholds.md.
+
 **Theorem (delta-correct for every sampling rule).**  Assumptions: the arms' rewards are Gaussian with
 known variances, or lie in [0, 1]; given the sampling rule's choice a reward is drawn from the chosen
 arm's law independently of the past; the sampling rule may use the whole past.  The rule stops at time
@@ -90,10 +97,12 @@ from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
 __all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "GaussianLeaderScalesThreshold",
-           "BernoulliLeaderScalesThreshold", "LEADER_KINDS", "SCALE_PAIR_WEIGHT", "refuse_leader"]
+           "BernoulliLeaderScalesThreshold", "GaussianLeaderSettledThreshold", "BernoulliLeaderSettledThreshold",
+           "LEADER_KINDS", "SCALE_PAIR_WEIGHT", "refuse_leader"]
 
-#: The kinds of this module: common prior scales (``"leader"``), the scale-pair prior (``"leader-scales"``).
-LEADER_KINDS = ("leader", "leader-scales")
+#: The kinds of this module: common prior scales (``"leader"``), the scale-pair prior (``"leader-scales"``), the
+#: scale-pair prior with leader processes that start once the leader has settled (``"leader-settled"``).
+LEADER_KINDS = ("leader", "leader-scales", "leader-settled")
 #: Weight of the independent-scales part of the scale-pair prior (kind ``"leader-scales"``; module docstring).
 SCALE_PAIR_WEIGHT = 0.5
 
@@ -102,8 +111,8 @@ def refuse_leader(kind: Any, owner: str) -> None:
     """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
     "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
     if isinstance(kind, str) and kind.strip().lower() in LEADER_KINDS:
-        raise fail("threshold", owner, "a kind this goal supports ('leader' and 'leader-scales' are for best-arm "
-                   "identification without epsilon)", kind)
+        raise fail("threshold", owner, "a kind this goal supports ('leader', 'leader-scales' and 'leader-settled' are "
+                   "for best-arm identification without epsilon)", kind)
 
 
 class LeaderThreshold(Threshold):
@@ -141,6 +150,9 @@ class LeaderThreshold(Threshold):
     _code = GAUSSIAN
     #: Weight of the independent-scales part of the scale-pair prior (0: one common scale per term).
     product_weight = 0.0
+    #: The pair GLR by which a hypothesis' first leader must beat the runner-up of the other arms before its leader
+    #: process starts (0: at once; :func:`~pybai.stopping._leader_kernels.leader_advance`).
+    leader_start = 0.0
 
     def __init__(self, delta: float, n_arms: int):
         super().__init__(delta)
@@ -201,7 +213,8 @@ class LeaderThreshold(Threshold):
 
     def _step(self, model, counts, sums, means, variances) -> float:
         margin = leader_step(self.state_, self._code, counts, sums, means, self._variances(variances), self.sticky,
-                             self._scales, self._emax, self._consts, self.level, self.product_weight, self._seen)
+                             self._scales, self._emax, self._consts, self.level, self.product_weight, self._seen,
+                             self.leader_start)
         self._decided = (model, margin)
         return margin
 
@@ -268,7 +281,7 @@ class LeaderThreshold(Threshold):
     def compiled_pieces(self) -> LeaderForm:
         """The numbers a compiled loop reads and a copy of the state (:func:`pybai.stopping.compiled.leader_rule_check`)."""
         return LeaderForm(int(self._code), self.level, self.min_statistic, self.sticky, self._scales, self._emax,
-                          self._consts, self.state_.copy(), float(self.product_weight))
+                          self._consts, self.state_.copy(), float(self.product_weight), float(self.leader_start))
 
     def load_state(self, state: np.ndarray) -> None:
         """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
@@ -322,3 +335,19 @@ class BernoulliLeaderScalesThreshold(BernoulliLeaderThreshold):
 
     name = "leader-scales-bernoulli"
     product_weight = SCALE_PAIR_WEIGHT
+
+
+class GaussianLeaderSettledThreshold(GaussianLeaderScalesThreshold):
+    """Gaussian arms with known variances, the scale-pair prior, leader processes started once the leader has settled
+    (kind ``"leader-settled"``, docs/thresholds.md)."""
+
+    name = "leader-settled-gaussian"
+    leader_start = STICKY
+
+
+class BernoulliLeaderSettledThreshold(BernoulliLeaderScalesThreshold):
+    """Rewards in [0, 1], the scale-pair prior, leader processes started once the leader has settled (kind
+    ``"leader-settled"``, docs/thresholds.md)."""
+
+    name = "leader-settled-bernoulli"
+    leader_start = STICKY

@@ -53,8 +53,9 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
-from pybai.stopping.leader import (BernoulliLeaderScalesThreshold, BernoulliLeaderThreshold, GaussianLeaderScalesThreshold,
-                                   GaussianLeaderThreshold)
+from pybai.stopping.leader import (BernoulliLeaderScalesThreshold, BernoulliLeaderSettledThreshold,
+                                   BernoulliLeaderThreshold, GaussianLeaderScalesThreshold,
+                                   GaussianLeaderSettledThreshold, GaussianLeaderThreshold)
 from pybai.stopping.tilt import BernoulliTiltThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
 
@@ -66,8 +67,14 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems;
 #: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1];
 #: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`;
-#: ``"leader-scales"``: the same with the scale-pair prior, the ``"delta-correct"`` default of best-arm problems).
-KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales")
+#: ``"leader-scales"``: the same with the scale-pair prior, the ``"delta-correct"`` default of best-arm problems;
+#: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled).
+KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales",
+         "leader-settled")
+#: The leader kinds' classes: (Gaussian arms with known variances, rewards in [0, 1]).
+_LEADER_CLASSES = {"leader": (GaussianLeaderThreshold, BernoulliLeaderThreshold),
+                   "leader-scales": (GaussianLeaderScalesThreshold, BernoulliLeaderScalesThreshold),
+                   "leader-settled": (GaussianLeaderSettledThreshold, BernoulliLeaderSettledThreshold)}
 #: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -124,7 +131,8 @@ def make_threshold(
 
     Parameters
     ----------
-    kind : {"heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader"}
+    kind : str
+        One of :data:`KINDS`.
         ``"heuristic"``: :class:`~pybai.stopping.heuristic.HeuristicThreshold` (not proven).
         ``"delta-correct"``: the tightest proven threshold for ``family``:
         :class:`~pybai.stopping.kk21.GaussianThreshold` for ``"gaussian"``,
@@ -145,7 +153,9 @@ def make_threshold(
         ``n_terms`` must be 2).  ``"leader"``: the best-arm rule of :mod:`pybai.stopping.leader`
         (:class:`~pybai.stopping.leader.GaussianLeaderThreshold` or
         :class:`~pybai.stopping.leader.BernoulliLeaderThreshold`, for ``n_alternatives + 1`` arms; ``n_terms``
-        must be 2); only best-arm problems without epsilon decide with it.  Problems that build
+        must be 2); only best-arm problems without epsilon decide with it.  ``"leader-scales"`` and
+        ``"leader-settled"``: the same rule with the scale-pair prior, and with the scale-pair prior and leader
+        processes started once the leader has settled (same module).  Problems that build
         their own threshold for ``"delta-correct"`` do so in
         :meth:`pybai.problems.base.Problem.threshold`.
     delta : float
@@ -197,14 +207,11 @@ def make_threshold(
         if fam != "bernoulli":
             raise fail("family", "make_threshold", "'bernoulli' (or a bounded family) for kind 'pair-tilt'", family)
         return BernoulliTiltThreshold(delta, n_alternatives)
-    if kind in ("leader", "leader-scales"):
+    if kind in _LEADER_CLASSES:
         if n_terms != 2:
             raise fail("n_terms", "make_threshold", f"2 for kind '{kind}' (pieces of two arms)", n_terms)
-        scales = kind == "leader-scales"
-        if fam == "gaussian":
-            return (GaussianLeaderScalesThreshold if scales else GaussianLeaderThreshold)(delta, n_alternatives + 1)
-        if fam == "bernoulli":
-            return (BernoulliLeaderScalesThreshold if scales else BernoulliLeaderThreshold)(delta, n_alternatives + 1)
+        if fam in ("gaussian", "bernoulli"):
+            return _LEADER_CLASSES[kind][fam == "bernoulli"](delta, n_alternatives + 1)
         raise fail("family", "make_threshold", f"'gaussian' or 'bernoulli' for kind '{kind}'", family)
     if kind == "kt-mixture" and fam != "bernoulli":
         raise fail("family", "make_threshold", "'bernoulli' for kind 'kt-mixture'", family)
