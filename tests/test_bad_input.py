@@ -565,6 +565,69 @@ def test_cli_subprocess_no_traceback(tmp_path):
     assert len(lines) == 1 and "not a UTF-8 text file" in lines[0], res.stderr
 
 
+def _integer_options():
+    """(command words, option) of every command-line option that reads an integer (found by walking the parser)."""
+    import argparse
+
+    from pybai.cli import build_parser
+
+    out = []
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, words + [name])
+            elif action.option_strings and callable(action.type):
+                try:
+                    read = action.type("3")
+                except Exception:  # noqa: BLE001 - not a number type
+                    continue
+                if isinstance(read, int) and not isinstance(read, bool):
+                    out.append((tuple(words), action.option_strings[-1]))
+
+    walk(build_parser(), [])
+    return out
+
+
+INTEGER_OPTIONS = _integer_options()
+
+
+@pytest.mark.parametrize("value", [str(2**64), str(10**30), "1.5"])
+@pytest.mark.parametrize("words,option", INTEGER_OPTIONS, ids=[" ".join(w) + " " + o for w, o in INTEGER_OPTIONS])
+def test_every_integer_option_is_bounded(words, option, value, capsys):
+    """Every integer option of every command refuses values beyond 64 bits (and negative or fractional ones where
+    they make no sense) while the arguments are read: exit 2, one line naming the option, before any work."""
+    try:
+        code = main([*words, option, value])
+    except SystemExit as exc:  # argparse refuses while reading the arguments
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("pybai: error: "), err
+    assert option in err[0], err[0]
+
+
+def test_no_option_reads_a_bare_int():
+    """``type=int`` would take 2^64 and fail deep inside (an OverflowError): integer options use the bounded
+    readers of pybai.cli._common."""
+    import argparse
+
+    from pybai.cli import build_parser
+
+    bare = []
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, words + [name])
+            elif action.type is int:
+                bare.append(" ".join(words + action.option_strings))
+
+    walk(build_parser(), [])
+    assert not bare, bare
+
+
 USER_CLI_CASES = [c for c in CASES if c.id in {"module-syntax-error", "module-sys-exit-3-at-import",
                                                  "module-keyboard-interrupt-at-import", "function-sys-exit",
                                                  "function-sys-exit-3", "function-keyboard-interrupt"}]
