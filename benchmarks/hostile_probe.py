@@ -281,97 +281,172 @@ def _metrics(session):
     return list(getattr(session.layout, "metrics", None) or [])
 
 
+def plan(index: int, streams, sizes) -> list[tuple[str, int]]:
+    """(stream, answers) of definition ``index``: the whole product with ``--full``; else every size on ordinary
+    data and the degenerate streams in rotation (four at a few answers, one at many), so that each stream meets
+    every reward model and goal over the definitions."""
+    if FULL:
+        return [(st, n) for st in streams for n in sizes if n or st == "ordinary"]
+    others = [st for st in streams if st != "ordinary"]
+    if not others:
+        return [("ordinary", n) for n in sizes]
+    few, many = sizes[len(sizes) // 2], sizes[-1]
+    picked = [others[(index * 4 + j) % len(others)] for j in range(min(4, len(others)))]
+    return ([("ordinary", n) for n in sizes] + [(st, few) for st in picked]
+            + [(others[(index * 3 + 1) % len(others)], many)])
+
+
+FULL = False
+
+
 def probe_sessions(folder: Path, defs, streams, sizes, reports: int) -> list[tuple[str, Path, str]]:
     """Tell each definition each stream through Python; check status, export and report on Python and the CLI.
 
     Returns (label, database, session name) of some sessions for the HTTP round."""
     served = []
     n_report = 0
-    for label, doc, spec in defs:
-        for stream in streams:
-            for size in sizes:
-                if size == 0 and stream != "ordinary":
-                    continue
-                what = f"{label} / {stream} x {size}"
-                db = folder / f"s{len(RESULTS)}.db"
+    for index, (label, doc, spec) in enumerate(defs):
+        for stream, size in plan(index, streams, sizes):
+            what = f"{label} / {stream} x {size}"
+            db = folder / f"s{len(RESULTS)}.db"
+            try:
+                session = Session.create(db, doc)
+            except BaseException as exc:  # noqa: BLE001
+                record("combination", "python", what, f"create: {type(exc).__name__}: {exc}", False)
+                continue
+            rng = np.random.default_rng(SEED)
+            problem = session.problem
+            lo, hi = support(problem) if hasattr(problem, "family") else (-math.inf, math.inf)
+            metrics = _metrics(session)
+            told = refused = 0
+            broken = None
+            for step in range(size):
                 try:
-                    session = Session.create(db, doc)
+                    req = session.ask()
+                except PybaiError:
+                    break  # stopped
                 except BaseException as exc:  # noqa: BLE001
-                    record("combination", "python", what, f"create: {type(exc).__name__}: {exc}", False)
-                    continue
-                rng = np.random.default_rng(SEED)
-                problem = session.problem
-                lo, hi = support(problem) if hasattr(problem, "family") else (-math.inf, math.inf)
-                metrics = _metrics(session)
-                told = refused = 0
-                broken = None
-                for step in range(size):
+                    broken = f"ask: {type(exc).__name__}: {exc}"
+                    break
+                try:
+                    _tell_one(session, problem, req, stream, step, rng, lo, hi, metrics)
+                    told += 1
+                except PybaiError as exc:
+                    if "\n" in str(exc).strip():
+                        broken = f"tell refused in several lines: {exc}"
+                        break
+                    refused += 1
+                    if refused > 2:
+                        break
                     try:
-                        req = session.ask()
+                        session.cancel(req.id)
                     except PybaiError:
-                        break  # stopped
-                    except BaseException as exc:  # noqa: BLE001
-                        broken = f"ask: {type(exc).__name__}: {exc}"
-                        break
-                    try:
-                        _tell_one(session, problem, req, stream, step, rng, lo, hi, metrics)
-                        told += 1
-                    except PybaiError as exc:
-                        if "\n" in str(exc).strip():
-                            broken = f"tell refused in several lines: {exc}"
-                            break
-                        refused += 1
-                        if refused > 2:
-                            break
-                        try:
-                            session.cancel(req.id)
-                        except PybaiError:
-                            pass
-                    except BaseException as exc:  # noqa: BLE001
-                        broken = f"tell: {type(exc).__name__}: {exc}"
-                        break
-                if broken:
-                    record("combination", "python", what, broken, False)
-                    session.close()
-                    continue
-                ok, outcome, status = python_verdict(session.status, may_work=True, expect=())
-                if ok:
-                    # degenerate data certified: a stop that is not censored/budget, on data that cannot tell arms apart
-                    if (stream in NEVER_CERTIFIED and status.get("status") == "stopped"
-                            and status.get("certified", True)):
-                        ok, outcome = False, (f"certified {status.get('answer')} on {stream} after "
-                                              f"{status.get('samples')} samples")
-                    else:
-                        bad = [k for k, v in status.items() if isinstance(v, float) and math.isnan(v)
-                               and k not in ("statistic", "threshold")]
-                        outcome = f"status {status.get('status')} after {told} told, {refused} refused" + (
-                            f"; NaN in {bad}" if bad else "")
-                record("degenerate" if stream in NEVER_CERTIFIED or stream.startswith(("huge", "near", "tiny", "sub"))
-                       else "combination", "python", what + " status", outcome, ok)
-                ok, outcome, _ = python_verdict(session.observations, expect=())
-                record("combination", "python", what + " export", outcome, ok)
+                        pass
+                except BaseException as exc:  # noqa: BLE001
+                    broken = f"tell: {type(exc).__name__}: {exc}"
+                    break
+            if broken:
+                record("combination", "python", what, broken, False)
                 session.close()
-                for verb, extra in (("status", ["--json"]), ("status", []), ("export", [])):
-                    code, out, err = cli("session", verb, "--db", db, *extra)
-                    ok, outcome = cli_verdict(code, err)
-                    if ok and code != 0:
-                        ok, outcome = False, f"refused a session that accepted its answers: {outcome}"
-                    record("combination", "cli", what + f" {verb} {' '.join(extra)}", outcome, ok)
-                if n_report < reports and size in (1, SIZES[-1]):
-                    n_report += 1
-                    code, out, err = cli("session", "report", "--db", db, "--out", folder / f"report{n_report}")
-                    ok, outcome = cli_verdict(code, err)
-                    record("combination", "cli", what + " report", outcome, ok and code == 0)
-                if size in (1, SIZES[-1]) and stream in ("ordinary", "constant", "top-of-range", "huge-1e300"):
-                    served.append((what, db, doc["name"]))
+                continue
+            ok, outcome, status = python_verdict(session.status, may_work=True, expect=())
+            if ok:
+                # degenerate data certified: a stop that is not censored/budget, on data that cannot tell arms apart
+                if (stream in NEVER_CERTIFIED and status.get("status") == "stopped"
+                        and status.get("certified", True)):
+                    ok, outcome = False, (f"certified {status.get('answer')} on {stream} after "
+                                          f"{status.get('samples')} samples")
+                else:
+                    bad = [k for k, v in status.items() if isinstance(v, float) and math.isnan(v)
+                           and k not in ("statistic", "threshold")]
+                    outcome = f"status {status.get('status')} after {told} told, {refused} refused" + (
+                        f"; NaN in {bad}" if bad else "")
+            record("degenerate" if stream in NEVER_CERTIFIED or stream.startswith(("huge", "near", "tiny", "sub"))
+                   else "combination", "python", what + " status", outcome, ok)
+            ok, outcome, _ = python_verdict(session.observations, expect=())
+            record("combination", "python", what + " export", outcome, ok)
+            session.close()
+            for verb, extra in (("status", ["--json"]), ("status", []), ("export", [])):
+                code, out, err = cli("session", verb, "--db", db, *extra)
+                ok, outcome = cli_verdict(code, err)
+                if ok and code != 0:
+                    ok, outcome = False, f"refused a session that accepted its answers: {outcome}"
+                record("combination", "cli", what + f" {verb} {' '.join(extra)}", outcome, ok)
+            if size == sizes[len(sizes) // 2]:
+                cli_rounds(folder, db, what, stream, lo, hi, metrics)
+            if n_report < reports and size in (1, sizes[-1]):
+                n_report += 1
+                code, out, err = cli("session", "report", "--db", db, "--out", folder / f"report{n_report}")
+                ok, outcome = cli_verdict(code, err)
+                record("combination", "cli", what + " report", outcome, ok and code == 0)
+            if size == sizes[-1] or (size == 1 and stream == "ordinary"):
+                served.append((what, db, doc["name"], stream, lo, hi, metrics))
     return served
+
+
+def cli_rounds(folder: Path, db: Path, what: str, stream: str, lo: float, hi: float, metrics: list) -> None:
+    """Three more rounds through the command line (ask --csv, a CSV of the stream's values, tell), then an
+    epsilon of each mode and a cancel: each works or refuses in one line."""
+    import csv as csv_module
+
+    rng = np.random.default_rng(SEED + 1)
+    plate, answer = folder / "plate.csv", folder / "answer.csv"
+    for step in range(3):
+        code, out, err = cli("session", "ask", "--db", db, "--csv", plate)
+        ok, outcome = cli_verdict(code, err)
+        if not ok:
+            record("combination", "cli", f"{what} ask {step}", outcome, ok)
+            return
+        rows = list(csv_module.DictReader(plate.open()))
+        if not rows:
+            break
+        rid = rows[0]["request"]
+        if metrics:
+            lines = ["arm," + ",".join(metrics)] + [
+                r["arm"] + "," + ",".join(repr(STREAMS[stream](int(r["arm"]), step, rng, lo, hi)) for _ in metrics)
+                for r in rows]
+        else:
+            lines = ["source,reward"] + [f"{r['source']},{STREAMS[stream](int(r['source']) % ARMS, step, rng, lo, hi)!r}"
+                                         for r in rows]
+        answer.write_text("\n".join(lines) + "\n")
+        code, out, err = cli("session", "tell", "--db", db, "--request", rid, "--csv", answer)
+        ok, outcome = cli_verdict(code, err)
+        record("degenerate" if stream not in ("ordinary", "constant") else "combination", "cli",
+               f"{what} tell {step} ({lines[1][:30]})", outcome, ok)
+    for mode in ("additive", "relative"):
+        code, out, err = cli("session", "epsilon", "--db", db, "--epsilon", "0.05", "--mode", mode)
+        ok, outcome = cli_verdict(code, err)
+        record("combination", "cli", f"{what} epsilon 0.05 {mode}", outcome, ok)
+    code, out, err = cli("session", "cancel", "--db", db, "--request", "1")
+    ok, outcome = cli_verdict(code, err)
+    record("combination", "cli", f"{what} cancel 1", outcome, ok)
+    for verb, extra in (("status", ["--json"]), ("export", [])):
+        code, out, err = cli("session", verb, "--db", db, *extra)
+        ok, outcome = cli_verdict(code, err)
+        record("combination", "cli", f"{what} {verb} after the CLI rounds", outcome, ok and code == 0)
 
 
 def probe_http_sessions(folder: Path, served) -> None:
     """The HTTP routes and the dashboard's JSON routes of sessions told through Python (one server per database)."""
-    for what, db, name in served:
+    for what, db, name, stream, lo, hi, metrics in served:
         server = Server(db)
+        rng = np.random.default_rng(SEED + 2)
         try:
+            for step in range(3):  # answers of the stream over HTTP
+                code, body = server.call("POST", f"/sessions/{name}/ask", {})
+                ok, outcome = http_verdict(code, body)
+                if code != 200:
+                    record("combination", "http", f"{what} POST ask {step}", outcome, ok)
+                    break
+                sources = body["sources"]
+                if metrics:
+                    rewards = {m: [STREAMS[stream](int(a), step, rng, lo, hi) for a in sources] for m in metrics}
+                else:
+                    rewards = [STREAMS[stream](int(a) % ARMS, step, rng, lo, hi) for a in sources]
+                code, answer = server.call("POST", f"/sessions/{name}/tell", {"request": body["request"],
+                                                                               "sources": sources, "rewards": rewards})
+                ok, outcome = http_verdict(code, answer)
+                record("combination", "http", f"{what} POST tell {step}", outcome, ok)
             for route in ("status", "history", "export", ""):
                 url = f"/sessions/{name}" + (f"/{route}" if route else "")
                 code, body = server.call("GET", url)
@@ -776,6 +851,86 @@ def probe_storage(folder: Path) -> None:
         record("storage", "python", f"SQLite file {label}, Session.open", outcome, ok)
 
 
+def probe_postgres(folder: Path) -> None:
+    """A real PostgreSQL server (tests/session/_postgres.py) restarted under an open session, a served one and the
+    command line; then stopped: every call works once it is back, or refuses in one line (HTTP 503) meanwhile."""
+    sys.path.insert(0, str(ROOT / "tests" / "session"))
+    try:
+        import _postgres
+    except ImportError as exc:
+        record("storage", "python", "PostgreSQL", f"skipped: {exc}", True)
+        return
+    binaries = _postgres.server_binaries()
+    if binaries is None:
+        record("storage", "python", "PostgreSQL", "skipped: no initdb/pg_ctl", True)
+        return
+    try:
+        pg = _postgres.Server(binaries).start()
+    except Exception as exc:  # noqa: BLE001
+        record("storage", "python", "PostgreSQL", f"skipped: the server does not start ({exc})", True)
+        return
+    doc = {"name": "pg", "seed": 1, "problem": {"goal": "best-arm", "delta": 0.01},
+           "environment": {"kind": "gaussian", "arms": 3, "sigma": 1.0}, "strategy": [{"name": "top-two"}],
+           "session": {"max_pending": 3}}
+    server = None
+    try:
+        session = Session.create(pg.url, doc)
+        rng = np.random.default_rng(SEED)
+        told = 0
+
+        def rounds(n, label):
+            nonlocal told
+            for _ in range(n):
+                ok, outcome, req = python_verdict(session.ask)
+                if req is None:
+                    record("storage", "python", f"{label}: ask", outcome, ok)
+                    return
+                ok, outcome, _ = python_verdict(lambda: session.tell(req.id, req.requests.tolist(),
+                                                                     rng.normal(size=len(req.requests)).tolist()))
+                if not ok or outcome != "worked":
+                    record("storage", "python", f"{label}: tell", outcome, ok)
+                    return
+                told += len(req.requests)
+            record("storage", "python", f"{label}: {n} rounds", "worked", True)
+
+        rounds(5, "PostgreSQL before a restart")
+        server = Server(pg.url)
+        for mode in ("fast", "immediate"):
+            pg.restart(mode)
+            rounds(5, f"PostgreSQL after a {mode} restart (open session)")
+            for method, route, body in (("GET", "/sessions/pg/status", None), ("POST", "/sessions/pg/ask", {}),
+                                        ("GET", "/sessions/pg/export", None)):
+                code, answer = server.call(method, route, body)
+                ok, outcome = http_verdict(code, answer, unavailable=False)
+                record("storage", "http", f"PostgreSQL after a {mode} restart, {method} {route.rsplit('/', 1)[-1]}",
+                       outcome, ok)
+            code, out, err = cli("session", "status", "--db", pg.url)
+            ok, outcome = cli_verdict(code, err)
+            record("storage", "cli", f"PostgreSQL after a {mode} restart, status", outcome, ok and code == 0)
+        ok, outcome, status = python_verdict(session.status)
+        if ok and status["samples"] != told:
+            ok, outcome = False, f"{told} samples acknowledged, {status['samples']} stored"
+        record("storage", "python", "PostgreSQL: nothing acknowledged lost or doubled", outcome, ok)
+        pg._run(str(pg.bin / "pg_ctl"), "-D", str(pg.data), "-m", "fast", "-w", "stop")  # down for good
+        t0 = time.monotonic()
+        ok, outcome, _ = python_verdict(session.ask, may_work=False)
+        record("storage", "python", "PostgreSQL down: ask", outcome + f" ({time.monotonic() - t0:.0f} s)", ok)
+        code, answer = server.call("GET", "/sessions/pg/status")
+        ok, outcome = http_verdict(code, answer, may_work=False, unavailable=True)
+        record("storage", "http", "PostgreSQL down: GET status", outcome, ok)
+        code, out, err = cli("session", "status", "--db", pg.url.replace("pybai@", "pybai:hunter2@"))
+        ok, outcome = cli_verdict(code, err, may_work=False)
+        if "hunter2" in err + out:
+            ok, outcome = False, "prints the password: " + outcome
+        record("storage", "cli", "PostgreSQL down: status (URL with a password)", outcome, ok)
+        with contextlib.suppress(Exception):
+            session.close()
+    finally:
+        if server is not None:
+            server.stop()
+        pg.stop()
+
+
 def summary() -> int:
     classes: dict[str, list[int]] = {}
     for klass, _, _, _, ok in RESULTS:
@@ -794,10 +949,14 @@ def summary() -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer streams and sizes")
+    parser.add_argument("--full", action="store_true", help="every stream at every size for every definition "
+                        "(about four times longer)")
     parser.add_argument("--only", help="run only the classes whose name contains this word "
                         "(combination, bad-input, output, storage, http)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
+    global FULL
+    FULL = args.full
     start = time.monotonic()
     streams = list(STREAMS) if not args.quick else ["ordinary", "constant", "top-of-range", "tiny-1e-300"]
     sizes = SIZES if not args.quick else (0, 1, 30)
@@ -810,6 +969,8 @@ def main(argv=None) -> int:
             probe_outputs(folder)
         if only in ("", "storage"):
             probe_storage(folder)
+        if only in ("", "storage", "postgres"):
+            probe_postgres(folder)
         if only in ("", "combination", "http"):
             defs = definitions()
             served = probe_sessions(folder, defs, streams, sizes, reports=4 if not args.quick else 2)
