@@ -27,8 +27,6 @@ def command(args) -> int:
     from pybai.precompile import precompile
     from pybai.validation import FAMILIES
 
-    if args.jobs < 1:
-        raise fail("--jobs", "pybai precompile", "an integer >= 1", args.jobs)
     for name in args.family or []:
         if name not in FAMILIES:
             raise fail("--family", "pybai precompile", "one of " + ", ".join(FAMILIES), name)
