@@ -265,7 +265,7 @@ STREAMS = {  # name -> reward(arm, step, rng, lo, hi)
 #: streams after which a certified stop would be reading noise-free data as certainty (under every model)
 NEVER_CERTIFIED = ("ties", "equal-constant", "top-of-range", "tiny-1e-300", "subnormal", "repeated-pair")
 #: answers per stream: 0, 1, a few, many
-SIZES = (0, 1, 6, 120)
+SIZES = (0, 1, 6, 80)
 
 
 def _tell_one(session, problem, req, stream, step, rng, lo, hi, layout_metrics):
@@ -1060,7 +1060,7 @@ def main(argv=None) -> int:
             probe_spike(folder, defs, runs=6 if not args.quick else 3)
             probe_runs(folder, defs)
             if only in ("", "http"):
-                probe_http_sessions(folder, served[:: max(1, len(served) // 12)])
+                probe_http_sessions(folder, served[:: max(1, len(served) // 8)])
     print(f"\n{len(RESULTS)} cases in {time.monotonic() - start:.0f} s")
     return summary()
 
