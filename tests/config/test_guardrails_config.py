@@ -38,6 +38,22 @@ def test_the_file_builds_the_problem():
     assert p.metrics[1].sigma == 20.0 and p.answer(exp.environment.source_means) == 1
 
 
+def test_a_metric_of_unknown_variance_builds_its_problem():
+    """``reward_model = "gaussian-unknown-variance"``: no sigma, the learner's view reads its estimates, the truth's
+    view (``pybai complexity``) the environment's per-arm variances."""
+    data = copy.deepcopy(BASE)
+    data["problem"]["metric"][1]["reward_model"] = "gaussian-unknown-variance"
+    data["environment"]["metric"][1]["sigma"] = [20.0, 40.0]
+    exp = parse_experiment(data)
+    p = exp.problem
+    assert p.metrics[1].unknown_variance and p.metrics[1].sigma is None and p.has_unknown_variance
+    assert p.unknown.tolist() == [False, True, False, False, True, False]
+    truth = p.truth_view(exp.environment)
+    assert truth.variances[[1, 4]].tolist() == [400.0, 1600.0] and truth.variances[0] == 0.25
+    report = p.truth_view(exp.environment).complexity(exp.environment.source_means)
+    assert report["answer"] == 1 and report["characteristic_time"] > 0
+
+
 def _with(section, path, value):
     data = copy.deepcopy(BASE)
     target = data[section]
@@ -61,7 +77,11 @@ REFUSALS = [
     (("environment", ["metric", 1, "name"], "conversion"), "environment.metric[1].name: expected distinct metric names"),
     (("problem", ["metric", 1, "name"], "latency"), 'problem.metric[1].name: expected "latency_ms"'),
     (("problem", ["metric", 1, "at_mots"], 1.0), "problem.metric[1].at_mots: unknown key (did you mean 'at_most'?)"),
-    (("problem", ["metric", 1, "reward_model"], "gaussian-unknown-variance"), "problem.metric[1].reward_model: expected one of"),
+    (("problem", ["metric", 1, "reward_model"], "poisson"), "problem.metric[1].reward_model: expected one of"),
+    (("problem", ["metric", 1], {"name": "latency_ms", "reward_model": "gaussian-unknown-variance", "sigma": 20.0,
+                                 "at_most": 250.0}), "problem.metric[1].sigma: expected absent"),
+    (("problem", ["metric", 2], {"name": "refunds", "reward_model": "gaussian-unknown-variance"}),
+     'problem.metric[2].reward_model: "gaussian-unknown-variance" needs Gaussian rewards'),
     (("problem", ["metric", 2, "reward_range"], [1, 0]), "problem.metric[2].reward_range: expected two finite numbers"),
     (("environment", ["correlation"], [[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]]),
      "environment.correlation: expected a positive semi-definite matrix"),

@@ -297,3 +297,46 @@ def test_dashboard_shows_each_arms_guardrails(folder, tmp_path):  # noqa: F811 (
     for stem in ("dashboard-guardrails-running", "dashboard-guardrails-certified"):
         for size, _, _ in SIZES:
             assert (shots / f"{stem}-{size}.png").stat().st_size > 10_000
+
+
+def test_dashboard_shows_a_metric_of_unknown_variance(folder):  # noqa: F811 (fixture)
+    """A guardrail session whose latency has an unknown variance: the table gives its mean and Student-t interval per
+    arm as the status does, and the guardrails panel its state; no script error."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from pybai import FixedConfidence, make_strategy
+    from pybai.problems.guardrails import GuardrailProblem, Metric
+    from pybai.session import Session
+
+    problem = GuardrailProblem(3, [Metric("revenue", sigma=1.0), Metric("latency", reward_model="gaussian-unknown-variance",
+                                                                         at_most=0.0),
+                                   Metric("refunds", reward_model="bernoulli", at_most_vs_control=0.1)],
+                               FixedConfidence(0.1), control="control", labels=["control", "fast", "slow"])
+    Session.create(folder / "uv.db", problem=problem, strategy=make_strategy("tas"), seed=2, name="uv").close()
+    world, rng = guarded_world(), np.random.default_rng(6)
+    with LiveServer(folder) as server, sync_api.sync_playwright() as play:
+        base = server.url
+        answer_metrics(base, "uv", 12, world, rng)
+        browser = play.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            problems = []
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+            page.goto(f"{base}/sessions/uv?poll=0.3")
+            sync_api.expect(page.locator("#samples")).to_have_text("12", timeout=30_000)
+            status = json.loads(get(f"{base}/sessions/uv/status"))
+            sync_api.expect(page.locator("#guardrails-panel")).to_be_visible()
+            check_guardrails_shown(page, status)
+            page.click("summary")
+            cells = page.eval_on_selector_all("#arms tbody tr", "rows => rows.map(r => [...r.children].map("
+                                                                "c => c.textContent))")
+            for a, row in enumerate(cells):
+                low, high = status["ci_low"][a][1], status["ci_high"][a][1]  # the latency's interval
+                assert float(row[4]) == pytest.approx(status["means"][a][1], rel=6e-3, abs=1e-9)
+                assert low is not None and low < high
+                shown_low, shown_high = (float(v) for v in row[5].strip("[]").split(", "))
+                assert shown_low == pytest.approx(low, rel=6e-3, abs=1e-9)  # shown to 3 digits
+                assert shown_high == pytest.approx(high, rel=6e-3, abs=1e-9)
+        finally:
+            browser.close()
+    assert not problems, problems

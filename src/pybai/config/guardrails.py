@@ -24,6 +24,7 @@ name = "conversion"
 [[problem.metric]]
 name = "latency_ms"
 at_most = 250.0                               # at_least, at_most_vs_control, at_least_vs_control
+# reward_model = "gaussian-unknown-variance"  # a Gaussian metric whose variance is estimated (no sigma)
 ```
 
 Every refusal is one line naming the key (``problem.metric[1].at_most_vs_control: ...``).
@@ -109,6 +110,10 @@ def guardrail_problem(n_arms, environment_metrics, regime, batch=None, metric=No
             if model == "bernoulli" and known.get("reward_model", "bernoulli") != "bernoulli":
                 raise ConfigError(f"{t.key('reward_model')}: \"bernoulli\" takes rewards 0 or 1, but the environment's "
                                   f"metric \"{name}\" gives other rewards; expected \"bounded\" or \"gaussian\".")
+            if model == "gaussian-unknown-variance" and known.get("reward_model", "gaussian") != "gaussian":
+                raise ConfigError(f"{t.key('reward_model')}: \"gaussian-unknown-variance\" needs Gaussian rewards, but "
+                                  f"the environment's metric \"{name}\" gives {known['reward_model']} rewards; expected "
+                                  "\"bounded\" or \"bernoulli\".")
             kwargs = {}
         if t.has("maximize") and i > 0:
             raise ConfigError(f"{t.key('maximize')}: only on the objective (the first metric).")

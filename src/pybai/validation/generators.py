@@ -35,6 +35,11 @@ The generators (every random choice from the ``rng`` passed in):
   (only the revenue-latency one when the three are not positive semi-definite), in four cases drawn
   with equal probability: every arm keeps the latency bound (latencies -0.8 to -0.3); the best revenue
   breaks it; no arm keeps it (answer -1); a worse arm exactly on the bound.  delta = 0.2.
+* ``guardrails-unknown-variance``: drawn as the ``guardrails`` instances, then one latency sd per arm
+  uniform in [0.5, 2] (the latency means multiplied by it), and the learner declares the latency
+  ``reward_model = "gaussian-unknown-variance"`` (revenue known sigma 1, refunds Bernoulli: three reward
+  models in one observation).  delta = 0.2; runs censored at 20,000 observations (two-stage never ends on the
+  on-bound case).
 * ``linear``: d uniform in {2, 3}, K = d + 1 to d + 3 arms with standard normal features
   (the first d rows made the canonical basis, so the features span R^d), theta standard normal
   rescaled so that the best arm's mean exceeds the second's by a gap uniform in [0.4, 1.0];
@@ -303,7 +308,7 @@ def _subpopulation(rng: np.random.Generator) -> Instance:
                     lambda regime: FeasibleArmProblem(**env.structure(), regime=regime))
 
 
-def _guardrails(rng: np.random.Generator) -> Instance:
+def _guardrails(rng: np.random.Generator, unknown_variance: bool = False) -> Instance:
     from pybai.environments.multi_metric import MultiMetricEnvironment
     from pybai.problems.guardrails import GuardrailProblem, Metric
 
@@ -323,13 +328,24 @@ def _guardrails(rng: np.random.Generator) -> Instance:
     R = np.array([[1.0, rho[0], rho[1]], [rho[0], 1.0, rho[2]], [rho[1], rho[2], 1.0]])
     if np.linalg.eigvalsh(R).min() < 0:  # keep the revenue-latency correlation, drop the others
         R[0, 2] = R[2, 0] = R[1, 2] = R[2, 1] = 0.0
-    env = MultiMetricEnvironment({"revenue": GaussianEnvironment(revenue), "latency": GaussianEnvironment(latency),
+    latency_sd, latency_metric = np.ones(K), Metric("latency", sigma=1.0, at_most=0.0)
+    if unknown_variance:  # one latency sd per arm, unknown to the learner; the means scaled alike
+        latency_sd = rng.uniform(0.5, 2.0, K)
+        latency = latency * latency_sd
+        latency_metric = Metric("latency", reward_model="gaussian-unknown-variance", at_most=0.0)
+    env = MultiMetricEnvironment({"revenue": GaussianEnvironment(revenue),
+                                  "latency": GaussianEnvironment(latency, latency_sd),
                                   "refunds": BernoulliEnvironment(rates)}, R)
-    metrics = [Metric("revenue", sigma=1.0), Metric("latency", sigma=1.0, at_most=0.0),
+    metrics = [Metric("revenue", sigma=1.0), latency_metric,
                Metric("refunds", reward_model="bernoulli", at_most_vs_control=0.1)]
     name = ("feasible-best", "infeasible-best", "no-feasible", "on-bound")[case]
-    return Instance(f"{name} revenue={_fmt(revenue)} latency={_fmt(latency)} rho={_fmt(rho)}", env,
+    sds = f" latency_sd={_fmt(latency_sd)}" if unknown_variance else ""
+    return Instance(f"{name} revenue={_fmt(revenue)} latency={_fmt(latency)}{sds} rho={_fmt(rho)}", env,
                     lambda regime: GuardrailProblem(K, metrics, regime))
+
+
+def _guardrails_unknown_variance(rng: np.random.Generator) -> Instance:
+    return _guardrails(rng, unknown_variance=True)
 
 
 def _linear(rng: np.random.Generator) -> Instance:
@@ -433,3 +449,5 @@ register_family(InstanceFamily("bounded-two-point", "best-arm", _bounded_two_poi
 register_family(InstanceFamily("eps-top-k", "top-k", _eps_top_k, max_samples=100_000, epsilon=True))
 # a family's seeds depend on its place in this list (SeedSequence([seed, place, i])): a new family goes last
 register_family(InstanceFamily("guardrails", "best-arm-guardrails", _guardrails))
+register_family(InstanceFamily("guardrails-unknown-variance", "best-arm-guardrails", _guardrails_unknown_variance,
+                               max_samples=20_000))  # two-stage never ends on the on-bound case: censored at 20,000

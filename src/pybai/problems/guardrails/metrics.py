@@ -2,7 +2,8 @@
 
 One observation of an arm carries every metric (the objective and the guarded ones), measured
 together and possibly correlated.  :class:`Metric` describes one metric as the learner knows it:
-its reward model (a known-variance Gaussian, Bernoulli rates, or rewards in a known range) and,
+its reward model (a known-variance Gaussian, a Gaussian of unknown variance, Bernoulli rates, or rewards in
+a known range) and,
 for every metric but the first (the objective), its guardrails:
 
 * ``at_most = b`` / ``at_least = b``: the arm's mean is at most / at least ``b``;
@@ -30,14 +31,19 @@ import numpy as np
 
 from pybai._validation import fail, is_finite_number
 
-__all__ = ["Metric", "Guardrails", "guardrail_text", "GUARDRAIL_KEYS", "METRIC_REWARD_MODELS", "compile_guardrails"]
+__all__ = ["Metric", "Guardrails", "guardrail_text", "GUARDRAIL_KEYS", "METRIC_REWARD_MODELS", "UNKNOWN_VARIANCE",
+           "compile_guardrails"]
 
 #: the guardrail keys of a metric, in the order they are read
 GUARDRAIL_KEYS = ("at_most", "at_least", "at_most_vs_control", "at_least_vs_control")
 
 #: reward models a metric may have: their variance proxy is exact (Gaussian) or sub-Gaussian
-#: (Hoeffding's lemma: rewards in [lo, hi] are (hi - lo)/2-sub-Gaussian)
-METRIC_REWARD_MODELS = ("gaussian", "bernoulli", "bounded")
+#: (Hoeffding's lemma: rewards in [lo, hi] are (hi - lo)/2-sub-Gaussian), or the variance is unknown
+#: (``"gaussian-unknown-variance"``: estimated per arm, tested with invariant t-test factors)
+METRIC_REWARD_MODELS = ("gaussian", "bernoulli", "bounded", "gaussian-unknown-variance")
+
+#: the reward model of a metric whose variance is unknown
+UNKNOWN_VARIANCE = "gaussian-unknown-variance"
 
 
 @dataclass(frozen=True)
@@ -50,9 +56,11 @@ class Metric:
         The metric's name (a column of answers and exports); distinct within a problem.
     maximize : bool, default True
         For the objective (the first metric): whether larger is better.
-    reward_model : {"gaussian", "bernoulli", "bounded"}, default "gaussian"
+    reward_model : {"gaussian", "bernoulli", "bounded", "gaussian-unknown-variance"}, default "gaussian"
         ``"gaussian"``: Gaussian rewards with known standard deviation ``sigma``;
-        ``"bernoulli"``: rewards 0 or 1; ``"bounded"``: rewards in ``reward_range``.
+        ``"bernoulli"``: rewards 0 or 1; ``"bounded"``: rewards in ``reward_range``;
+        ``"gaussian-unknown-variance"``: Gaussian rewards whose variance is unknown (and may differ
+        per arm), estimated from the data.
     sigma : float, optional
         The known noise standard deviation (``"gaussian"`` only, required there).
     reward_range : (float, float), optional
@@ -87,8 +95,8 @@ class Metric:
                 raise fail("sigma", owner, 'a number > 0 (the known standard deviation of a "gaussian" metric)',
                            self.sigma)
         elif self.sigma is not None:
-            raise fail("sigma", owner, f'absent for a "{self.reward_model}" metric (only "gaussian" takes it)',
-                       self.sigma)
+            why = "its variance is estimated from the data" if self.unknown_variance else 'only "gaussian" takes it'
+            raise fail("sigma", owner, f'absent for a "{self.reward_model}" metric ({why})', self.sigma)
         if self.reward_model == "bounded":
             rng = self.reward_range
             ok = (isinstance(rng, (list, tuple)) and len(rng) == 2 and all(is_finite_number(v) for v in rng)
@@ -110,8 +118,16 @@ class Metric:
             object.__setattr__(self, key, float(value))
 
     @property
+    def unknown_variance(self) -> bool:
+        """Whether the variance of the metric's rewards is unknown (``"gaussian-unknown-variance"``)."""
+        return self.reward_model == UNKNOWN_VARIANCE
+
+    @property
     def variance(self) -> float:
-        """The variance (Gaussian) or variance proxy (sub-Gaussian) of one reward."""
+        """The variance (Gaussian) or variance proxy (sub-Gaussian) of one reward; NaN when it is unknown
+        (the learner estimates it per arm)."""
+        if self.unknown_variance:
+            return math.nan
         if self.reward_model == "gaussian":
             return float(self.sigma or 0.0) ** 2  # set (> 0) for a "gaussian" metric: __post_init__ checks it
         lo, hi = (0.0, 1.0) if self.reward_model == "bernoulli" else self.reward_range
@@ -137,6 +153,8 @@ class Metric:
             model = f"gaussian rewards (sigma = {self.sigma:g})"
         elif self.reward_model == "bernoulli":
             model = "bernoulli rewards (0 or 1)"
+        elif self.unknown_variance:
+            model = "gaussian rewards, variance unknown (estimated per arm)"
         else:
             model = f"{self.reward_model} rewards in [{self.support[0]:g}, {self.support[1]:g}]"
         head = [f"objective ({'maximised' if self.maximize else 'minimised'})"] if objective else []

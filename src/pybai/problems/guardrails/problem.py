@@ -28,9 +28,11 @@ from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
 from pybai.problems.guardrails.space import MetricMeans, MetricSpace
 from pybai.problems.guardrails.states import arm_states, guardrail_states
+from pybai.problems.guardrails.unknown import MetricFamily, MetricMeansAndVariances
 from pybai.problems.tolerance import EPSILON_RTOL
 from pybai.stopping.base import PieceThreshold
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, GuardrailPieces, items_value
+from pybai.stopping.guardrails_unknown import GuardrailUnknownVarianceThreshold, uv_items_glr
 
 __all__ = ["GuardrailProblem"]
 
@@ -92,8 +94,16 @@ class GuardrailProblem(Problem):
         self.n_arms, self.n_metrics = K, M
         self.metric_names = tuple(m.name for m in self.metrics)
         variances = np.array([m.variance for m in self.metrics])
-        self.variances = np.tile(variances, K)
-        super().__init__(Gaussian(np.sqrt(self.variances), n_sources=K * M), regime, batch)
+        self.variances = np.tile(variances, K)  # NaN for a metric of unknown variance (the learner's view estimates it)
+        #: per source: whether its metric's variance is unknown (``"gaussian-unknown-variance"``)
+        self.unknown = np.tile(np.array([m.unknown_variance for m in self.metrics], dtype=np.bool_), K)
+        lows, highs = zip(*(m.support for m in self.metrics))
+        self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
+        if self.unknown.any():
+            family = MetricFamily(self.variances, self.unknown, self._low, self._high, tuple(m.name for m in self.metrics))
+        else:
+            family = Gaussian(np.sqrt(self.variances), n_sources=K * M)
+        super().__init__(family, regime, batch)
         self._set_labels(labels, K)
         self.control = _check_control(control, K, self.labels, owner)
         self.sense = 1.0 if self.metrics[0].maximize else -1.0
@@ -101,8 +111,6 @@ class GuardrailProblem(Problem):
         if K == 1 and self.guards.metric.shape[0] == 0:
             raise fail("n_arms", owner, "an int >= 2 when no metric has a guardrail", K)
         self.grid_shape = (K, M)
-        lows, highs = zip(*(m.support for m in self.metrics))
-        self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
         self._tests: dict[Any, Any] = {}
         self._set_epsilon(epsilon, epsilon_mode)
 
@@ -142,9 +150,26 @@ class GuardrailProblem(Problem):
         return MetricSpace(self.n_arms, self.n_metrics, self.metric_names,
                            binary=[m.reward_model == "bernoulli" for m in self.metrics])
 
-    def new_model(self) -> MetricMeans:
-        """Empirical means per (arm, metric), refusing rewards outside a metric's range."""
+    @property
+    def has_unknown_variance(self) -> bool:
+        """Whether some metric's variance is unknown (``"gaussian-unknown-variance"``)."""
+        return bool(self.unknown.any())
+
+    def new_model(self) -> MetricMeans | MetricMeansAndVariances:
+        """Empirical means per (arm, metric), refusing rewards outside a metric's range; with a metric of unknown
+        variance, also the sums of squared deviations and the ties (:mod:`pybai.problems.guardrails.unknown`)."""
+        if self.has_unknown_variance:
+            return MetricMeansAndVariances(self.n_sources, self._low, self._high, self.metric_names * self.n_arms,
+                                           self.unknown, self.variances)
         return MetricMeans(self.n_sources, self._low, self._high, self.metric_names * self.n_arms)
+
+    def _with_family(self, family):
+        """The view of :meth:`~pybai.problems.base.Problem.learner_view` / ``truth_view``, whose variances are the
+        family's (the learner's plug-in ones, or the truth's, for a metric of unknown variance)."""
+        view = super()._with_family(family)
+        if view is not self:
+            view.variances = np.asarray(family.variances, dtype=float)
+        return view
 
     def describe_rewards(self) -> list[str]:
         """What one observation carries, in words (the session header): ``"3 metrics per observation:"``, then
@@ -210,11 +235,25 @@ class GuardrailProblem(Problem):
         return float(items_value(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
                                  np.asarray(counts, dtype=float).ravel(), mu.ravel(), self.variances, _NO_SCALES))
 
+    def statistic(self, model) -> float:
+        """:meth:`glr` at ``model``; with a metric of unknown variance, its tests' GLR is the unknown-variance
+        transportation cost at the model's variance estimates (:mod:`pybai.stopping.guardrails_unknown`)."""
+        if not self.has_unknown_variance:
+            return self.glr(model.counts, model.estimate)
+        mu = self._matrix(model.estimate)
+        tests = self.tests(answer_of(mu, self.guards, self.control, self.sense))
+        return float(uv_items_glr(tests.s1, tests.a1, tests.s2, tests.a2, tests.e, tests.starts,
+                                  np.asarray(model.counts, dtype=float), mu.ravel(), self.variances, self.unknown,
+                                  model.noise))
+
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: :class:`~pybai.stopping.guardrails.GuardrailMixtureThreshold`; other kinds as
+        """``"delta-correct"``: :class:`~pybai.stopping.guardrails.GuardrailMixtureThreshold` (with a metric of unknown
+        variance :class:`~pybai.stopping.guardrails_unknown.GuardrailUnknownVarianceThreshold`); other kinds as
         for every problem (t-only thresholds on :meth:`glr`)."""
         base = super().threshold(kind, delta)
         if isinstance(kind, str) and kind.strip().lower() == "delta-correct":
+            if self.has_unknown_variance:
+                return GuardrailUnknownVarianceThreshold(delta, self.n_alternatives, base)
             return GuardrailMixtureThreshold(delta, self.n_alternatives, base)
         if isinstance(base, PieceThreshold):  # its pieces are pairs of arms, not the guardrail tests
             raise fail("threshold", type(self).__name__, '"delta-correct" (the guardrail rule) or a threshold of t '
@@ -251,8 +290,13 @@ class GuardrailProblem(Problem):
         return t_star, self.request_space().expand(w)
 
     def answer_is_unique(self, means) -> bool:
-        """False when the answer's mean is exactly on a bound or ties another feasible arm's objective."""
-        return math.isfinite(self.oracle(self.check_means(means))[0])
+        """False when the answer's mean is exactly on a bound or ties another feasible arm's objective (whatever the
+        variances: a variance still unknown counts as 1 here)."""
+        mu = self._matrix(self.check_means(means))
+        a = answer_of(mu, self.guards, self.control, self.sense)
+        variances = np.where(np.isfinite(self.variances), self.variances, 1.0)
+        return math.isfinite(guardrail_oracle(self.tests(a), a, self.control, self.has_relative, mu.ravel(), variances,
+                                              self.n_arms, self.n_metrics)[0])
 
     def is_correct(self, answer, means) -> bool:
         """Whether ``answer`` is a feasible arm of best objective (any of tied ones; within ``epsilon`` of the best

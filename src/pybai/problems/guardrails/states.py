@@ -24,6 +24,7 @@ from pybai.naming import arm_name
 from pybai.problems.guardrails.metrics import guardrail_text
 from pybai.problems.guardrails.pieces import build_tests
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, one_test_value, tests_values
+from pybai.stopping.guardrails_unknown import GuardrailUnknownVarianceThreshold, uv_tests_glr, uv_tests_margin
 
 __all__ = ["guardrail_evidence", "guardrail_states", "arm_states", "STATES"]
 
@@ -54,8 +55,26 @@ def guardrail_evidence(problem, model, threshold, t: int) -> tuple[np.ndarray, n
             (tuple(a[sampled] for a in tests.keep), tuple(a[sampled] for a in tests.flipped))
         k, g = tests.k[sampled], tests.g[sampled]
         for out, (s1, a1, s2, a2, e) in ((broken, keep), (holds, flipped)):  # keep(k, g) refuted; break(k, g) refuted
-            out[k, g] = tests_values(s1, a1, s2, a2, e, counts, means, problem.variances, scales)
+            if problem.has_unknown_variance:
+                out[k, g] = _unknown_values(problem, model, threshold, scales, level, (s1, a1, s2, a2, e))
+            else:
+                out[k, g] = tests_values(s1, a1, s2, a2, e, counts, means, problem.variances, scales)
     return holds, broken, level
+
+
+def _unknown_values(problem, model, threshold, scales, level, test) -> np.ndarray:
+    """The evidence of ``test``'s rows with a metric of unknown variance: with the ``delta-correct`` rule, each
+    test's margin over its own level plus ``level`` (so that it exceeds ``level`` exactly when the test passes;
+    :mod:`pybai.stopping.guardrails_unknown`), else its GLR."""
+    s1, a1, s2, a2, e = test
+    counts = np.asarray(model.counts, dtype=float)
+    means = np.asarray(model.estimate, dtype=float)
+    if isinstance(threshold, GuardrailUnknownVarianceThreshold):
+        margins = uv_tests_margin(s1, a1, s2, a2, e, counts, means, problem.variances, scales, model.unknown,
+                                  model.sq_devs, model.noise, model.tied, threshold._precisions, threshold.level,
+                                  threshold.level, threshold.level_pair)
+        return margins + level
+    return uv_tests_glr(s1, a1, s2, a2, e, counts, means, problem.variances, problem.unknown, model.noise)
 
 
 def _scales_and_level(threshold, t: int) -> tuple[np.ndarray, float]:
@@ -141,6 +160,10 @@ def arm_states(problem, model, threshold, t: int) -> np.ndarray:
     one compiled pass (:func:`_arm_states_kernel`) that computes a test's mixture evidence only when its GLR
     passes the level (the mixture evidence is at most the GLR: :mod:`pybai.stopping.guardrails`).
     """
+    if problem.has_unknown_variance:  # from the evidence of every test (no compiled pass for these tests)
+        holds, broken, level = guardrail_evidence(problem, model, threshold, t)
+        out = np.where((holds > level).all(axis=1), 1, np.where((broken > level).any(axis=1), -1, 0))
+        return out.astype(np.int64)
     scales, level = _scales_and_level(threshold, t)
     tests = _keep_tests(problem)
     s1, a1, s2, a2, e = tests.keep
