@@ -404,6 +404,20 @@ CASES = [
     file("seed-10-30", {"seed": 10**30}, "seed: expected an integer of at most 64 bits"),
     api("api-session-seed-2-63", lambda: Session.create("/nonexistent/x.db", dict(BASE), seed=2**63),
         "'seed' parameter of Session.create must be an int >= 0 (at most 2^63 - 1)"),
+    api("api-session-tell-sources-nested", lambda: _session_call(lambda s: s.tell(1, [[0]], [1.0])),
+        "'sources' parameter of tell must be a flat list of source indices"),
+    api("api-session-tell-sources-nested-array", lambda: _session_call(lambda s: s.tell(1, np.zeros((1, 1), int), [1.0])),
+        "'sources' parameter of tell must be a flat list of source indices"),
+    api("api-session-tell-sources-ragged", lambda: _session_call(lambda s: s.tell(1, [0, [1]], [1.0, 0.0])),
+        "'sources' parameter of tell must be a flat list of source indices"),
+    api("api-session-status-level-nan", lambda: _session_call(lambda s: s.status(float("nan"))),
+        "'level' parameter of Session.status must be a number in (0, 1)"),
+    api("api-session-status-level-2", lambda: _session_call(lambda s: s.status(2.0)),
+        "'level' parameter of Session.status must be a number in (0, 1)"),
+    api("api-session-status-level-0", lambda: _session_call(lambda s: s.status(0)),
+        "'level' parameter of Session.status must be a number in (0, 1)"),
+    api("api-session-status-level-string", lambda: _session_call(lambda s: s.status("0.9")),
+        "'level' parameter of Session.status must be a number in (0, 1)"),
     api("api-tell-request-2-63", lambda: _session_call(lambda s: s.tell(2**63, [0], [1.0])),
         "'request_id' parameter of tell must be an int in [-2^63, 2^63 - 1]. Got 9223372036854775808"),
     api("api-cancel-request-10-30", lambda: _session_call(lambda s: s.cancel(10**30)),
@@ -563,6 +577,69 @@ def test_cli_subprocess_no_traceback(tmp_path):
     assert res.returncode == 2 and "Traceback" not in res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a UTF-8 text file" in lines[0], res.stderr
+
+
+def _integer_options():
+    """(command words, option) of every command-line option that reads an integer (found by walking the parser)."""
+    import argparse
+
+    from pybai.cli import build_parser
+
+    out = []
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, words + [name])
+            elif action.option_strings and callable(action.type):
+                try:
+                    read = action.type("3")
+                except Exception:  # noqa: BLE001 - not a number type
+                    continue
+                if isinstance(read, int) and not isinstance(read, bool):
+                    out.append((tuple(words), action.option_strings[-1]))
+
+    walk(build_parser(), [])
+    return out
+
+
+INTEGER_OPTIONS = _integer_options()
+
+
+@pytest.mark.parametrize("value", [str(2**64), str(10**30), "1.5"])
+@pytest.mark.parametrize("words,option", INTEGER_OPTIONS, ids=[" ".join(w) + " " + o for w, o in INTEGER_OPTIONS])
+def test_every_integer_option_is_bounded(words, option, value, capsys):
+    """Every integer option of every command refuses values beyond 64 bits (and negative or fractional ones where
+    they make no sense) while the arguments are read: exit 2, one line naming the option, before any work."""
+    try:
+        code = main([*words, option, value])
+    except SystemExit as exc:  # argparse refuses while reading the arguments
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("pybai: error: "), err
+    assert option in err[0], err[0]
+
+
+def test_no_option_reads_a_bare_int():
+    """``type=int`` would take 2^64 and fail deep inside (an OverflowError): integer options use the bounded
+    readers of pybai.cli._common."""
+    import argparse
+
+    from pybai.cli import build_parser
+
+    bare = []
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, words + [name])
+            elif action.type is int:
+                bare.append(" ".join(words + action.option_strings))
+
+    walk(build_parser(), [])
+    assert not bare, bare
 
 
 USER_CLI_CASES = [c for c in CASES if c.id in {"module-syntax-error", "module-sys-exit-3-at-import",

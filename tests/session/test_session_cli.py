@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from _session_driver import drive
 from pybai.cli import main
@@ -133,3 +134,23 @@ def test_ask_after_stop_prints_the_answer_and_an_empty_request(workdir, capsys):
     assert plate.read_text() == "request,source\n"
     assert main(["session", "ask", "--db", str(db)]) == 0
     assert "Recommendation: arm 0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("place", ["a folder", "through a file"])
+@pytest.mark.parametrize("verb", ["ask", "export"])
+def test_csv_output_that_cannot_be_written_is_refused_before_anything_is_recorded(workdir, capsys, verb, place):
+    """``--csv`` naming a folder or a path through a file: exit 2, one line naming the option, and ``ask``
+    records no request that no one would see."""
+    _, session_file = files(workdir, TAS, [2.0, 0.0])
+    db = workdir / "s.db"
+    assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
+    blocker = workdir / "a-file"
+    blocker.write_text("keep\n")
+    target = workdir if place == "a folder" else blocker / "out.csv"
+    capsys.readouterr()
+    assert main(["session", verb, "--db", str(db), "--csv", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"pybai: error: --csv {target}: "), err
+    assert blocker.read_text() == "keep\n"
+    assert main(["session", "status", "--db", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 0

@@ -249,3 +249,27 @@ def test_read_only_file_or_folder_reads_and_refuses_writes_with_one_line():
             if p.is_dir():
                 p.chmod(0o755)
         shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.parametrize("verb", ["ask", "tell", "status", "observations"])
+@pytest.mark.parametrize("change", ["removed", "replaced"])
+def test_a_file_removed_or_replaced_under_an_open_session_is_refused(tmp_path, change, verb):
+    """An open SQLite connection would go on writing into a removed file (an unlinked inode no one reads again)
+    or reading one that was replaced: each call refuses with one line, and nothing acknowledged is lost."""
+    path = tmp_path / "s.db"
+    session = Session.create(path, DOC)
+    request = session.ask()
+    session.tell(request.id, request.requests, [0.5] * len(request))
+    pending = session.ask()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    if change == "replaced":
+        with Session.create(path, DOC) as other:  # another session database at the same path
+            other.ask()
+    calls = {"ask": session.ask, "status": session.status, "observations": session.observations,
+             "tell": lambda: session.tell(pending.id, pending.requests, [0.5] * len(pending))}
+    with pytest.raises(SessionStateError) as refused:
+        calls[verb]()
+    message = str(refused.value)
+    assert "\n" not in message and str(path) in message and change in message, message
+    session.close()

@@ -9,11 +9,13 @@ from __future__ import annotations
 import sys
 import time
 
+from pybai.cli._common import positive_int
+
 
 def add_parser(sub) -> None:
     pc = sub.add_parser("precompile", help="compile the numerical kernels once (make install does it), so that "
                                            "first runs start at full speed")
-    pc.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    pc.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     pc.add_argument("--family", action="append", metavar="NAME",
                     help="only the kernels of this validation family (repeatable; default: all)")
     pc.add_argument("--quiet", action="store_true", help="print the total only")
@@ -25,8 +27,6 @@ def command(args) -> int:
     from pybai.precompile import precompile
     from pybai.validation import FAMILIES
 
-    if args.jobs < 1:
-        raise fail("--jobs", "pybai precompile", "an integer >= 1", args.jobs)
     for name in args.family or []:
         if name not in FAMILIES:
             raise fail("--family", "pybai precompile", "one of " + ", ".join(FAMILIES), name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from pybai.cli._common import experiment_file, integer_argument, non_negative_int, write_json
+from pybai.cli._common import check_output_file, experiment_file, integer_argument, non_negative_int, write_json
 
 _DB_HELP = "the session database: an SQLite file, or postgresql://user@host:port/dbname"
 _SESSION_HELP = "the session's name (needed when the database holds several sessions)"
@@ -91,7 +91,7 @@ def _write_rows(columns, rows, path, summary=None) -> None:
     """CSV rows to ``path`` with the line ``summary(text) -> path``, or to standard output when no path."""
     from pybai.session.rows import write_csv
 
-    text = write_csv(columns, rows, path)
+    text = write_csv(columns, rows, path, label=f"--csv {path}" if path else None)
     if not path:
         sys.stdout.write(text)
     elif summary is not None:
@@ -156,6 +156,7 @@ def _new(args) -> int:
 
 
 def _ask(args) -> int:
+    check_output_file(args.csv, "--csv")  # before a request is recorded that no one would see
     with _open(args) as session:
         columns = session.layout.ask_columns
         if session.stopped:
@@ -269,6 +270,7 @@ def _status_lines(session, status) -> list[str]:
 def _export(args) -> int:
     from pybai.session import stop_reason
 
+    check_output_file(args.csv, "--csv")
     with _open(args) as session:
         status = session.status()
         note = ""

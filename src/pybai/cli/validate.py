@@ -10,13 +10,13 @@ import datetime
 import sys
 import time
 
-from pybai.cli._common import check_output_file, write_json
+from pybai.cli._common import check_output_file, non_negative_int, write_json
 
 
 def add_parser(sub) -> None:
     va = sub.add_parser("validate", help="check that the proven stopping rules are delta-correct on random instances")
     va.add_argument("--quick", action="store_true", help="small sizes (a few minutes); the default is the full suite")
-    va.add_argument("--seed", type=int, default=2026, help="master seed (default 2026)")
+    va.add_argument("--seed", type=non_negative_int, default=2026, help="master seed (default 2026)")
     va.add_argument("--family", action="append", metavar="NAME",
                     help="only this instance family (repeatable); see pybai.validation.generators")
     va.add_argument("--strategy", action="append", metavar="NAME", help="only this strategy (repeatable)")

@@ -114,6 +114,29 @@ class SQLiteBackend(Backend):
     def __init__(self, path: Path):
         self.path = Path(path)
         self.label = str(path)
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file the connection opened
+
+    def _remember_file(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            self._identity = None
+            return
+        self._identity = (st.st_dev, st.st_ino)
+
+    def _check_same_file(self) -> None:
+        """Refuse (one line) to go on with a file removed or replaced since it was opened: what an open
+        connection would write there (an unlinked inode) no one could read again."""
+        if self._identity is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            raise self.fail("the database file was removed since the session was opened; nothing more is "
+                            "recorded (open it again once the file is back).") from None
+        if (st.st_dev, st.st_ino) != self._identity:
+            raise self.fail("the database file was replaced by another since the session was opened; nothing more "
+                            "is recorded (open it again to use the new file).")
 
     # ------------------------------------------------------------ connecting
     def connect(self, create: bool = False) -> tuple[sa.Connection, bool]:
@@ -134,6 +157,7 @@ class SQLiteBackend(Backend):
             raise translate(path, exc, "open it") from None
         except UnicodeDecodeError:  # SQLite's message quotes bytes of the damaged header
             raise damaged(path, "SQLite cannot read its header") from None
+        self._remember_file()
         return _engine(lambda: raw).connect().execution_options(isolation_level="AUTOCOMMIT"), writable
 
     def _create_file(self) -> sa.Connection:
@@ -152,6 +176,7 @@ class SQLiteBackend(Backend):
         except sqlite3.Error as exc:
             self.discard()
             raise InvalidParameterError(f"{path}: cannot create ({exc}).") from None
+        self._remember_file()
         return _engine(lambda: raw).connect().execution_options(isolation_level="AUTOCOMMIT")
 
     def discard(self) -> None:
@@ -161,9 +186,11 @@ class SQLiteBackend(Backend):
 
     # ------------------------------------------------------------ transactions and errors
     def begin_read(self, connection: sa.Connection) -> None:
+        self._check_same_file()
         connection.exec_driver_sql("BEGIN")
 
     def begin_write(self, connection: sa.Connection, session_id: int | None) -> None:
+        self._check_same_file()
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     def translate(self, exc: BaseException, doing: str) -> SessionStateError:

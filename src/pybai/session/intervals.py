@@ -47,7 +47,16 @@ def z_value(level: float) -> float:
 
 
 def confidence_intervals(problem, model, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) per source (flat arrays) for ``model`` on ``problem`` (see the module docstring)."""
+    """(low, high) per source (flat arrays) for ``model`` on ``problem`` (see the module docstring).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``level`` is not a number in (0, 1).
+    """
+    from pybai._validation import check_probability
+
+    level = check_probability(level, "level", "confidence_intervals")
     own = problem.family.interval(model, level)  # e.g. Student's t for unknown variances
     if own is not None:
         return own

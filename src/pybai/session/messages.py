@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pybai._validation import check_int, check_int_array, real_values
+from pybai._validation import check_int, check_int_array, real_values, show_value
 from pybai.exceptions import InvalidParameterError
 
 __all__ = ["Request", "Receipt", "checked_request_id", "answer_arrays"]
@@ -59,7 +59,16 @@ def checked_request_id(value, owner: str = "tell", name: str = "request_id") -> 
 
 
 def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
-    """The sources (int array) and rewards (float array) of an answer, one reward per source, checked."""
+    """The sources (int array) and rewards (float array) of an answer, one reward per source, checked.
+
+    ``sources`` is one source or a flat list of them: a nested list (``[[0]]``) is refused rather than
+    flattened, since its shape would say something the answer does not mean.
+    """
+    nested = (any(isinstance(s, (list, tuple, np.ndarray)) for s in sources) if isinstance(sources, (list, tuple))
+              else isinstance(sources, np.ndarray) and sources.ndim > 1)
+    if nested:
+        raise InvalidParameterError(f"The 'sources' parameter of tell must be a flat list of source indices, one "
+                                    f"per reward. Got {show_value(sources)}.")
     src = check_int_array(sources, "sources", "tell", expected="integer source indices") if np.size(sources) else \
         np.asarray(sources).reshape(-1)
     rew = real_values(rewards, "rewards", "tell")

@@ -273,14 +273,14 @@ def read_csv(path) -> tuple[list[str], list[list[str]]]:
     return table[0], table[1:]
 
 
-def write_csv(columns: list[str], rows: list[dict], target=None) -> str:
+def write_csv(columns: list[str], rows: list[dict], target=None, label: str | None = None) -> str:
     """The CSV text of ``rows``; written to ``target`` when given (:func:`pybai._output.write_output`:
-    atomically, through a device, FIFO or symbolic link)."""
+    atomically, through a device, FIFO or symbolic link; ``label`` names it in an error line)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     text = buffer.getvalue()
     if target is not None:
-        write_output(target, text)
+        write_output(target, text, label)
     return text

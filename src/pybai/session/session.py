@@ -453,7 +453,15 @@ class Session:
         ``counts``, ``means``, ``ci_low``, ``ci_high`` (per source, shaped like the problem's
         sources; null where undefined), ``sd`` (per source, the estimated standard deviation under an
         unknown-variance reward model; null otherwise), ``level``, ``created``, ``last_answer``, ``version``.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``level`` is not a number in (0, 1).
         """
+        from pybai._validation import check_probability
+
+        level = check_probability(level, "level", "Session.status")
         with self._store.reading():
             replay = self._sync()
             n_requests, n_answers, _ = self._store.counts()

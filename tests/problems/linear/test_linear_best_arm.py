@@ -297,3 +297,20 @@ def test_complexity_reports_h_lb():
     p = make(np.eye(3))
     report = p.complexity(np.array([1.0, 0.5, 0.0]))
     assert report["h_lb"] == pytest.approx(p.h_lb(np.array([1.0, 0.5, 0.0])), rel=1e-6)
+
+
+@pytest.mark.parametrize("gap", [0.0, 5e-324, 1e-300, 1e-200, 1e-126])
+def test_oracle_on_gaps_beyond_floating_point_is_a_tie(gap):
+    """Gaps so small that ||(x* - x) / gap||^2 overflows (1e-300, a subnormal) answer T* = inf with uniform
+    weights, as a tie does, instead of failing inside the design solver; a small but representable gap still
+    gets a finite T*."""
+    p = make(np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.2, 0.9]]))
+    means = np.array([gap, 0.0, 0.0, 0.0])
+    t, w = p.oracle(means)
+    if gap < 1e-120:
+        assert t == math.inf and np.allclose(w, 0.25)
+    else:
+        assert math.isfinite(t) and w.sum() == pytest.approx(1.0)
+    hint = p.oracle_hint()
+    t_hint, w_hint = p.oracle(means, hint)
+    assert (t_hint == math.inf) == (t == math.inf) and np.all(np.isfinite(w_hint))

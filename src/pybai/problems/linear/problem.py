@@ -48,6 +48,10 @@ from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 
+#: the largest ``||(x* - x) / gap||^2`` the oracle solves for; beyond it T* (about that times 2 sigma^2 over the
+#: design's curvature) would overflow a float, and the oracle answers as for a tie (T* = inf, uniform weights)
+_LARGEST_DIRECTION = 1e250
+
 #: Relative duality gap at which the oracle stops (certified).
 ORACLE_RTOL = 1e-6
 #: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, FAST_RTOL_SCALE / sqrt(t)) at time t.
@@ -348,17 +352,22 @@ class LinearBestArmProblem(Problem):
         i.e. :math:`T^* = 2\sigma^2 \min_w \max_{y \in Y^*} \|y\|^2_{A(w)^{-1}}` with
         :math:`Y^* = \{(x^* - x)/\Delta_x\}` -- a transductive design solved by
         :func:`~pybai.design.minimax.solve_minimax` to a certified relative gap of 1e-6.
-        Ties (a distinct arm with the best mean) give T* = inf and uniform weights.
+        Ties (a distinct arm with the best mean) give T* = inf and uniform weights, and so do gaps so
+        small against the features' differences (``||y||^2`` of :data:`_LARGEST_DIRECTION` or more, e.g.
+        gaps of 1e-300) that T* is beyond floating point.
         """
         means = check_array(means, "means", "LinearBestArmProblem.oracle", shape=(self.n_sources,))
         best, others, gaps = self._directions(means)
         k = self.n_sources
-        if np.any(gaps <= 0.0):
+        z, diff = self._oracle_rows(best, others) if not np.any(gaps <= 0.0) else (None, None)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            y = None if diff is None else diff / gaps[:, None]
+            size = math.inf if y is None else float(np.max(np.sum(y * y, axis=1)))
+        if not size < _LARGEST_DIRECTION:  # a tie, or gaps so small (1e-300) that T* overflows: T* = inf
             w = np.zeros(k)
             w[self._reps] = 1.0 / self._reps.size
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
-        z, diff = self._oracle_rows(best, others)
-        directions = ExplicitDirections(diff / gaps[:, None])
+        directions = ExplicitDirections(y)
         tol = hint.get("tolerance") if hint is not None else None
         if tol and hint is not None and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
             value, lower = duality_gap(z, directions, np.asarray(hint["weights"], dtype=float), hint["dual_directions"],
