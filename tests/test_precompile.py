@@ -16,7 +16,7 @@ import pytest
 
 from pybai.cli import main
 from pybai.exceptions import InvalidParameterError
-from pybai.precompile import CAP, precompile
+from pybai.precompile import CAP, REFERENCE_STRATEGY, precompile
 
 #: a fresh process's first compiled Track-and-Stop run on a Gaussian instance, then numba's counters
 FRESH_RUN = """
@@ -54,7 +54,11 @@ def test_each_family_plays_its_strategies_compiled_and_through_ask_tell():
     from pybai.validation.suite import strategies_for
 
     family = FAMILIES["bounded-two-point"]
-    plays = sum(1 if get_strategy_class(n).stopping_rule else 2 for n in strategies_for(family.goal, "fixed-confidence"))
+    names = strategies_for(family.goal, "fixed-confidence")
+    plays = sum(1 if get_strategy_class(n).stopping_rule else 2 for n in names)
+    # and Track-and-Stop plays every other threshold kind it takes (the families that refuse one count it refused)
+    assert REFERENCE_STRATEGY in names
+    plays += len(set(get_strategy_class(REFERENCE_STRATEGY).threshold_kinds) - {"delta-correct", "heuristic"})
     assert done.runs + done.refused == 2 * plays and done.runs > 0
     assert CAP <= 1_000  # a warm-up replication stays tiny
 

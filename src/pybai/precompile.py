@@ -7,7 +7,8 @@ the first compiled Track-and-Stop run alone.  :func:`precompile` pays it up fron
 ``make install`` does (``pybai precompile --jobs 2``): it plays one tiny replication of every
 strategy on one instance of every family of the validation suite (:mod:`pybai.validation`:
 every goal and reward model pybai serves), once through the compiled run and once through the
-ask/tell loop, with both stopping thresholds.  The results are thrown away; the machine code
+ask/tell loop, with both stopping thresholds; Track-and-Stop also plays every other threshold kind
+it takes.  The results are thrown away; the machine code
 stays in the cache, and every later process loads it in milliseconds.
 
 Running it again costs only the tiny runs (seconds): nothing is compiled twice.  After an
@@ -28,6 +29,8 @@ __all__ = ["precompile", "FamilyWarmUp", "CAP"]
 
 #: samples per warm-up replication (fixed confidence; a fixed budget runs its smallest budget)
 CAP = 300
+#: the strategy that also plays every named threshold kind (the kinds' kernels do not depend on the sampling rule)
+REFERENCE_STRATEGY = "tas"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ def _warm_family(name: str) -> FamilyWarmUp:
         kinds = [{}] if get_strategy_class(strategy).stopping_rule else \
             [{"threshold": "delta-correct"}, {"threshold": "heuristic"}]
         plays += [(strategy, kind, family.regime(None, CAP)) for kind in kinds]
+    if REFERENCE_STRATEGY in strategies_for(family.goal, "fixed-confidence"):
+        # every other threshold kind a user may name (pair-tilt, leader, ...), through one strategy:
+        # their kernels are the stopping rule's, whatever rule samples
+        plays += [(REFERENCE_STRATEGY, {"threshold": kind}, family.regime(None, CAP))
+                  for kind in get_strategy_class(REFERENCE_STRATEGY).threshold_kinds
+                  if kind not in ("delta-correct", "heuristic")]
     if family.budgets:
         plays += [(strategy, {}, family.regime(min(family.budgets), None))
                   for strategy in strategies_for(family.goal, "fixed-budget")]

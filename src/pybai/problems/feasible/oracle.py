@@ -80,7 +80,7 @@ _WARM_MUB = 0.01
 
 
 def _vec(x, L, name):
-    a = np.asarray(x, dtype=np.float64, order="C")
+    a = np.array(x, dtype=np.float64, order="C")
     if a.ndim == 0:
         a = np.full(L, float(a))
     if a.ndim != 1:
@@ -91,12 +91,13 @@ def _vec(x, L, name):
 def _prepare(means, weights, constrained, floors, sigma2=1.0, w=None):
     """Validated float64 copies ``(mu, q, floors, cmask, s2, w)``; q is normalised.
 
-    Every array is C-contiguous: the kernels are compiled (and cached by ``pybai precompile``) for
-    C-ordered arrays, and a transposed or column-indexed input (``means[:, order]`` is
-    Fortran-ordered) would otherwise make numba compile each kernel again for its layout (about
-    15 s of CPU on the first call of a process; the values computed are the same).
+    Every array is a fresh C-contiguous, writable copy: the kernels are compiled (and cached by
+    ``pybai precompile``) for that one layout, and a transposed or column-indexed input
+    (``means[:, order]`` is Fortran-ordered) or a read-only one (a model's means are read-only
+    views, a user's array may be too) would otherwise make numba compile each kernel again for
+    its type (about 15 s of CPU on the first call of a process; the values computed are the same).
     """
-    mu = np.asarray(means, dtype=np.float64, order="C")
+    mu = np.array(means, dtype=np.float64, order="C")
     if mu.ndim != 2:
         raise InvalidParameterError("means must be a (K, L) array")
     K, L = mu.shape
@@ -106,10 +107,10 @@ def _prepare(means, weights, constrained, floors, sigma2=1.0, w=None):
     if c.ndim != 1:
         raise InvalidParameterError("constrained must be a boolean mask of length L")
     c = c.astype(np.bool_, order="C")
-    s2 = np.asarray(sigma2, dtype=np.float64, order="C")
+    s2 = np.array(sigma2, dtype=np.float64, order="C")
     if s2.ndim == 0:
         s2 = np.full((K, L), float(s2))
-    ww = np.zeros((K, L)) if w is None else np.asarray(w, dtype=np.float64, order="C")
+    ww = np.zeros((K, L)) if w is None else np.array(w, dtype=np.float64, order="C")
     if mu.size == 0:
         raise InvalidParameterError("means must be a non-empty (K, L) array")
     if ww.ndim != 2 or s2.ndim != 2:
@@ -147,19 +148,19 @@ def feasible_glr(counts, means, weights, constrained, floors=0.0, sigma2=1.0) ->
     ``means`` must be finite everywhere (use any finite placeholder for unsampled cells:
     it only matters through the empirical answer).  Only ratios of ``weights`` matter.
     """
-    mu = np.asarray(means, dtype=np.float64, order="C")
+    mu = np.array(means, dtype=np.float64, order="C")
     if mu.ndim != 2:
         raise InvalidParameterError("means must be a (K, L) array")
     K, L = mu.shape
-    q = np.asarray(weights, dtype=np.float64, order="C")
-    f = np.asarray(floors, dtype=np.float64, order="C")
+    q = np.array(weights, dtype=np.float64, order="C")
+    f = np.array(floors, dtype=np.float64, order="C")
     if f.ndim == 0:
         f = np.full(L, float(f))
-    s2 = np.asarray(sigma2, dtype=np.float64, order="C")
+    s2 = np.array(sigma2, dtype=np.float64, order="C")
     if s2.ndim == 0:
         s2 = np.full((K, L), float(s2))
-    n = np.asarray(counts, dtype=np.float64, order="C")
-    c = np.asarray(constrained, dtype=np.bool_, order="C")
+    n = np.array(counts, dtype=np.float64, order="C")
+    c = np.array(constrained, dtype=np.bool_, order="C")
     if q.ndim != 1 or f.ndim != 1 or c.ndim != 1 or s2.ndim != 2 or n.ndim != 2:
         raise InvalidParameterError("bad dimensions: expected counts/means/sigma2 (K, L) and q/floors/constrained (L,)")
     return float(glr_kernel(n, mu, q, f, c, s2))
