@@ -95,7 +95,7 @@ class MeansAndVariances(Model):
         Number of distinct rewards stored; -1 once a source had more than :data:`TIE_VALUES`.
     """
 
-    state_attrs = ("counts", "sums", "estimate", "sq_devs", "centres", "noise", "values", "value_counts",
+    state_attrs: tuple[str, ...] = ("counts", "sums", "estimate", "sq_devs", "centres", "noise", "values", "value_counts",
                    "n_values")
     estimate_is_mean = True  # checked on a restored state
 

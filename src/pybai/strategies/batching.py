@@ -47,7 +47,7 @@ def check_batch(requests: np.ndarray, n_requests: int, size: int | None, max_rep
     if requests.size > size:
         raise BatchLimitError(f"{owner} asked for a batch of {requests.size} samples; the batch size b is {size}.")
     most = int(np.bincount(requests).max())  # requests are in [0, n_requests): a count per request, no sort
-    if most > max_repeats:
+    if max_repeats is not None and most > max_repeats:
         raise BatchLimitError(
             f"{owner} asked for {most} samples of one request in a batch; at most r = {max_repeats} allowed."
         )

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_choice, check_positive_float, check_positive_int, fail
-from pybai.models.families import Gaussian
+from pybai.models.families import Family, Gaussian
 from pybai.naming import arm_index, arm_name
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.guardrails.metrics import Metric, compile_guardrails
@@ -99,6 +99,7 @@ class GuardrailProblem(Problem):
         self.unknown = np.tile(np.array([m.unknown_variance for m in self.metrics], dtype=np.bool_), K)
         lows, highs = zip(*(m.support for m in self.metrics))
         self._low, self._high = np.tile(lows, K).astype(float), np.tile(highs, K).astype(float)
+        family: Family
         if self.unknown.any():
             family = MetricFamily(self.variances, self.unknown, self._low, self._high, tuple(m.name for m in self.metrics))
         else:

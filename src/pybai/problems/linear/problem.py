@@ -367,6 +367,7 @@ class LinearBestArmProblem(Problem):
             w = np.zeros(k)
             w[self._reps] = 1.0 / self._reps.size
             return DesignResult(weights=w, value=math.inf, lower_bound=math.inf, iterations=0)
+        assert z is not None and y is not None  # a finite size means both were computed
         directions = ExplicitDirections(y)
         tol = hint.get("tolerance") if hint is not None else None
         if tol and hint is not None and hint.get("best") == best and hint.get("dual") is not None and hint.get("weights") is not None:
