@@ -10,7 +10,7 @@ from pybai.models.unknown_variance import MeansAndVariances
 from pybai.stopping.base import PairPieces
 from pybai.stopping.thresholds import make_threshold
 from pybai.stopping.unknown_variance import (
-    PRECISIONS, UnknownVarianceThreshold, _lower, _pair_margin, _upper, bipartite_level, log_bayes_factor,
+    PRECISIONS, UnknownVarianceThreshold, _lower, invariant_pair_margin, _upper, bipartite_level, log_bayes_factor,
     product_level)
 
 C = np.array(PRECISIONS)
@@ -91,7 +91,7 @@ def test_certified_pair_decision_agrees_with_a_dense_grid():
         na, xa, sa, nb, xb, sb, level = _random_pair(rng, 400, 12)
         grid = np.linspace(xb, xa, 4001)
         g = np.array([_upper(na, xa, sa, u, C) + _lower(nb, xb, sb, u, C) for u in grid])
-        margin = _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb))
+        margin = invariant_pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb))
         if margin > 0:
             decided += 1
             assert g.min() > level - 1e-9
@@ -101,7 +101,7 @@ def test_certified_pair_decision_agrees_with_a_dense_grid():
 
 
 def test_no_stop_when_the_first_arm_does_not_look_better():
-    assert _pair_margin(50.0, 0.0, 10.0, 50.0, 1.0, 10.0, 1.0, C, 0.5) == -math.inf
+    assert invariant_pair_margin(50.0, 0.0, 10.0, 50.0, 1.0, 10.0, 1.0, C, 0.5) == -math.inf
 
 
 def test_make_threshold_builds_the_rule_for_the_family():
@@ -218,7 +218,7 @@ def test_a_certified_pair_covers_the_whole_diagonal_through_the_suprema():
     checked = 0
     for _ in range(200):
         na, xa, sa, nb, xb, sb, level = _random_pair(rng, 3000, 10)
-        if _pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb)) <= 0:
+        if invariant_pair_margin(na, xa, sa, nb, xb, sb, level, C, 0.5 * (xa + xb)) <= 0:
             continue
         checked += 1
         width = xa - xb

@@ -39,7 +39,7 @@ from numba import njit
 from pybai.models._invariant import PRECISIONS, log_bayes_factor_one_sided
 from pybai.models._transport import transport_pair
 from pybai.stopping.guardrails import GuardrailMixtureThreshold, one_test_value
-from pybai.stopping.unknown_variance import _pair_margin, product_level
+from pybai.stopping.unknown_variance import invariant_pair_margin, product_level
 
 __all__ = ["GuardrailUnknownVarianceThreshold", "uv_items_glr", "uv_items_margin", "uv_tests_glr",
            "uv_tests_margin"]
@@ -100,7 +100,7 @@ def uv_test_margin(j, s1, a1, s2, a2, e, counts, means, variances, scales, table
     si = max(sq_devs[i] / ni, 1e-300)
     sj = max(sq_devs[jj] / nj, 1e-300)
     start = transport_pair(ni, means[i], si, nj, xj, sj)[1]
-    return _pair_margin(ni, means[i], sq_devs[i], nj, xj, sq_devs[jj], level_pair, precisions, start)
+    return invariant_pair_margin(ni, means[i], sq_devs[i], nj, xj, sq_devs[jj], level_pair, precisions, start)
 
 
 @njit(cache=True)

@@ -159,7 +159,7 @@ def _lower(n, xbar, sq_devs, lam, precisions):
 
 
 @njit(cache=True)
-def _pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
+def invariant_pair_margin(na, xa, sa, nb, xb, sb, level, precisions, start):
     """Certified min over u in [xb, xa] of ln B+_a(u) + ln B-_b(u), minus ``level``, decided against 0.
 
     B+_a is arm a's one-sided factor with the effect above u, B-_b arm b's with the effect below
@@ -229,7 +229,7 @@ def _min_margin(counts, means, sq_devs, top, bot, level, precisions, offset, tie
             si = max(sq_devs[i] / ni, 1e-300)
             sj = max(sq_devs[j] / nj, 1e-300)
             start = transport_pair(ni, means[i], si, nj, xj, sj)[1]
-            margin = _pair_margin(ni, means[i], sq_devs[i], nj, xj, sq_devs[j], level, precisions, start)
+            margin = invariant_pair_margin(ni, means[i], sq_devs[i], nj, xj, sq_devs[j], level, precisions, start)
             if margin < worst:
                 worst = margin
                 if worst <= 0.0:

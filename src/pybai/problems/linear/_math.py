@@ -17,9 +17,27 @@ projection of y on the null space of A); directions in the range use the pseudo-
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["alternative_terms", "inverse_or_spectrum"]
+__all__ = ["alternative_terms", "inverse_or_spectrum", "tracking_tolerance", "ORACLE_RTOL"]
+
+#: Relative duality gap at which the oracle stops (certified).
+ORACLE_RTOL = 1e-6
+#: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, FAST_RTOL_SCALE / sqrt(t)) at time t.
+FAST_RTOL_CAP = 0.1
+FAST_RTOL_SCALE = 0.3
+
+
+def tracking_tolerance(t: int) -> float:
+    """Relative duality gap the approximate oracle guarantees at time t: min(0.1, 0.3 t^-1/2), at least 1e-6.
+
+    It tends to 0, so the tracked weights are certified eps_t-optimal for the estimate with
+    eps_t -> 0 (see :meth:`pybai.problems.linear.problem.LinearBestArmProblem.tracking_weights`).
+    """
+    return float(max(ORACLE_RTOL, min(FAST_RTOL_CAP, FAST_RTOL_SCALE / math.sqrt(max(t, 1)))))
+
 
 #: Relative eigenvalue under which A counts as singular.
 SINGULAR_RTOL = 1e-10

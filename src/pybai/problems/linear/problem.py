@@ -38,7 +38,8 @@ from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems.linear._game import linear_best_response
-from pybai.problems.linear._math import alternative_terms, domination_statistics, inverse_or_spectrum
+from pybai.problems.linear._math import (ORACLE_RTOL, alternative_terms, domination_statistics, inverse_or_spectrum,
+                                         tracking_tolerance)
 from pybai.problems.linear.space import DesignSpace
 from pybai.problems.base import BatchSpec, FixedConfidence, Problem
 from pybai.stopping.base import Threshold
@@ -51,22 +52,6 @@ __all__ = ["LinearBestArmProblem", "LinearOracleHint"]
 #: the largest ``||(x* - x) / gap||^2`` the oracle solves for; beyond it T* (about that times 2 sigma^2 over the
 #: design's curvature) would overflow a float, and the oracle answers as for a tie (T* = inf, uniform weights)
 _LARGEST_DIRECTION = 1e250
-
-#: Relative duality gap at which the oracle stops (certified).
-ORACLE_RTOL = 1e-6
-#: The approximate oracle of tracking rules: relative gap min(FAST_RTOL_CAP, FAST_RTOL_SCALE / sqrt(t)) at time t.
-FAST_RTOL_CAP = 0.1
-FAST_RTOL_SCALE = 0.3
-
-
-def tracking_tolerance(t: int) -> float:
-    """Relative duality gap the approximate oracle guarantees at time t: min(0.1, 0.3 t^-1/2), at least 1e-6.
-
-    It tends to 0, so the tracked weights are certified eps_t-optimal for the estimate with
-    eps_t -> 0 (see :meth:`LinearBestArmProblem.tracking_weights`).
-    """
-    return float(max(ORACLE_RTOL, min(FAST_RTOL_CAP, FAST_RTOL_SCALE / math.sqrt(max(t, 1)))))
-
 
 class LinearOracleHint(dict):
     """Warm start of :meth:`LinearBestArmProblem.oracle`, updated in place.
