@@ -104,44 +104,34 @@ def uv_test_margin(j, s1, a1, s2, a2, e, counts, means, variances, scales, table
 
 
 @njit(cache=True)
-def uv_items_margin(s1, a1, s2, a2, e, starts, counts, means, variances, scales, unknown, sq_devs, noise, tied,
-                    precisions, level, level_one, level_pair):
-    """min over items of the max over its tests of :func:`uv_test_margin` (``inf`` with no item); stop when > 0."""
-    n_tests = e.shape[0]
+def min_of_item_max(values, starts):
+    """min over items of the max of its tests' ``values`` (``inf`` with no item; a NaN value never wins a max)."""
+    n_tests = values.shape[0]
     n_items = starts.shape[0]
     worst = math.inf
-    table = np.empty(max(scales.shape[0], 1))
     for it in range(n_items):
-        lo = starts[it]
         hi = starts[it + 1] if it + 1 < n_items else n_tests
         best = -math.inf
-        for j in range(lo, hi):
-            val = uv_test_margin(j, s1, a1, s2, a2, e, counts, means, variances, scales, table, unknown, sq_devs,
-                                 noise, tied, precisions, level, level_one, level_pair)
-            if val > best:
-                best = val
+        for j in range(starts[it], hi):
+            if values[j] > best:
+                best = values[j]
         if best < worst:
             worst = best
     return worst
 
 
 @njit(cache=True)
+def uv_items_margin(s1, a1, s2, a2, e, starts, counts, means, variances, scales, unknown, sq_devs, noise, tied,
+                    precisions, level, level_one, level_pair):
+    """min over items of the max over its tests of :func:`uv_test_margin` (``inf`` with no item); stop when > 0."""
+    return min_of_item_max(uv_tests_margin(s1, a1, s2, a2, e, counts, means, variances, scales, unknown, sq_devs,
+                                           noise, tied, precisions, level, level_one, level_pair), starts)
+
+
+@njit(cache=True)
 def uv_items_glr(s1, a1, s2, a2, e, starts, counts, means, variances, unknown, noise):
     """min over items of the max over its tests of :func:`uv_test_glr` (``inf`` with no item)."""
-    n_tests = e.shape[0]
-    n_items = starts.shape[0]
-    worst = math.inf
-    for it in range(n_items):
-        lo = starts[it]
-        hi = starts[it + 1] if it + 1 < n_items else n_tests
-        best = -math.inf
-        for j in range(lo, hi):
-            val = uv_test_glr(j, s1, a1, s2, a2, e, counts, means, variances, unknown, noise)
-            if val > best:
-                best = val
-        if best < worst:
-            worst = best
-    return worst
+    return min_of_item_max(uv_tests_glr(s1, a1, s2, a2, e, counts, means, variances, unknown, noise), starts)
 
 
 @njit(cache=True)
