@@ -26,8 +26,13 @@ def _cli(args: list[str], subprocess_cli: bool) -> int:
     return main(args)
 
 
-def drive(experiment_file, db, workdir, subprocess_cli: bool = False, max_rounds: int = 10_000) -> int:
-    """Answer every request of the session in ``db`` until it stops; returns the number of asks."""
+def drive(experiment_file, db, workdir, subprocess_cli: bool = False, max_rounds: int = 10_000,
+          metrics: tuple[str, ...] = ()) -> int:
+    """Answer every request of the session in ``db`` until it stops; returns the number of asks.
+
+    With ``metrics`` (a guardrail session: several metrics per observation), the ask CSV must carry one
+    empty column per metric and each observation is told in one row: its request, arm label and every metric.
+    """
     experiment = load_experiment(experiment_file)
     seed = replication_seed(experiment.seed, 0)
     world = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
@@ -41,12 +46,21 @@ def drive(experiment_file, db, workdir, subprocess_cli: bool = False, max_rounds
         if not rows:  # the session has stopped: ask writes an empty request
             return round_
         request = int(rows[0]["request"])
-        asked = np.array([int(r["source"] if r["source"] != "" else r["arm"]) for r in rows], dtype=np.intp)
-        sources, rewards = world.respond(asked, noise)
+        if metrics:
+            assert list(rows[0]) == ["request", "arm", "label", *metrics] and all(rows[0][m] == "" for m in metrics)
+            _, rewards = world.respond(np.array([int(r["arm"]) for r in rows], dtype=np.intp), noise)
+            table = rewards.reshape(len(rows), len(metrics))
+            header = ["request", "label", *metrics]
+            lines = [[str(request), r["label"], *map(repr, map(float, t))] for r, t in zip(rows, table)]
+        else:
+            asked = np.array([int(r["source"] if r["source"] != "" else r["arm"]) for r in rows], dtype=np.intp)
+            sources, rewards = world.respond(asked, noise)
+            header = ["source", "reward"]
+            lines = [[str(int(s)), repr(float(r))] for s, r in zip(sources, rewards)]
         with open(tell_csv, "w", newline="") as fh:
             out = csv.writer(fh)
-            out.writerow(["source", "reward"])
-            out.writerows([int(s), repr(float(r))] for s, r in zip(sources, rewards))
+            out.writerow(header)
+            out.writerows(lines)
         assert _cli(["session", "tell", "--db", str(db), "--request", str(request), "--csv", str(tell_csv)],
                     subprocess_cli) == 0
     raise AssertionError("the session did not stop")

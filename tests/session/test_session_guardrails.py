@@ -23,10 +23,11 @@ from pybai.config.learner import parse_session_file
 from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.session import Session
 from pybai.simulate.runner import run_replication
-from pybai.simulate.seeding import STREAM_NOISE, STREAM_TRUTH, child, replication_seed
+from pybai.simulate.seeding import replication_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from _serve_sessions import client_for, folder  # noqa: E402,F401 (fixtures)
+from _session_driver import drive  # noqa: E402
 
 #: the learner's metrics (both files); the world adds the truth
 METRICS = """
@@ -98,37 +99,14 @@ def _files(tmp_path):
     return world, session
 
 
-def _world(world_file):
-    experiment = load_experiment(world_file)
-    seed = replication_seed(experiment.seed, 0)
-    env = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
-    return experiment, seed, env, np.random.default_rng(child(seed, STREAM_NOISE))
-
-
 def test_a_cli_session_equals_pybai_run(tmp_path, capsys):
     """The world answers each ``ask`` CSV with one row per observation (arm label and every metric)."""
     world_file, session_file = _files(tmp_path)
-    experiment, seed, env, noise = _world(world_file)
+    experiment = load_experiment(world_file)
+    seed = replication_seed(experiment.seed, 0)
     db = tmp_path / "s.db"
     assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
-    ask, tell = tmp_path / "ask.csv", tmp_path / "tell.csv"
-    for _ in range(20_000):
-        assert main(["session", "ask", "--db", str(db), "--csv", str(ask)]) == 0
-        with open(ask, newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows:
-            break
-        assert list(rows[0]) == ["request", "arm", "label", *NAMES] and all(rows[0][m] == "" for m in NAMES)
-        arms = np.array([int(r["arm"]) for r in rows], dtype=np.intp)
-        _, rewards = env.respond(arms, noise)
-        table = rewards.reshape(len(arms), len(NAMES))
-        with open(tell, "w", newline="") as fh:
-            out = csv.writer(fh)
-            out.writerow(["request", "label", *NAMES])
-            out.writerows([rows[0]["request"], r["label"], *map(repr, map(float, t))] for r, t in zip(rows, table))
-        assert main(["session", "tell", "--db", str(db), "--request", rows[0]["request"], "--csv", str(tell)]) == 0
-    else:
-        raise AssertionError("the session did not stop")
+    drive(world_file, db, tmp_path, max_rounds=20_000, metrics=NAMES)
     capsys.readouterr()
     assert main(["session", "status", "--db", str(db), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)

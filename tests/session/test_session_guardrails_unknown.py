@@ -23,10 +23,11 @@ from pybai.config.learner import parse_session_file
 from pybai.problems.guardrails import GuardrailProblem, Metric
 from pybai.session import Session
 from pybai.simulate.runner import run_replication
-from pybai.simulate.seeding import STREAM_NOISE, STREAM_TRUTH, child, replication_seed
+from pybai.simulate.seeding import replication_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from _serve_sessions import client_for, folder  # noqa: E402,F401 (fixtures)
+from _session_driver import drive  # noqa: E402
 
 METRICS = """
 [[problem.metric]]
@@ -93,28 +94,10 @@ def test_a_cli_session_equals_pybai_run_and_shows_the_metric(tmp_path, capsys):
     world_file, session_file = _files(tmp_path)
     experiment = load_experiment(world_file)
     seed = replication_seed(experiment.seed, 0)
-    env = experiment.environment.realize(np.random.default_rng(child(seed, STREAM_TRUTH)))
-    noise = np.random.default_rng(child(seed, STREAM_NOISE))
     db = tmp_path / "s.db"
     assert main(["session", "new", str(session_file), "--db", str(db)]) == 0
     assert "latency: gaussian rewards, variance unknown (estimated per arm), at most 0" in capsys.readouterr().out
-    ask, tell = tmp_path / "ask.csv", tmp_path / "tell.csv"
-    for _ in range(20_000):
-        assert main(["session", "ask", "--db", str(db), "--csv", str(ask)]) == 0
-        with open(ask, newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows:
-            break
-        arms = np.array([int(r["arm"]) for r in rows], dtype=np.intp)
-        _, rewards = env.respond(arms, noise)
-        table = rewards.reshape(len(arms), len(NAMES))
-        with open(tell, "w", newline="") as fh:
-            out = csv.writer(fh)
-            out.writerow(["request", "label", *NAMES])
-            out.writerows([rows[0]["request"], r["label"], *map(repr, map(float, t))] for r, t in zip(rows, table))
-        assert main(["session", "tell", "--db", str(db), "--request", rows[0]["request"], "--csv", str(tell)]) == 0
-    else:
-        raise AssertionError("the session did not stop")
+    drive(world_file, db, tmp_path, max_rounds=20_000, metrics=NAMES)
     capsys.readouterr()
     assert main(["session", "status", "--db", str(db), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
