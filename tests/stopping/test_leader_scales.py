@@ -212,9 +212,10 @@ def test_make_threshold_problems_and_defaults():
         0.1, 3)
     assert make_threshold("leader", 0.1, n_alternatives=4, family="gaussian").product_weight == 0.0
     fc = FixedConfidence(0.1)
-    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1) == \
+    # reachable by name (the "delta-correct" default is "leader-settled": test_leader_settled.py)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("leader-scales", 0.1) == \
         GaussianLeaderScalesThreshold(0.1, 4)
-    assert BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("delta-correct", 0.1) == \
+    assert BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("Leader-Scales", 0.1) == \
         BernoulliLeaderScalesThreshold(0.1, 4)
     assert type(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("leader", 0.1)) is GaussianLeaderThreshold
     with pytest.raises(InvalidParameterError, match="threshold"):

@@ -226,6 +226,11 @@ def test_make_threshold_problems_and_refusals():
     fc = FixedConfidence(0.1)
     assert type(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("leader-settled", 0.1)) is \
         GaussianLeaderSettledThreshold
+    # the "delta-correct" default of plain best arm (Gaussian with known variances, Bernoulli)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1) == \
+        GaussianLeaderSettledThreshold(0.1, 4)
+    assert BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("delta-correct", 0.1) == \
+        BernoulliLeaderSettledThreshold(0.1, 4)
     with pytest.raises(InvalidParameterError, match="threshold"):
         TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("leader-settled", 0.1)
     with pytest.raises(InvalidParameterError, match="threshold"):

@@ -24,7 +24,7 @@ segments (arm i_k, its samples while it led) of fresh mixtures U_{i_k,c}^{(k)}(l
 
 with the scales c_j = e^(2j), j = 0..7, of the pair rules (one common scale for every factor of a term).
 
-**The scale-pair prior** (kind ``"leader-scales"``, the ``"delta-correct"`` default of plain best arm).  With
+**The scale-pair prior** (kind ``"leader-scales"``).  With
 G_j,c = (1/2) L_j,c + (1/2) (1/(K - 1)) sum_{i != j} U_i,c, a common scale fits at most one of the two sides when
 their counts differ (Track-and-Stop's optimal allocation samples the last arms tens of times less than the first
 two, and their hypotheses decide the stop).  The scale-pair prior lets the sides take independent scales:
@@ -36,7 +36,7 @@ of initial value 1 at the truth (the factors change on disjoint samples), so the
 it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
 E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
 
-**Settled leaders** (kind ``"leader-settled"``).  The scale-pair prior, except that a hypothesis has no leader
+**Settled leaders** (kind ``"leader-settled"``, the ``"delta-correct"`` default of plain best arm).  The scale-pair prior, except that a hypothesis has no leader
 until the candidate beats the runner-up of the arms other than j by a pair GLR above ``STICKY``; until then its
 leader process holds its wealth as cash (L_j,c = 1).  A closed segment of an early leader, evaluated near the
 eventual best arm's mean, is below 1 and multiplies every later one; waiting avoids those segments.  The start is a

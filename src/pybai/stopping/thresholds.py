@@ -67,8 +67,9 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: :mod:`pybai.stopping.pair_mixture`, the ``"delta-correct"`` default of best-arm and top-k problems;
 #: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1];
 #: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`;
-#: ``"leader-scales"``: the same with the scale-pair prior, the ``"delta-correct"`` default of best-arm problems;
-#: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled).
+#: ``"leader-scales"``: the same with the scale-pair prior;
+#: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled, the
+#: ``"delta-correct"`` default of best-arm problems without an answer tolerance).
 KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales",
          "leader-settled")
 #: The leader kinds' classes: (Gaussian arms with known variances, rewards in [0, 1]).
