@@ -3,7 +3,8 @@
 For each instance and each strategy that runs under ``reward_model = "gaussian-unknown-variance"``
 (``tas`` C-tracking, ``top-two``, ``lucb``, ``game``, ``uniform``; default parameters,
 ``threshold = "delta-correct"``), the same experiment is run (a) told the true sigmas (the Gaussian
-family, whose proven best-arm rule is ``"leader-scales"``; compiled runs, identical to ask/tell) and
+family, whose proven best-arm rule is ``"leader-settled"``, ``"leader-scales"`` before it; compiled runs,
+identical to ask/tell) and
 (b) estimating them (``"gaussian-unknown-variance"``, statistic ``"glr"`` and optionally
 ``"ev-glr"``; its proven rule is the invariant t-test mixture rule; the ask/tell loop).  Both use
 the same experiment seed, so replication i of (a) and of (b) read the same seed streams: the

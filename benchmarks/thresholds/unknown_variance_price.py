@@ -7,7 +7,7 @@ arm's sum of squared deviations is N_a sigma_a^2.
 Printed: the smallest t at which each rule stops (bisection on t; every rule's margin is
 monotone along this path in practice):
 
-* ``leader-scales``   the known-variance ``"delta-correct"`` rule (one e-process per hypothesis,
+* ``leader-scales``   the known-variance ``"leader-scales"`` rule (one e-process per hypothesis,
   leader right from the start: one segment);
 * ``pair-mixture``    the known-variance per-pair rule (half-normal mixtures per arm, union over the
   K - 1 pairs at ln((K - 1)/delta) with its own calibration);
