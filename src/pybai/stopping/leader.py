@@ -36,10 +36,11 @@ of initial value 1 at the truth (the factors change on disjoint samples), so the
 it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
 E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
 
-**Settled leaders** (kind ``"leader-settled"``, the ``"delta-correct"`` default of plain best arm).  The scale-pair prior, except that a hypothesis has no leader
-until the candidate beats the runner-up of the arms other than j by a pair GLR above ``STICKY``; until then its
-leader process holds its wealth as cash (L_j,c = 1).  A closed segment of an early leader, evaluated near the
-eventual best arm's mean, is below 1 and multiplies every later one; waiting avoids those segments.  The start is a
+**Settled leaders** (kind ``"leader-settled"``, the ``"delta-correct"`` default of plain best arm).  The scale-pair
+prior, except that a hypothesis has no leader until the candidate beats the runner-up of the arms other than j by a
+pair GLR above ``STICKY``; until then its leader process holds its wealth as cash (L_j,c = 1).  A closed segment of
+an early leader, evaluated near the eventual best arm's mean, is below 1 and multiplies every later one; waiting
+avoids those segments.  The start is a
 stopping time and the first segment holds only later samples, so the theorem below holds unchanged (the proof's
 leader sequence may begin with "none").  Proof and measurements: docs/thresholds.md.
 
