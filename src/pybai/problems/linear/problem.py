@@ -23,6 +23,11 @@ default of every strategy), ``"delta-correct"`` (the self-normalised bound of Ab
 al. 2011, Theorem 1, on the design matrix: :mod:`pybai.stopping.linear`), ``"kk21"``
 (Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
 Soare et al. Prop. 1, accepted by the paper's strategies).
+
+The model is tested as well (:mod:`pybai.problems.linear.fit`): while the per-arm means contradict
+the linear model at the problem's delta, the GLR statistic is no evidence (:meth:`statistic` is 0,
+so no threshold stops) and :meth:`LinearBestArmProblem.misfit` says so.  Under the model the test
+rejects with probability at most delta, only ever delaying a stop.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems.linear._game import linear_best_response
+from pybai.naming import arm_name
+from pybai.problems.linear.fit import FitTest, fit_test
 from pybai.problems.linear._math import (ORACLE_RTOL, alternative_terms, domination_statistics, inverse_or_spectrum,
                                          tracking_tolerance)
 from pybai.problems.linear.space import DesignSpace
@@ -227,11 +234,42 @@ class LinearBestArmProblem(Problem):
         return float(self._terms(inv, spectrum, means)[2].min())
 
     def statistic(self, model) -> float:
-        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion)."""
+        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion); 0 (no evidence)
+        while the data contradict the linear model (:meth:`fit`)."""
         inv = getattr(model, "inverse_design", None)
         if inv is None:
-            return self.glr(model.counts, model.estimate)
-        return float(self._terms(inv, None, model.estimate)[2].min())
+            z = self.glr(model.counts, model.estimate)
+        else:
+            z = float(self._terms(inv, None, model.estimate)[2].min())
+        return 0.0 if z > 0.0 and self.fit(model).rejected else z
+
+    #: level of the test of the model's fit when the regime has no delta (fixed budget: what status reports)
+    FIT_DELTA = 0.05
+
+    def fit(self, model) -> FitTest:
+        """The time-uniform test of the linear model on ``model``'s data (:func:`~pybai.problems.linear.fit.fit_test`)
+        at the problem's delta (:attr:`FIT_DELTA` in fixed budget).
+
+        A model without per-arm squared deviations (``sq_devs``) is tested at the declared sigma alone.
+        """
+        devs = getattr(model, "sq_devs", None)
+        if devs is None:
+            devs = np.full(self.n_sources, np.nan)
+        return fit_test(self.features, model.counts, model.sums, devs, self.sigma, self.delta or self.FIT_DELTA)
+
+    def misfit(self, model) -> str | None:
+        """One sentence when the data contradict the linear model (:meth:`fit` rejects), naming the arm furthest
+        off the fit and what to do; else the family's (None)."""
+        if not (model.counts > 0).any():
+            return None
+        test = self.fit(model)
+        if not test.rejected:
+            return super().misfit(model)
+        return (f"the data contradict the linear model (the per-arm means are not linear in the features at the "
+                f"noise the rewards show, furthest off at {arm_name(test.worst, self.labels)}: weighted residual "
+                f"{test.statistic:.3g} > {test.level:.3g}), so the rule does not stop while that lasts; arms whose "
+                f"means are not a linear function of their features fit an unstructured reward model (drop the "
+                f"features: each arm estimated from its own rewards)")
 
     #: relative margin of the screen of :meth:`statistic_against` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
@@ -268,7 +306,8 @@ class LinearBestArmProblem(Problem):
             model.screen_arm = j
         except AttributeError:  # a model type without the hint: no screen
             pass
-        return float(terms.min())
+        z = float(terms.min())
+        return 0.0 if z > level and self.fit(model).rejected else z  # a rule stops only on a model the data fit
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         r"""Nature's best response to allocation ``w``: ``(value, d)``.
