@@ -61,8 +61,10 @@ def test_constant_rewards_off_the_model_are_rejected_after_one_sample_of_the_odd
     means = rng.normal(size=k)  # K > d generic means: not linear in the features
     counts = np.array([40.0] * d + [1.0] * (k - d))
     assert fit_test(x, counts, counts * means, np.zeros(k), 1.0, 0.05).rejected
-    linear = x @ rng.normal(size=d)  # constant rewards that *are* linear: rounding never rejects
-    assert not fit_test(x, counts * 1e5, counts * 1e5 * linear, np.zeros(k), 1.0, 0.05).rejected
+    linear = x @ rng.normal(size=d)  # means that *are* linear, with almost no noise: rounding never rejects
+    assert not fit_test(x, counts * 1e5, counts * 1e5 * linear, np.full(k, 1e-30), 1.0, 0.05).rejected
+    repeated = fit_test(x, counts, counts * linear, np.zeros(k), 1.0, 0.05)  # but a repeated reward does
+    assert repeated.rejected and repeated.repeats and repeated.worst == 0
 
 
 def test_least_squares_keeps_the_within_arm_squared_deviations():
@@ -110,7 +112,8 @@ def _drive(session, reward, answers=400):
 PROBE = [[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.2, 0.9]]
 
 
-@pytest.mark.parametrize("strategy", ["tas", "game", "xy-static"])
+@pytest.mark.parametrize("strategy", ["tas", "game", "xy-static", "g-allocation", "xy-adaptive", "rage",
+                                      "xy-fully-adaptive"])
 def test_constant_rewards_are_never_certified_and_status_says_why(tmp_path, strategy):
     session = _session(tmp_path, PROBE, strategy)  # every reward 1.0: arm 2 is 1.4 by extrapolation
     status = _drive(session, lambda a, i, rng: 1.0)

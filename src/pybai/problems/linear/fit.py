@@ -49,9 +49,12 @@ of one standard deviation at most sigma on every arm, means linear in the featur
 any time with probability at most :math:`\delta_1 + \delta_2 = \delta` (:math:`\delta_1 = \delta_2 =
 \delta/2`); a rejection only withholds a stop, so the stopping rule's error stays below its own
 delta, and its stopping time grows only on that event.  Rewards that repeat exactly (a constant arm)
-give :math:`W_t = 0`: any residual then rejects, as Gaussian noise never repeats a value.  A
-residual of the size of rounding (means that are exactly linear, 1e-9 of their scale) never
-rejects.  Not covered: arms whose noise levels differ (the pooled :math:`U_t` can then fall
+give :math:`W_t = 0`: any residual then rejects, as Gaussian noise never repeats a value.  For the
+same reason an arm whose two or more rewards are all equal rejects the model on its own (an event
+of probability 0 under it, so the level is unchanged): without it, constant rewards on the arms a
+design samples, which fit any plane exactly, would certify an arm the design never sampled by
+extrapolation alone.  A residual of the size of rounding (means that are exactly linear, 1e-9 of
+their scale) never rejects.  Not covered: arms whose noise levels differ (the pooled :math:`U_t` can then fall
 below the noise of a noisier arm and the test reject a model with linear means), which the model
 excludes.
 
@@ -92,13 +95,16 @@ class FitTest(NamedTuple):
     noise : float
         s_t, the noise standard deviation the residual is measured in (at most sigma).
     worst : int
-        The arm of the largest residual term (-1 without samples).
+        The arm of the largest residual term, or the first arm whose rewards repeat (-1 without samples).
+    repeats : bool
+        Whether the test rejects because an arm repeated one reward exactly (statistic inf).
     """
 
     statistic: float
     level: float
     noise: float
     worst: int
+    repeats: bool = False
 
     @property
     def rejected(self) -> bool:
@@ -213,6 +219,9 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     resid = _residuals(x, n, means / scale)  # in units of the scale
     terms = n * resid * resid
     devs = np.asarray(sq_devs, dtype=float)[seen]
+    constant = (n >= 2.0) & (devs == 0.0)  # NaN (unknown) compares False
+    if constant.any():  # Gaussian noise never repeats a value
+        return FitTest(math.inf, level, 0.0, int(seen[int(np.argmax(constant))]), True)
     known = np.isfinite(devs)
     low = chi_square_lower(np.where(known, n - 1.0, 0.0), 0.5 * delta / k)
     within = float(devs[known].sum()) if known.any() else 0.0

@@ -265,11 +265,14 @@ class LinearBestArmProblem(Problem):
         test = self.fit(model)
         if not test.rejected:
             return super().misfit(model)
+        advice = ("arms whose means are not a linear function of their features fit an unstructured reward model "
+                  "(drop the features: each arm estimated from its own rewards)")
+        if test.repeats:
+            return (f"the data contradict the linear model: {arm_name(test.worst, self.labels)} repeated its reward "
+                    f"exactly, which Gaussian noise never does, so the rule does not stop while that lasts; {advice}")
         return (f"the data contradict the linear model (the per-arm means are not linear in the features at the "
                 f"noise the rewards show, furthest off at {arm_name(test.worst, self.labels)}: weighted residual "
-                f"{test.statistic:.3g} > {test.level:.3g}), so the rule does not stop while that lasts; arms whose "
-                f"means are not a linear function of their features fit an unstructured reward model (drop the "
-                f"features: each arm estimated from its own rewards)")
+                f"{test.statistic:.3g} > {test.level:.3g}), so the rule does not stop while that lasts; {advice}")
 
     #: relative margin of the screen of :meth:`statistic_against` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
