@@ -305,15 +305,6 @@ class Problem(ABC):
     def delta(self) -> float | None:
         return self.regime.delta if isinstance(self.regime, FixedConfidence) else None
 
-    def misfit(self, model: Model) -> str | None:
-        """What in ``model``'s data contradicts the problem's reward model, in one sentence naming the arms
-        and the reward model that fits, or None (what a session's status, report and dashboard say once).
-
-        Default: the family's (:meth:`Family.misfit <pybai.models.families.Family.misfit>`); a problem
-        whose model is more than its family (the linear model of the means) adds its own test.
-        """
-        return self.family.misfit(model, self.labels)
-
     @property
     def n_alternatives(self) -> int:
         """Number of pieces of the alternative set (union bound of delta-correct thresholds)."""

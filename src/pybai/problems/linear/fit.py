@@ -72,9 +72,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pybai.naming import arm_name
 from pybai.stopping.kk21 import GaussianThreshold
 
-__all__ = ["FitTest", "fit_test", "chi_square_lower"]
+__all__ = ["FitTest", "fit_test", "chi_square_lower", "misfit_sentence"]
 
 #: residuals below this fraction of the means' scale are rounding (the noise level never goes below it)
 ROUNDING = 1e-9
@@ -172,7 +173,7 @@ def _residuals(x: np.ndarray, n: np.ndarray, y: np.ndarray) -> np.ndarray:
     return y - x @ theta
 
 
-def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs: np.ndarray, sigma: float,
+def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs: np.ndarray | None, sigma: float,
              delta: float) -> FitTest:
     r"""Test the Gaussian linear model on per-arm statistics, at all times at once (module docstring).
 
@@ -181,9 +182,10 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     features : ndarray (K, d)
     counts, sums : ndarray (K,)
         Samples and reward sums per arm.
-    sq_devs : ndarray (K,)
+    sq_devs : ndarray (K,) or None
         Per arm, the sum of squared deviations of its rewards about their mean; NaN where unknown
-        (a model rebuilt from counts and sums): that arm then says nothing about the noise level.
+        (a model rebuilt from counts and sums): that arm then says nothing about the noise level
+        (None: nothing known, the residual is measured at sigma).
     sigma : float
         The model's noise standard deviation.
     delta : float
@@ -218,7 +220,7 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     x = np.asarray(features, dtype=float)[seen]
     resid = _residuals(x, n, means / scale)  # in units of the scale
     terms = n * resid * resid
-    devs = np.asarray(sq_devs, dtype=float)[seen]
+    devs = np.full(seen.size, np.nan) if sq_devs is None else np.asarray(sq_devs, dtype=float)[seen]
     constant = (n >= 2.0) & (devs == 0.0)  # NaN (unknown) compares False
     if constant.any():  # Gaussian noise never repeats a value
         return FitTest(math.inf, level, 0.0, int(seen[int(np.argmax(constant))]), True)
@@ -233,3 +235,21 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     if statistic != statistic:  # inf / inf: a noise level beyond the float range tells nothing
         statistic = 0.0
     return FitTest(statistic, level, relative * scale, int(seen[int(np.argmax(terms))]))
+
+
+#: what to do when the data contradict the linear model
+ADVICE = ("arms whose means are not a linear function of their features fit an unstructured reward model (drop the "
+          "features: each arm estimated from its own rewards)")
+
+
+def misfit_sentence(test: FitTest, labels=None) -> str | None:
+    """The sentence a session's status says once while ``test`` rejects (which arm shows it and what to do), else None."""
+    if not test.rejected:
+        return None
+    arm = arm_name(test.worst, labels)
+    if test.repeats:
+        return (f"the data contradict the linear model: {arm} repeated its reward exactly, which Gaussian noise never "
+                f"does, so the rule does not stop while that lasts; {ADVICE}")
+    return (f"the data contradict the linear model (the per-arm means are not linear in the features at the noise "
+            f"the rewards show, furthest off at {arm}: weighted residual {test.statistic:.3g} > {test.level:.3g}), so "
+            f"the rule does not stop while that lasts; {ADVICE}")

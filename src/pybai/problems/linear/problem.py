@@ -22,12 +22,7 @@ Thresholds (:meth:`LinearBestArmProblem.threshold`): ``"heuristic"`` (ln((1 + ln
 default of every strategy), ``"delta-correct"`` (the self-normalised bound of Abbasi-Yadkori et
 al. 2011, Theorem 1, on the design matrix: :mod:`pybai.stopping.linear`), ``"kk21"``
 (Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
-Soare et al. Prop. 1, accepted by the paper's strategies).
-
-The model is tested as well (:mod:`pybai.problems.linear.fit`): while the per-arm means contradict
-the linear model at the problem's delta, the GLR statistic is no evidence (:meth:`statistic` is 0,
-so no threshold stops) and :meth:`LinearBestArmProblem.misfit` says so.  Under the model the test
-rejects with probability at most delta, only ever delaying a stop.
+Soare et al. Prop. 1, accepted by the paper's strategies).  None stops while the data contradict the model.
 """
 
 from __future__ import annotations
@@ -43,8 +38,7 @@ from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems.linear._game import linear_best_response
-from pybai.naming import arm_name
-from pybai.problems.linear.fit import FitTest, fit_test
+from pybai.problems.linear.fit import fit_test, misfit_sentence
 from pybai.problems.linear._math import (ORACLE_RTOL, alternative_terms, domination_statistics, inverse_or_spectrum,
                                          tracking_tolerance)
 from pybai.problems.linear.space import DesignSpace
@@ -234,45 +228,15 @@ class LinearBestArmProblem(Problem):
         return float(self._terms(inv, spectrum, means)[2].min())
 
     def statistic(self, model) -> float:
-        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion); 0 (no evidence)
-        while the data contradict the linear model (:meth:`fit`)."""
+        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion); 0 while :meth:`misfit` says why."""
         inv = getattr(model, "inverse_design", None)
-        if inv is None:
-            z = self.glr(model.counts, model.estimate)
-        else:
-            z = float(self._terms(inv, None, model.estimate)[2].min())
-        return 0.0 if z > 0.0 and self.fit(model).rejected else z
-
-    #: level of the test of the model's fit when the regime has no delta (fixed budget: what status reports)
-    FIT_DELTA = 0.05
-
-    def fit(self, model) -> FitTest:
-        """The time-uniform test of the linear model on ``model``'s data (:func:`~pybai.problems.linear.fit.fit_test`)
-        at the problem's delta (:attr:`FIT_DELTA` in fixed budget).
-
-        A model without per-arm squared deviations (``sq_devs``) is tested at the declared sigma alone.
-        """
-        devs = getattr(model, "sq_devs", None)
-        if devs is None:
-            devs = np.full(self.n_sources, np.nan)
-        return fit_test(self.features, model.counts, model.sums, devs, self.sigma, self.delta or self.FIT_DELTA)
+        z = self.glr(model.counts, model.estimate) if inv is None else float(self._terms(inv, None, model.estimate)[2].min())
+        return 0.0 if z > 0.0 and self.misfit(model) else z
 
     def misfit(self, model) -> str | None:
-        """One sentence when the data contradict the linear model (:meth:`fit` rejects), naming the arm furthest
-        off the fit and what to do; else the family's (None)."""
-        if not (model.counts > 0).any():
-            return None
-        test = self.fit(model)
-        if not test.rejected:
-            return super().misfit(model)
-        advice = ("arms whose means are not a linear function of their features fit an unstructured reward model "
-                  "(drop the features: each arm estimated from its own rewards)")
-        if test.repeats:
-            return (f"the data contradict the linear model: {arm_name(test.worst, self.labels)} repeated its reward "
-                    f"exactly, which Gaussian noise never does, so the rule does not stop while that lasts; {advice}")
-        return (f"the data contradict the linear model (the per-arm means are not linear in the features at the "
-                f"noise the rewards show, furthest off at {arm_name(test.worst, self.labels)}: weighted residual "
-                f"{test.statistic:.3g} > {test.level:.3g}), so the rule does not stop while that lasts; {advice}")
+        """Why the data contradict the linear model at the problem's delta (:mod:`pybai.problems.linear.fit`), or None."""
+        test = fit_test(self.features, model.counts, model.sums, getattr(model, "sq_devs", None), self.sigma, self.delta or 0.05)
+        return misfit_sentence(test, self.labels)
 
     #: relative margin of the screen of :meth:`statistic_against` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
@@ -309,8 +273,7 @@ class LinearBestArmProblem(Problem):
             model.screen_arm = j
         except AttributeError:  # a model type without the hint: no screen
             pass
-        z = float(terms.min())
-        return 0.0 if z > level and self.fit(model).rejected else z  # a rule stops only on a model the data fit
+        return 0.0 if terms.min() > level and self.misfit(model) else float(terms.min())  # stops only on a model that fits
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         r"""Nature's best response to allocation ``w``: ``(value, d)``.
