@@ -1106,7 +1106,12 @@ def main(argv=None) -> int:
             probe_runs(folder, defs)
             if only in ("", "http"):
                 picked = served[:: max(1, len(served) // 8)]
-                picked += [x for x in served if x not in picked and (x[6] or "leader" in x[0])]
+                labels = {x[0].split(" / ")[0] for x in picked}
+                for x in served:  # and one session of each guardrail and leader-settled definition
+                    label = x[0].split(" / ")[0]
+                    if label not in labels and (x[6] or "leader-settled" in label):
+                        labels.add(label)
+                        picked.append(x)
                 probe_http_sessions(folder, picked)
     print(f"\n{len(RESULTS)} cases in {time.monotonic() - start:.0f} s")
     return summary()
