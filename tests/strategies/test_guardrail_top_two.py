@@ -86,3 +86,28 @@ def test_refused_on_other_goals():
     with pytest.raises(InvalidParameterError, match="top-two-guardrails"):
         make_strategy("top-two-guardrails").start(
             BestArmProblem(3, GaussianEnvironment([0.0, 0.5, 1.0]).family(), FixedConfidence(0.1)), rng=0)
+
+
+def _unknown_variance_instance():
+    env = MultiMetricEnvironment({"revenue": GaussianEnvironment([-0.55, 0.18, 1.03, 1.34]),
+                                  "latency": GaussianEnvironment([0.68, 0.92, 0.59, 0.38], [1.0, 1.43, 0.78, 0.65])},
+                                 [[1.0, -0.4], [-0.4, 1.0]])
+    metrics = [Metric("revenue", sigma=1.0), Metric("latency", reward_model="gaussian-unknown-variance", at_most=0.0)]
+    return env, GuardrailProblem(4, metrics, FixedConfidence(0.1, max_samples=5000))
+
+
+def test_unknown_variance_forces_the_arms_seen_less_than_sqrt_t():
+    """An arm seen twice may have a plug-in variance near 0 (its tests then look settled): it is sampled until it
+    has sqrt(t) observations, and every run stops."""
+    env, problem = _unknown_variance_instance()
+    assert problem.answer(env.source_means) == -1
+    counts = np.repeat([60.0, 60.0, 60.0, 2.0], 2)
+    assert problem.top_two(counts, env.source_means)[:2] == (3, 3)
+    for seed in range(8):
+        s = make_strategy("top-two-guardrails", threshold="delta-correct").start(problem, rng=seed)
+        noise = np.random.default_rng(200 + seed)
+        while not s.stopped:
+            s.tell(*env.respond(s.ask(), noise))
+            n = s.requests_.counts(s.counts_)
+        assert s.status_ == "stopped" and s.recommendation() == -1, seed
+        assert n.min() >= 2

@@ -294,11 +294,21 @@ class GuardrailProblem(Problem):
     def top_two(self, counts, means, tci: bool = True) -> tuple[int, int, float]:
         """``(leader, challenger, leader_share)``: the arms a top-two rule chooses between at the empirical answer
         of ``means``, and the leader's information-directed share
-        (:func:`~pybai.problems.guardrails.challenger.top_two_candidates`; ``tci``: the ln N penalty)."""
+        (:func:`~pybai.problems.guardrails.challenger.top_two_candidates`; ``tci``: the ln N penalty).
+
+        With a metric of unknown variance, an arm observed fewer than sqrt(t) times (t the observations so far)
+        is sampled first, the least-sampled one (the forced exploration of Garivier & Kaufmann's D-tracking):
+        the plug-in variance of an arm seen a few times can be near 0, which would make its tests look
+        settled and the arm never be challenged again."""
+        n = np.asarray(counts, dtype=float).ravel()
+        if self.has_unknown_variance:
+            arms = n[::self.n_metrics]
+            if arms.min() < math.sqrt(arms.sum()):
+                arm = int(np.argmin(arms))
+                return arm, arm, 1.0
         mu = self._matrix(means)
         tests = self.tests(answer_of(mu, self.guards, self.control, self.sense))
-        return top_two_candidates(tests, np.asarray(counts, dtype=float).ravel(), mu.ravel(), self.variances,
-                                  self.n_metrics, tci)
+        return top_two_candidates(tests, n, mu.ravel(), self.variances, self.n_metrics, tci)
 
     def answer_is_unique(self, means) -> bool:
         """False when the answer's mean is exactly on a bound or ties another feasible arm's objective (whatever the
