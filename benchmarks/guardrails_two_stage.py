@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from _bench_common import machine, machine_line, table, write_json  # noqa: E402
 
-from pybai.config.experiment import load_experiment  # noqa: E402
+from pybai.config.experiment import parse_sweep, read_document  # noqa: E402
 from pybai.experiments import experiment_path  # noqa: E402
 from pybai.simulate.montecarlo import run_outcomes  # noqa: E402
 from pybai.strategies import make_strategy  # noqa: E402
@@ -40,13 +40,19 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--heuristic", action="store_true", help="also tas with the heuristic threshold, tau / (T* beta(tau))")
+    ap.add_argument("--delta", type=float, default=None, help="another delta than the file's 0.05")
+    ap.add_argument("--only", nargs="*", default=None, help="only these strategy labels (e.g. 'tas heuristic')")
     args = ap.parse_args(argv)
-    exp = load_experiment(experiment_path("guardrails-latency"))
+    document = read_document(experiment_path("guardrails-latency"))
+    if args.delta is not None:
+        document["problem"]["delta"] = args.delta
+    exp = parse_sweep(document, default_name="guardrails-latency")[0]
     extra = [("top-two-guardrails", make_strategy("top-two-guardrails", threshold="delta-correct")),
              ("top-two-guardrails ids", make_strategy("top-two-guardrails", beta="ids", threshold="delta-correct"))]
     if args.heuristic:
         extra.append(("tas heuristic", make_strategy("tas", threshold="heuristic")))
-    exp = dataclasses.replace(exp, replications=args.runs, strategies=list(exp.strategies) + extra)
+    chosen = [(label, st) for label, st in list(exp.strategies) + extra if args.only is None or label in args.only]
+    exp = dataclasses.replace(exp, replications=args.runs, strategies=chosen)
     problem, mu = exp.problem, exp.environment.source_means
     t_star = problem.oracle(mu)[0]
     level = math.log(problem.n_alternatives / problem.delta)
@@ -63,7 +69,7 @@ def main(argv=None):
             results[label].update(ratio_mean=float(ratio.mean()), ratio_se=float(ratio.std(ddof=1) / math.sqrt(ratio.size)),
                                   ratio_median=float(np.median(ratio)), ratio_max=float(ratio.max()),
                                   ratio_of_means=float(samples.mean() / (t_star * beta(int(round(samples.mean()))))))
-    base = results["two-stage"]["mean"]
+    base = results["two-stage"]["mean"] if "two-stage" in results else math.nan
     rows = [[label, f"{r['mean']:.1f} +- {r['se']:.1f}", r["errors"], r["censored"], f"{r['mean'] / base:.3f}"]
             for label, r in results.items()]
     print(machine_line(info))
@@ -74,7 +80,8 @@ def main(argv=None):
         if "ratio_mean" in r:
             print(f"{label}: tau / (T* beta(tau)) mean {r['ratio_mean']:.3f} +- {r['ratio_se']:.3f}, median "
                   f"{r['ratio_median']:.3f}, max {r['ratio_max']:.3f}; mean tau / (T* beta(mean tau)) {r['ratio_of_means']:.3f}")
-    write_json("guardrails_two_stage.json", {"machine": info, "runs": args.runs, "t_star": t_star,
+    suffix = ("" if args.delta is None else f"_delta{args.delta:g}") + ("" if args.only is None else "_only")
+    write_json(f"guardrails_two_stage{suffix}.json", {"machine": info, "runs": args.runs, "t_star": t_star,
                                         "t_star_log": t_star * level, "results": results})
 
 
