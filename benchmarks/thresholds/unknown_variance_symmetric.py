@@ -18,12 +18,17 @@ Sections:
 ``pair``  the smallest t at which the pair rule with these factors stops on the idealised path of
           ``unknown_variance_price.py`` (41 points on each pair's diagonal: an approximation, not a certified
           bound), s0 = r sigma for r = 1, 0.3, 3, beside ``"leader-scales"`` and the shipped rule; and the same
-          factors at ln(1/delta) (what a leader construction could reach at best; not a rule).
+          factors at ln(1/delta) (what a leader construction could reach at best; not a rule);
+``step-sup`` for the invariant (two-sided) factor instead: the supremum over the past data (q = S^2 / (n V) and
+          r = V / (n sigma^2), a grid) of the one-step conditional mean E[B_(n+1) / B_n | x_1..x_n] under
+          N(0, sigma^2) (quadrature over the next sample).  If it were 1 + eps_n with eps_n summable,
+          B_n / prod (1 + eps_i) would be a supermartingale in the run's filtration.
 
 Usage::
 
     .venv/bin/python benchmarks/thresholds/unknown_variance_symmetric.py arm
     .venv/bin/python benchmarks/thresholds/unknown_variance_symmetric.py pair [deltas] [instances]
+    .venv/bin/python benchmarks/thresholds/unknown_variance_symmetric.py step-sup
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import unknown_variance_price as price  # noqa: E402
 
 from pybai import BestArmProblem, FixedConfidence, GaussianEnvironment, GaussianUnknownVariance  # noqa: E402
-from pybai.models._invariant import PRECISIONS  # noqa: E402
+from pybai.models._invariant import PRECISIONS, log_bayes_factor  # noqa: E402
 from pybai.stopping.unknown_variance import _upper  # noqa: E402
 
 PREC = np.array(PRECISIONS)
@@ -115,9 +120,35 @@ def pair(deltas, names) -> None:
                   + " | ".join(f"{c:,.0f} ({c / base:.2f})" for c in cells) + " |", flush=True)
 
 
+def step_sup() -> None:
+    xs = np.linspace(-12.0, 12.0, 24001)
+    weights = np.exp(-xs * xs / 2.0)
+    weights /= weights.sum()
+
+    def log_b(n, s, v):
+        xbar = s / n
+        return log_bayes_factor(float(n), xbar, v - n * xbar * xbar, 0.0, PREC)
+
+    print("| n | sup of E[B_(n+1) / B_n] over the grid | at (q, r) |")
+    print("| ---: | ---: | --- |")
+    for n in (3, 5, 10, 20, 50, 100, 300):
+        best, where = 0.0, None
+        for q in (0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.95, 0.999):
+            for r in (1e-4, 1e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0, 1e4):
+                v = n * r
+                s = math.sqrt(q * n * v)
+                b0 = log_b(n, s, v)
+                mean = float(sum(wt * math.exp(log_b(n + 1, s + x, v + x * x) - b0) for x, wt in zip(xs, weights)))
+                if mean > best:
+                    best, where = mean, (q, r)
+        print(f"| {n} | {best:.4f} | {where} |", flush=True)
+
+
 if __name__ == "__main__":
     part = sys.argv[1] if len(sys.argv) > 1 else "arm"
-    if part == "pair":
+    if part == "step-sup":
+        step_sup()
+    elif part == "pair":
         pair([float(x) for x in sys.argv[2].split(",")] if len(sys.argv) > 2 else [0.1, 0.01],
              sys.argv[3].split(",") if len(sys.argv) > 3 else list(price.INSTANCES))
     else:
