@@ -50,10 +50,12 @@ any time with probability at most :math:`\delta_1 + \delta_2 = \delta` (:math:`\
 \delta/2`); a rejection only withholds a stop, so the stopping rule's error stays below its own
 delta, and its stopping time grows only on that event.  Rewards that repeat exactly (a constant arm)
 give :math:`W_t = 0`: any residual then rejects, as Gaussian noise never repeats a value.  For the
-same reason an arm whose two or more rewards are all equal rejects the model on its own (an event
-of probability 0 under it, so the level is unchanged): without it, constant rewards on the arms a
-design samples, which fit any plane exactly, would certify an arm the design never sampled by
-extrapolation alone.  A residual of the size of rounding (means that are exactly linear, 1e-9 of
+same reason rewards that show no noise at all (every arm with two or more rewards repeats one
+value, an event of probability 0 under the model, so the level is unchanged) reject the model: without
+it, constant rewards on the arms a design samples, which fit any plane exactly, would certify an arm
+the design never sampled by extrapolation alone.  One constant arm beside arms that vary does not
+reject by itself (coarse rewards, such as conversions of 0 or 1 with sigma = 1/2, repeat often): it
+lowers :math:`U_t`, and the residual decides.  A residual of the size of rounding (means that are exactly linear, 1e-9 of
 their scale) never rejects.  Not covered: arms whose noise levels differ (the pooled :math:`U_t` can then fall
 below the noise of a noisier arm and the test reject a model with linear means), which the model
 excludes.
@@ -222,7 +224,8 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     terms = n * resid * resid
     devs = np.full(seen.size, np.nan) if sq_devs is None else np.asarray(sq_devs, dtype=float)[seen]
     constant = (n >= 2.0) & (devs == 0.0)  # NaN (unknown) compares False
-    if constant.any():  # Gaussian noise never repeats a value
+    varied = (n >= 2.0) & (devs > 0.0)
+    if constant.any() and not varied.any():  # no noise anywhere: Gaussian noise never repeats a value
         return FitTest(math.inf, level, 0.0, int(seen[int(np.argmax(constant))]), True)
     known = np.isfinite(devs)
     low = chi_square_lower(np.where(known, n - 1.0, 0.0), 0.5 * delta / k)
