@@ -209,7 +209,14 @@ GOALS = {  # goal label -> (goal, [problem] keys, environment kind override or N
                {"features": [[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.2, 0.9]]}),
     "guardrails": ("best-arm", {"metric": [{"name": "objective", "sigma": 1.0},
                                            {"name": "guarded", "sigma": 1.0, "at_most": 0.5}]}, "multi-metric", None),
+    "guardrails-uv": ("best-arm", {"metric": [{"name": "objective", "sigma": 1.0},
+                                              {"name": "guarded", "reward_model": "gaussian-unknown-variance",
+                                               "at_most": 0.5}]}, "multi-metric", None),
+    "leader-settled": ("best-arm", {}, None, None),
+    "top-k-leader": ("top-k", {"k": 2}, None, None),
 }
+#: strategy keys of a goal label (a threshold kind asked for by name)
+STRATEGY_KEYS = {"leader-settled": {"threshold": "leader-settled"}, "top-k-leader": {"threshold": "delta-correct"}}
 STRATEGIES = ("top-two", "tas", "uniform", "lucb", "racing", "sequential-halving", "successive-rejects")
 
 
@@ -226,6 +233,9 @@ def definitions() -> list[tuple[str, dict, object]]:
             for strategy in STRATEGIES:
                 doc = _document(f"{rlabel}-{glabel}".replace(".", "_"), goal, kind_override or kind, reward, keys,
                                 strategy, regime, env)
+                doc["strategy"][0].update(STRATEGY_KEYS.get(glabel, {}))
+                if GOAL_FILTER and not any(word in f"{rlabel} x {glabel}" for word in GOAL_FILTER):
+                    break
                 try:
                     spec = parse_session_file(doc)
                 except ConfigError:
@@ -233,8 +243,13 @@ def definitions() -> list[tuple[str, dict, object]]:
                 out.append((f"{rlabel} x {glabel} ({strategy})", doc, spec))
                 break
             else:
-                record("combination", "python", f"{rlabel} x {glabel}", "no strategy reads it (refused)", True)
+                if not GOAL_FILTER:
+                    record("combination", "python", f"{rlabel} x {glabel}", "no strategy reads it (refused)", True)
     return out
+
+
+#: words of --combos: only the definitions whose "reward model x goal" label holds one of them
+GOAL_FILTER: list[str] = []
 
 
 # ---------------------------------------------------------------- the world's answers
@@ -306,7 +321,10 @@ def probe_sessions(folder: Path, defs, streams, sizes, reports: int) -> list[tup
     served = []
     n_report = 0
     for index, (label, doc, spec) in enumerate(defs):
-        for stream, size in plan(index, streams, sizes):
+        extra = []
+        if "x linear" in label:  # a linear rule extrapolates: constant rewards certified it after 96 samples
+            extra = [(st, 160) for st in ("top-of-range", "equal-constant", "two-at-top") if st in streams]
+        for stream, size in plan(index, streams, sizes) + extra:
             what = f"{label} / {stream} x {size}"
             db = folder / f"s{len(RESULTS)}.db"
             try:
@@ -488,6 +506,12 @@ def cli_rounds(folder: Path, db: Path, what: str, stream: str, lo: float, hi: fl
         else:
             lines = ["source,reward"] + [f"{r['source']},{STREAMS[stream](int(r['source']) % ARMS, step, rng, lo, hi)!r}"
                                          for r in rows]
+        if metrics and step == 0:  # a metric cell left empty: refused in one line, nothing stored
+            broken = [lines[0]] + [line.rsplit(",", 1)[0] + "," for line in lines[1:]]
+            answer.write_text("\n".join(broken) + "\n")
+            code, out, err = cli("session", "tell", "--db", db, "--request", rid, "--csv", answer)
+            ok, outcome = cli_verdict(code, err, may_work=False)
+            record("bad-input", "cli", f"{what} tell with an empty metric cell", outcome, ok)
         answer.write_text("\n".join(lines) + "\n")
         code, out, err = cli("session", "tell", "--db", db, "--request", rid, "--csv", answer)
         ok, outcome = cli_verdict(code, err)
@@ -552,6 +576,27 @@ def probe_http_sessions(folder: Path, served) -> None:
                 ("sources nested", b'{"request": %d, "sources": [[0]], "rewards": [0.5]}' % rid),
                 ("rewards null", b'{"request": %d, "sources": [0], "rewards": null}' % rid),
             ):
+                code, body = server.call("POST", f"/sessions/{name}/tell", raw=raw)
+                ok, outcome = http_verdict(code, body, may_work=False)
+                record("bad-input", "http", f"{what} POST tell {label}", outcome, ok)
+            if metrics:  # guardrail answers: a missing metric cell, an unknown metric, a short column, bad JSON
+                one = json.dumps(sources[:1]).encode()
+                cells = {m: [0.5] for m in metrics}
+                for label, payload in (
+                    ("metric cell missing", {m: v for m, v in list(cells.items())[1:]}),
+                    ("metric unknown", {**cells, "nonsense": [0.5]}),
+                    ("metric column short", {**cells, metrics[-1]: []}),
+                    ("metric cell null", {**cells, metrics[-1]: [None]}),
+                    ("metric cell NaN", None),
+                ):
+                    raw = (b'{"request": %d, "sources": %s, "rewards": %s}' % (rid, one, json.dumps(payload).encode())
+                           if payload is not None else
+                           b'{"request": %d, "sources": %s, "rewards": {"%s": [NaN]}}' % (rid, one, metrics[-1].encode()))
+                    code, body = server.call("POST", f"/sessions/{name}/tell", raw=raw)
+                    ok, outcome = http_verdict(code, body, may_work=False)
+                    record("bad-input", "http", f"{what} POST tell {label}", outcome, ok)
+            for label, raw in (("bad JSON", b'{"request": 1, "sources": [0], "rew'), ("JSON array", b"[1, 2]"),
+                               ("empty body", b"")):
                 code, body = server.call("POST", f"/sessions/{name}/tell", raw=raw)
                 ok, outcome = http_verdict(code, body, may_work=False)
                 record("bad-input", "http", f"{what} POST tell {label}", outcome, ok)
@@ -1036,10 +1081,13 @@ def main(argv=None) -> int:
                         "(about four times longer)")
     parser.add_argument("--only", help="run only the classes whose name contains this word "
                         "(combination, bad-input, output, storage, http)")
+    parser.add_argument("--combos", nargs="*", default=[], help="only the reward model x goal definitions whose "
+                        "label holds one of these words (e.g. guardrails-uv leader-settled)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     global FULL
     FULL = args.full
+    GOAL_FILTER[:] = args.combos
     start = time.monotonic()
     streams = list(STREAMS) if not args.quick else ["ordinary", "constant", "top-of-range", "tiny-1e-300"]
     sizes = SIZES if not args.quick else (0, 1, 30)
@@ -1060,7 +1108,14 @@ def main(argv=None) -> int:
             probe_spike(folder, defs, runs=6 if not args.quick else 3)
             probe_runs(folder, defs)
             if only in ("", "http"):
-                probe_http_sessions(folder, served[:: max(1, len(served) // 8)])
+                picked = served[:: max(1, len(served) // 8)]
+                labels = {x[0].split(" / ")[0] for x in picked}
+                for x in served:  # and one session of each guardrail and leader-settled definition
+                    label = x[0].split(" / ")[0]
+                    if label not in labels and (x[6] or "leader-settled" in label):
+                        labels.add(label)
+                        picked.append(x)
+                probe_http_sessions(folder, picked)
     print(f"\n{len(RESULTS)} cases in {time.monotonic() - start:.0f} s")
     return summary()
 

@@ -1,7 +1,7 @@
 """Writing a parsed experiment or session file (a dict) back as TOML, for tests that drive the command line.
 
 Scalars, arrays (nested too), tables one level deep under the top (``[problem.batch]``) and arrays of
-tables (``[[strategy]]``); non-finite floats as TOML's ``nan`` and ``inf``.
+tables (``[[strategy]]``, ``[[problem.metric]]``); non-finite floats as TOML's ``nan`` and ``inf``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ def _value(v) -> str:
     return repr(v)
 
 
+def _tables(v) -> bool:
+    """Whether ``v`` is an array of tables (a non-empty list of dicts)."""
+    return isinstance(v, list) and bool(v) and isinstance(v[0], dict)
+
+
 def write_toml(path, doc: dict) -> None:
     """Write ``doc`` to ``path`` as TOML."""
     lines = []
@@ -30,11 +35,15 @@ def write_toml(path, doc: dict) -> None:
     for key, v in doc.items():
         if isinstance(v, dict):
             lines.append(f"[{key}]")
-            lines += [f"{k} = {_value(x)}" for k, x in v.items() if not isinstance(x, dict)]
+            lines += [f"{k} = {_value(x)}" for k, x in v.items() if not isinstance(x, dict) and not _tables(x)]
             for k, x in v.items():
                 if isinstance(x, dict):
                     lines.append(f"[{key}.{k}]")
                     lines += [f"{kk} = {_value(xx)}" for kk, xx in x.items()]
+                elif _tables(x):
+                    for entry in x:
+                        lines.append(f"[[{key}.{k}]]")
+                        lines += [f"{kk} = {_value(xx)}" for kk, xx in entry.items()]
         elif isinstance(v, list) and v and isinstance(v[0], dict):
             for entry in v:
                 lines.append(f"[[{key}]]")

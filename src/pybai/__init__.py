@@ -80,6 +80,7 @@ if TYPE_CHECKING:  # the names imported lazily (below), for type checkers and re
         FixedHorizon,
         GAllocation,
         GameSampling,
+        GuardrailTopTwo,
         HalvingStrategy,
         MixtureSPRT,
         ProbabilityOfImprovement,
@@ -125,7 +126,7 @@ _LAZY = {name: module for module, names in {
     "pybai.simulate": "run_experiment run_replication run_sweep",
     "pybai.stopping.thresholds": "make_threshold",
     "pybai.strategies": "GPUCB LUCB RAGE UCBE BatchRacingStrategy BatchSARStrategy BayesGap BayesUCB "
-                        "ConstrainedTrackAndStop ExpectedImprovement FixedHorizon GAllocation GameSampling HalvingStrategy MixtureSPRT "
+                        "ConstrainedTrackAndStop ExpectedImprovement FixedHorizon GAllocation GameSampling GuardrailTopTwo HalvingStrategy MixtureSPRT "
                         "ProbabilityOfImprovement RoundRobinStrategy SequentialHalving Strategy SuccessiveRejects ThompsonProbabilityBest "
                         "ThompsonSampling TopTwo TrackAndStop TwoStage UGapEb Uniform XYAdaptive XYFullyAdaptive XYOracle "
                         "XYStatic get_strategy_class make_strategy registered_names",
@@ -195,6 +196,7 @@ __all__ = [
     "LUCB",
     "GameSampling",
     "TopTwo",
+    "GuardrailTopTwo",
     "BayesGap",
     "UGapEb",
     "UCBE",

@@ -86,6 +86,13 @@ def rest(part: int) -> list[str]:
     return [n for n in REPRODUCTIONS if n not in SPLIT][part::2]
 
 
+@pytest.mark.parametrize("name", golden.STANDALONE)
+def test_standalone_experiment_is_unchanged(name, worker):
+    """A shipped file outside every reproduction (:data:`golden.STANDALONE`), run as ``pybai run`` runs it."""
+    assert not set(golden.STANDALONE) & set(golden.experiment_names())
+    check(name, worker)
+
+
 def test_every_golden_experiment_is_checked_through_a_reproduction():
     assert sorted(stem for stems in REPRODUCTIONS.values() for stem in stems) == golden.experiment_names()
     assert set(SPLIT) <= set(REPRODUCTIONS)

@@ -90,7 +90,10 @@ def _files(tmp_path):
     return world, session
 
 
-def test_a_cli_session_equals_pybai_run_and_shows_the_metric(tmp_path, capsys):
+def test_a_cli_session_equals_pybai_run_and_shows_the_metric(tmp_path, capsys, monkeypatch):
+    # every command reopens the session: a stored state every 8 answers (the class default: 500) makes each reopen
+    # restore one (checked against the log) and replay the rest, instead of replaying the whole log each time
+    monkeypatch.setattr(Session, "state_every", 8)
     world_file, session_file = _files(tmp_path)
     experiment = load_experiment(world_file)
     seed = replication_seed(experiment.seed, 0)

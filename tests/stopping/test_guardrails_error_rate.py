@@ -46,7 +46,9 @@ def _run(env, problem, name, seed):
 
 
 CASES = [("tas", label) for label in sorted(INSTANCES)] + [("uniform", "infeasible-best-0.8"),
-                                                           ("uniform", "relative-0.8")]
+                                                           ("uniform", "relative-0.8"),
+                                                           ("top-two-guardrails", "infeasible-best+0.8"),
+                                                           ("top-two-guardrails", "relative-0.8")]
 
 
 @pytest.mark.slow

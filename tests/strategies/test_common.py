@@ -117,10 +117,19 @@ def test_batch_limits_are_enforced():
             s.tell(*env.respond(s.ask(), np.random.default_rng(0)))
 
 
+#: The fresh-process round trip restores one case per strategy, goal, regime and batching (55 of the
+#: 253 cases): what a new process could lose (state held outside the saved document) does not depend
+#: on the instance, and every case's restore is checked in-process by the JSON round trip above.
+_FIRST: dict = {}
+for _case in CASES:
+    _FIRST.setdefault((_case.name, _case.goal, _case.regime, _case.batched), _case)
+FRESH_CASES = list(_FIRST.values())
+
+
 def test_round_trip_in_a_fresh_process(tmp_path, made):
     """Stop mid-run, serialise, restore in a new process, continue: exactly the uninterrupted run (the
     runs saved for the JSON round trip above)."""
-    saved = {str(i): _saved(made, case) for i, case in enumerate(CASES)}
+    saved = {str(i): _saved(made, case) for i, case in enumerate(FRESH_CASES)}
     saved = {key: item for key, item in saved.items() if item is not None}
     src = tmp_path / "saved.json"
     out = tmp_path / "out.json"
@@ -132,8 +141,8 @@ def test_round_trip_in_a_fresh_process(tmp_path, made):
     got = json.loads(out.read_text())
     # nearly every case is saved mid-run; a rule stopping by its own unproven rule (Thompson sampling at
     # P(best) > 0.95, a fixed horizon) may legitimately end within the first 17 asks
-    own = sum(1 for case in CASES if get_strategy_class(case.name).stopping_rule)
-    assert len(got) == len(saved) >= len(CASES) - 2 - own
+    own = sum(1 for case in FRESH_CASES if get_strategy_class(case.name).stopping_rule)
+    assert len(got) == len(saved) >= len(FRESH_CASES) - 2 - own
     for key, item in saved.items():
         assert got[key] == item["run"], (item["case"], got[key], item["run"])
 

@@ -28,6 +28,8 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pybai._validation import check_array, check_positive_int, fail
@@ -38,6 +40,11 @@ __all__ = ["LeastSquares"]
 
 #: Relative eigenvalue under which A counts as singular.
 SINGULAR_RTOL = 1e-10
+
+
+def _finite_or_nan(value: float) -> float:
+    """``value``, or NaN (unknown) when it left the float range."""
+    return value if abs(value) < math.inf else math.nan
 
 
 class LeastSquares(Model):
@@ -54,6 +61,10 @@ class LeastSquares(Model):
     ----------
     counts, sums : ndarray (K,)
         Samples and reward sums per arm.
+    sq_devs : ndarray (K,)
+        Per arm, the sum of squared deviations of its rewards about their mean (what the test of
+        the model's fit reads, :mod:`pybai.problems.linear.fit`); NaN for an arm whose rewards are
+        not known one by one (statistics set from counts and sums).
     design_matrix : ndarray (d, d)
         A = sum_a N_a x_a x_a^T.
     theta : ndarray (d,)
@@ -64,7 +75,8 @@ class LeastSquares(Model):
 
     #: the statistics plus the incrementally updated arrays, so a restored model continues
     #: bit-identically (A^-1 after rank-one steps differs in the last bits from a fresh inverse)
-    state_attrs = ("counts", "sums", "estimate", "design_matrix", "theta", "_b", "_inverse", "_since_refresh")
+    state_attrs = ("counts", "sums", "estimate", "sq_devs", "design_matrix", "theta", "_b", "_inverse",
+                   "_since_refresh")
     #: the arm whose GLR term was the smallest at the last full evaluation of the statistic: the
     #: stopping rule of :class:`~pybai.problems.linear.LinearBestArmProblem` checks it first (a
     #: hint for speed, not state: any value gives the same decisions)
@@ -77,6 +89,7 @@ class LeastSquares(Model):
         self.counts = np.zeros(k)
         self.sums = np.zeros(k)
         self.estimate = np.full(k, np.nan)
+        self.sq_devs = np.zeros(k)
         self.design_matrix = np.zeros((d, d))
         self.theta = np.zeros(d)
         self._b = np.zeros(d)
@@ -96,6 +109,9 @@ class LeastSquares(Model):
             return problem
         if not all(np.isfinite(a).all() for a in (self.design_matrix, self.theta, self._b)):
             return "design_matrix, theta and _b: expected finite numbers"
+        devs = self.sq_devs
+        if (devs < 0).any() or np.isinf(devs).any() or ((self.counts <= 1) & (devs != 0) & ~np.isnan(devs)).any():
+            return "sq_devs: expected sums of squared deviations (>= 0, 0 below two samples, NaN where unknown)"
         d = self.n_features
         inv = self._inverse
         if inv is not None and not (isinstance(inv, np.ndarray) and inv.shape == (d, d) and np.isfinite(inv).all()):
@@ -124,6 +140,7 @@ class LeastSquares(Model):
         sums = check_array(sums, "sums", "LeastSquares", shape=(k,))
         self.counts[:] = counts
         self.sums[:] = sums
+        self.sq_devs[:] = np.where(self.counts > 1, np.nan, 0.0)  # the rewards one by one are not known
         self._refresh()
         return self
 
@@ -138,6 +155,10 @@ class LeastSquares(Model):
         k = self.features.shape[0]
         if sources.size == 1:
             a = sources[0]
+            n = self.counts[a]
+            if n > 0.0:  # Welford: the new reward's deviation from the old mean, n / (n + 1) of its square
+                dev = rewards[0] - self.sums[a] / n
+                self.sq_devs[a] = _finite_or_nan(self.sq_devs[a] + dev * dev * (n / (n + 1.0)))
             self.counts[a] += 1.0
             self.sums[a] += rewards[0]
             x = self.features[a]
@@ -154,12 +175,15 @@ class LeastSquares(Model):
             # a long chunk: per-arm counts and sums first (O(size + K d^2), not O(size d^2))
             n = np.bincount(sources, minlength=k).astype(float)
             s = np.bincount(sources, weights=rewards, minlength=k)
+            self._add_deviations(sources, rewards, n, s)
             self.counts += n
             self.sums += s
             self.design_matrix += self.features.T @ (n[:, None] * self.features)
             self._b += self.features.T @ s
             self._inverse = None  # invert afresh (d^3, cheaper than |chunk| rank-one steps)
         else:
+            self._add_deviations(sources, rewards, np.bincount(sources, minlength=k).astype(float),
+                                 np.bincount(sources, weights=rewards, minlength=k))
             np.add.at(self.counts, sources, 1.0)
             np.add.at(self.sums, sources, rewards)
             xs = self.features[sources]
@@ -169,6 +193,28 @@ class LeastSquares(Model):
         if self._inverse is None:
             self._invert()
         self._solve()
+
+    def _add_deviations(self, sources: np.ndarray, rewards: np.ndarray, n_b: np.ndarray, s_b: np.ndarray) -> None:
+        """Add a chunk's squared deviations to :attr:`sq_devs` (before its counts and sums are added).
+
+        Per arm, the chunk's own squared deviations about its mean (two passes), merged with the
+        arm's by the pairwise update of Chan, Golub & LeVeque (1983):
+        ``S = S_a + S_b + (mean_b - mean_a)^2 n_a n_b / (n_a + n_b)``.
+        """
+        touched = np.flatnonzero(n_b)
+        nb = n_b[touched]
+        mean_b = np.zeros(n_b.shape[0])
+        mean_b[touched] = s_b[touched] / nb
+        dev = rewards - mean_b[sources]
+        mean_b[touched] += np.bincount(sources, weights=dev, minlength=n_b.shape[0])[touched] / nb  # correction
+        dev = rewards - mean_b[sources]
+        own = np.bincount(sources, weights=dev * dev, minlength=n_b.shape[0])[touched]
+        na = self.counts[touched]
+        old = np.divide(self.sums[touched], na, out=np.zeros(touched.shape[0]), where=na > 0)
+        gap = mean_b[touched] - old
+        with np.errstate(over="ignore", invalid="ignore"):
+            merged = self.sq_devs[touched] + own + gap * gap * (na * nb / (na + nb))
+        self.sq_devs[touched] = np.where(np.isfinite(merged), merged, np.nan)  # beyond the float range: unknown
 
     def _refresh(self) -> None:
         x = self.features

@@ -56,6 +56,12 @@ class Backend:
         its schema version."""
         raise NotImplementedError
 
+    def data_version(self, connection: sa.Connection) -> int | None:
+        """A number that changes whenever another connection committed to the database (read as the first
+        statement of a transaction); None when the backend has none (then every transaction reads the log
+        after its cursors)."""
+        return None
+
     def has_tables(self, connection: sa.Connection) -> bool:
         """Whether the database already holds the tables (a server database may be empty)."""
         return True

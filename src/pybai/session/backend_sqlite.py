@@ -193,6 +193,11 @@ class SQLiteBackend(Backend):
         self._check_same_file()
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
+    def data_version(self, connection: sa.Connection) -> int:
+        """SQLite's ``PRAGMA data_version``: unchanged on a connection until another connection commits
+        (its own commits leave it as it is); inside a transaction it starts the read of the snapshot."""
+        return int(_raw(connection).execute("PRAGMA data_version").fetchone()[0])
+
     def translate(self, exc: BaseException, doing: str) -> SessionStateError:
         orig = getattr(exc, "orig", exc)
         if not isinstance(orig, sqlite3.Error):

@@ -57,7 +57,7 @@ def replay_history(session) -> History:
     """Replay ``session``'s log from the start and record the state after every answer."""
     store = session._store
     with store.reading():
-        events = session._read_events(0, 0, 0)
+        events = store.log_after(0, 0, 0)
     problem = session.problem
     confident = isinstance(problem.regime, FixedConfidence)
     replay = Replay(problem, session.spec.strategy, session.spec.seed, session.spec.max_pending)

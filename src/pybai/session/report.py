@@ -78,6 +78,8 @@ def write_session_report(session: Session, out_dir) -> Path:
     page.table(["", "value"], facts)
     if status["near_tie"] is not None:
         page.paragraph("Near tie: " + status["near_tie"]["message"])
+    if status.get("reward_model_note"):  # the data contradict the reward model: said once, as in status
+        page.paragraph("Reward model: " + status["reward_model_note"] + ".")
     if status.get("guardrails") is not None:
         _guardrail_table(page, status["guardrails"])
 

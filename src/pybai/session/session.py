@@ -18,11 +18,9 @@ rebuilds the same state whatever the clock says.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
-
 
 from pybai._version import __version__
 from pybai.config.learner import SessionSpec, parse_session_file
@@ -66,6 +64,7 @@ class Session:
         self.problem = spec.problem
         self.layout = layout_for(spec.problem)
         self._replay: Replay | None = None
+        self._log_seen: tuple | None = None  # the store's log_version() when the replay was last brought up to date
 
     # ------------------------------------------------------------ creating and opening
     @classmethod
@@ -154,17 +153,21 @@ class Session:
     # ------------------------------------------------------------ replay
     def _sync(self) -> Replay:
         """Bring the replayed strategy up to date with the log (inside a transaction)."""
-        if self._replay is None:
-            self._replay = Replay.resume(self._store, self.spec.problem, self.spec.strategy, self.spec.seed,
-                                         self.spec.max_pending)
-        replay = self._replay
-        events = self._read_events(replay.last_request, replay.last_answer, replay.last_event)
+        store, replay = self._store, self._replay
+        version, seen, self._log_seen = store.log_version(), self._log_seen, None  # the transaction's first statement
+        if replay is None:
+            replay = self._replay = Replay.resume(store, self.spec.problem, self.spec.strategy, self.spec.seed,
+                                                  self.spec.max_pending)
+        elif version is not None and version == seen:  # no other connection committed since the log was read:
+            self._log_seen = version                     # nothing to read (this session's own writes are applied)
+            return replay
+        events = store.log_after(replay.last_request, replay.last_answer, replay.last_event)
         if events.requests or events.answers or events.journal:
             try:
                 replay.apply(events)
             except ReplayDiverged as exc:
                 self._replay = None
-                written = self._store.meta().get("package_version", "?")
+                written = store.meta().get("package_version", "?")
                 if written == __version__:  # the code that wrote the log reads it back: the log changed
                     raise damaged(self.path, str(exc)) from None
                 raise SessionStateError(
@@ -175,12 +178,8 @@ class Session:
                 self._replay = None
                 raise
         self.problem = replay.problem  # with the last epsilon given
+        self._log_seen = version
         return replay
-
-    def _read_events(self, last_request: int, last_answer: int, last_event: int):
-        """The log after the cursors (inside a transaction), with its journal."""
-        store = self._store
-        return replace(store.events_after(last_request, last_answer), journal=store.journal_after(last_event))
 
     def _pending_text(self, strategy) -> str:
         ids = list(strategy.outstanding)
@@ -328,7 +327,6 @@ class Session:
             The session has stopped.
         """
         rid = checked_request_id(request_id)
-        store = self._store
         return self._cancel(rid)
 
     @retrying

@@ -122,7 +122,8 @@ def session_status(session, replay, level: float, *, n_requests: int, n_answers:
         "estimated_samples_to_stop": None if estimate is None else estimate[1],
         "max_samples": getattr(regime, "max_samples", None),
         "near_tie": None if estimate is None else near_tie(problem, strategy, proven, estimate, (low, high), level),
-        "reward_model_note": problem.family.misfit(strategy.model_, problem.labels),
+        "reward_model_note": (problem.misfit(strategy.model_) if hasattr(problem, "misfit")  # a model beyond its family
+                              else problem.family.misfit(strategy.model_, problem.labels)),
         "metrics": None if getattr(problem, "metric_names", None) is None else list(problem.metric_names),
         "guardrails": _guardrails(problem, strategy),
         "counts": _plain(res.counts.reshape(shape).astype(int)),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -283,6 +283,13 @@ class Store:
             raise
         link.commit(doing)
 
+    def log_version(self) -> tuple[sa.Connection, int] | None:
+        """Inside a transaction, as its first statement: a token equal to the one of an earlier transaction
+        exactly when no other connection committed to the database in between (this store's own commits
+        leave it as it is); None when the backend cannot tell (then the log must be read)."""
+        version = self._call(self.backend.data_version, "read it")
+        return None if version is None else (self._db, version)
+
     def events_after(self, last_request: int, last_answer: int) -> LogTail:
         """Requests with id > ``last_request`` and answers with id > ``last_answer``, in order.
 
@@ -299,6 +306,10 @@ class Store:
         answers = [LoggedAnswer(aid, request, np.array(sources, dtype=np.intp), np.array(rewards, dtype=float),
                                 created) for aid, request, created, sources, rewards in answer_rows(self.path, rows)]
         return LogTail(requests, answers)
+
+    def log_after(self, last_request: int, last_answer: int, last_event: int) -> LogTail:
+        """:meth:`events_after` the cursors with the journal after ``last_event`` (inside a transaction)."""
+        return replace(self.events_after(last_request, last_answer), journal=self.journal_after(last_event))
 
     def counts(self) -> tuple[int, int, int]:
         """(requests, answers, observations) of the session."""

@@ -18,6 +18,7 @@ from pybai.strategies.ugap import UGapEb
 from pybai.strategies.constrained_track_and_stop import ConstrainedTrackAndStop
 from pybai.strategies.g_allocation import GAllocation
 from pybai.strategies.game import GameSampling
+from pybai.strategies.guardrail_top_two import GuardrailTopTwo
 from pybai.strategies.halving import HalvingStrategy
 from pybai.strategies.lucb import LUCB
 from pybai.strategies.mixture_sprt import MixtureSPRT
@@ -43,6 +44,7 @@ __all__ = [
     "LUCB",
     "GameSampling",
     "TopTwo",
+    "GuardrailTopTwo",
     "BayesGap",
     "BayesUCB",
     "ExpectedImprovement",

@@ -94,6 +94,12 @@ class LinearRule(Strategy):
     def _chunk(self) -> int:
         return geometric_chunk(self.t_, self.check_growth)
 
+    def _model_fits(self) -> bool:
+        """Whether the data seen so far fit the linear model (:meth:`LinearBestArmProblem.misfit
+        <pybai.problems.linear.LinearBestArmProblem.misfit>` is None): an elimination rule's last elimination stands
+        only then (the GLR rule reads the same test through the problem's statistic)."""
+        return self.problem_.misfit(self.model_) is None
+
     def _recommend(self):
         """The last arm standing when an elimination rule has one, else the empirical best."""
         if self.survivor_ >= 0:

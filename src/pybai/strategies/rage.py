@@ -189,6 +189,9 @@ class RAGE(LinearRule):
         self._active_[active[dropped]] = False
         self.round_ += 1
         alive = np.flatnonzero(self._active_)
+        if alive.size == 1 and not self._model_fits():  # the data contradict the linear model: the round drops none
+            self._active_[active] = True
+            return False
         if alive.size == 1:
             self.survivor_ = int(alive[0])
             return True

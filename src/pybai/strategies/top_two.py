@@ -118,10 +118,10 @@ class TopTwo(CompiledRun, Strategy):
         if g is not None:  # the compiled step (the same function the compiled run calls)
             return top_two_step(g.code, self.counts_, self.means_, g.var, g.c, g.e, self._leader_rounds_,
                                 self._leader_pulls_, float(self.beta), tci, tracking, self.rng_, self._costs)
-        leader = int(np.argmax(self.means_))
+        leader, challenger = self._candidates(tci)
+        if challenger == leader:  # a piece on one request: no choice to make
+            return leader
         self._leader_rounds_[leader] += 1.0
-        costs = self.problem_.transport_costs(self.counts_, self.means_, leader)
-        challenger = penalized_argmin(costs, self.counts_, leader, tci)
         if isinstance(self.beta, str):  # "ids"
             beta = self._ids_beta(leader, challenger)
             self._leader_target_[leader] += beta
@@ -131,6 +131,12 @@ class TopTwo(CompiledRun, Strategy):
             target = beta * self._leader_rounds_[leader]
         return int(leader_or_challenger(leader, challenger, self._leader_pulls_, target, float(beta), tracking,
                                         self.rng_))
+
+    def _candidates(self, tci: bool) -> tuple[int, int]:
+        """The leader (the empirical best) and the challenger (smallest transportation cost, + ln N_j with ``tci``)."""
+        leader = int(np.argmax(self.means_))
+        costs = self.problem_.transport_costs(self.counts_, self.means_, leader)
+        return leader, int(penalized_argmin(costs, self.counts_, leader, tci))
 
     def _ids_beta(self, leader: int, challenger: int) -> float:
         """IDS: the leader's share of the transportation cost W(leader, challenger) (1/2 when it is 0)."""

@@ -197,6 +197,8 @@ class XYAdaptive(LinearRule):
         best = was_active[np.argmin(strength[was_active])]
         rest = was_active[was_active != best]
         self.statistic_ = float(strength[rest].min()) if rest.size else 0.0
+        if alive.size == 1 and not self._model_fits():  # the data contradict the linear model: no arm is out
+            alive = was_active
         self._active_[:] = False
         self._active_[alive] = True
         self._target_ = self.next_target_

@@ -106,6 +106,8 @@ class XYFullyAdaptive(LinearRule):
         reps = problem.survivors(np.zeros(strength.size, dtype=bool))
         best = reps[np.argmin(strength[reps])]
         self.statistic_ = float(strength[reps[reps != best]].min()) / level  # > 1 once every other arm is out
+        if alive.size == 1 and not self._model_fits():  # the data contradict the linear model: no arm is out
+            return False
         if alive.size == 1:
             self.survivor_ = int(alive[0])
             return True

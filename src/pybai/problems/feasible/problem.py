@@ -149,6 +149,9 @@ class FeasibleArmProblem(Problem):
         (:func:`~pybai.problems.feasible._qp.alt_supergradient`).
         """
         mu = self._matrix(means)
+        if mu.flags.writeable:  # read-only as the strategies' estimates are: one compiled signature (precompiled)
+            mu = mu.view()
+            mu.flags.writeable = False
         w = np.asarray(w, dtype=float).reshape(self.grid_shape)
         weff = np.where(w > 0, w, 1e-12)
         grad = np.zeros(self.grid_shape)

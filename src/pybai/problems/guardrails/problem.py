@@ -23,6 +23,7 @@ from pybai._validation import check_choice, check_positive_float, check_positive
 from pybai.models.families import Family, Gaussian
 from pybai.naming import arm_index, arm_name
 from pybai.problems.base import BatchSpec, Problem
+from pybai.problems.guardrails.challenger import top_two_candidates
 from pybai.problems.guardrails.metrics import Metric, compile_guardrails
 from pybai.problems.guardrails.oracle import guardrail_oracle
 from pybai.problems.guardrails.pieces import answer_of, build_tests, feasible_arms, guardrail_values
@@ -289,6 +290,25 @@ class GuardrailProblem(Problem):
         t_star, w = guardrail_oracle(self.tests(a), a, self.control, self.has_relative, mu.ravel(),
                                      self.variances, self.n_arms, self.n_metrics)
         return t_star, self.request_space().expand(w)
+
+    def top_two(self, counts, means, tci: bool = True) -> tuple[int, int, float]:
+        """``(leader, challenger, leader_share)``: the arms a top-two rule chooses between at the empirical answer
+        of ``means``, and the leader's information-directed share
+        (:func:`~pybai.problems.guardrails.challenger.top_two_candidates`; ``tci``: the ln N penalty).
+
+        With a metric of unknown variance, an arm observed fewer than sqrt(t) times (t the observations so far)
+        is sampled first, the least-sampled one (the forced exploration of Garivier & Kaufmann's D-tracking):
+        the plug-in variance of an arm seen a few times can be near 0, which would make its tests look
+        settled and the arm never be challenged again."""
+        n = np.asarray(counts, dtype=float).ravel()
+        if self.has_unknown_variance:
+            arms = n[::self.n_metrics]
+            if arms.min() < math.sqrt(arms.sum()):
+                arm = int(np.argmin(arms))
+                return arm, arm, 1.0
+        mu = self._matrix(means)
+        tests = self.tests(answer_of(mu, self.guards, self.control, self.sense))
+        return top_two_candidates(tests, n, mu.ravel(), self.variances, self.n_metrics, tci)
 
     def answer_is_unique(self, means) -> bool:
         """False when the answer's mean is exactly on a bound or ties another feasible arm's objective (whatever the

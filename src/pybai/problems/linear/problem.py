@@ -22,7 +22,7 @@ Thresholds (:meth:`LinearBestArmProblem.threshold`): ``"heuristic"`` (ln((1 + ln
 default of every strategy), ``"delta-correct"`` (the self-normalised bound of Abbasi-Yadkori et
 al. 2011, Theorem 1, on the design matrix: :mod:`pybai.stopping.linear`), ``"kk21"``
 (Kaufmann & Koolen 2021 over the K per-arm deviations) and ``"soare-prop1"`` (the width of
-Soare et al. Prop. 1, accepted by the paper's strategies).
+Soare et al. Prop. 1, accepted by the paper's strategies).  None stops while the data contradict the model.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pybai.design.optimal import DesignResult
 from pybai.models.families import Gaussian
 from pybai.models.linear import LeastSquares
 from pybai.problems.linear._game import linear_best_response
+from pybai.problems.linear.fit import fit_test, misfit_sentence
 from pybai.problems.linear._math import (ORACLE_RTOL, alternative_terms, domination_statistics, inverse_or_spectrum,
                                          tracking_tolerance)
 from pybai.problems.linear.space import DesignSpace
@@ -227,11 +228,15 @@ class LinearBestArmProblem(Problem):
         return float(self._terms(inv, spectrum, means)[2].min())
 
     def statistic(self, model) -> float:
-        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion)."""
+        """GLR from a :class:`LeastSquares` model, reusing its A^-1 (no d x d inversion); 0 while :meth:`misfit` says why."""
         inv = getattr(model, "inverse_design", None)
-        if inv is None:
-            return self.glr(model.counts, model.estimate)
-        return float(self._terms(inv, None, model.estimate)[2].min())
+        z = self.glr(model.counts, model.estimate) if inv is None else float(self._terms(inv, None, model.estimate)[2].min())
+        return 0.0 if z > 0.0 and self.misfit(model) else z
+
+    def misfit(self, model) -> str | None:
+        """Why the data contradict the linear model at the problem's delta (:mod:`pybai.problems.linear.fit`), or None."""
+        test = fit_test(self.features, model.counts, model.sums, getattr(model, "sq_devs", None), self.sigma, self.delta or 0.05)
+        return misfit_sentence(test, self.labels)
 
     #: relative margin of the screen of :meth:`statistic_against` (far above the rounding of one term)
     SCREEN_MARGIN = 1e-9
@@ -268,7 +273,7 @@ class LinearBestArmProblem(Problem):
             model.screen_arm = j
         except AttributeError:  # a model type without the hint: no screen
             pass
-        return float(terms.min())
+        return 0.0 if terms.min() > level and self.misfit(model) else float(terms.min())  # stops only on a model that fits
 
     def alt_gradient(self, means, w, out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         r"""Nature's best response to allocation ``w``: ``(value, d)``.
