@@ -448,6 +448,7 @@ register_family(InstanceFamily("bounded-uniform", "best-arm", _bounded_uniform))
 register_family(InstanceFamily("bounded-two-point", "best-arm", _bounded_two_point))
 register_family(InstanceFamily("eps-top-k", "top-k", _eps_top_k, max_samples=100_000, epsilon=True))
 # a family's seeds depend on its place in this list (SeedSequence([seed, place, i])): a new family goes last
-register_family(InstanceFamily("guardrails", "best-arm-guardrails", _guardrails))
+register_family(InstanceFamily("guardrails", "best-arm-guardrails", _guardrails,
+                               max_samples=5_000))  # as below: two-stage's on-bound runs are censored at 5,000
 register_family(InstanceFamily("guardrails-unknown-variance", "best-arm-guardrails", _guardrails_unknown_variance,
                                max_samples=5_000))  # two-stage never ends on the on-bound case: censored at 5,000
