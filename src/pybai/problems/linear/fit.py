@@ -1,7 +1,8 @@
 r"""A time-uniform goodness-of-fit test of the Gaussian linear model: do the data contradict it?
 
 The linear model says that a sample of arm a is :math:`x_a^\top\theta + \varepsilon`, with
-:math:`\varepsilon \sim N(0, \sigma^2)` for every arm.  Its GLR statistic extrapolates: an arm
+:math:`\varepsilon \sim N(0, \sigma_a^2)`, :math:`\sigma_a \le \sigma` (a sigma-sub-Gaussian noise bound that allows
+each arm its own level).  Its GLR statistic extrapolates: an arm
 sampled once is judged by the fit of the others.  When the per-arm means are not linear in the
 features (a constant reward on every arm, one arm far off the plane of the others), the
 extrapolation can certify an arm the data never supported.  :func:`fit_test` tests the model on
