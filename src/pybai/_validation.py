@@ -232,19 +232,6 @@ def check_choice(value: Any, choices: Sequence[str], name: str, owner: str = "")
 _KIND = {0: "a number", 1: "a list of numbers", 2: "a list of lists of numbers (a matrix)"}
 
 
-def _holds_bool(value) -> bool:
-    """Whether a (nested) list holds a bool, which numpy turns into 0 or 1 beside numbers."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        for item in node:
-            if isinstance(item, (bool, np.bool_)):
-                return True
-            if isinstance(item, (list, tuple)):
-                stack.append(item)
-    return False
-
-
 def check_array(
     value: Any,
     name: str,
@@ -264,7 +251,7 @@ def check_array(
     try:
         raw = np.asarray(value)
         # strings ("1.0"), ragged lists and booleans (true in a file, which numpy would read as 1) are not numbers
-        if raw.dtype.kind not in "iuf" or (isinstance(value, (list, tuple)) and _holds_bool(value)):
+        if raw.dtype.kind not in "iuf" or (isinstance(value, (list, tuple)) and _has_bool(value)):
             raise TypeError
         arr = raw.astype(float)
     except (TypeError, ValueError):
