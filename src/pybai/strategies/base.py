@@ -662,8 +662,7 @@ class Strategy:
                 raise corrupted(f"rule.{state_key(path)}", f"non-negative {'whole numbers up to t_' if whole else 'finite numbers'}",
                                 "another value")
         threshold = getattr(self, "threshold_", None)
-        check_leader = getattr(threshold, "check_state", None) if getattr(threshold, "stateful", False) else None
-        leader_problem = check_leader(counts) if check_leader is not None else None
-        if leader_problem:
-            raise corrupted("stopping", leader_problem, "another value")
+        stopping = threshold.check_state(counts) if threshold is not None and threshold.stateful else None
+        if stopping:
+            raise corrupted("stopping", stopping, "another value")
         check_status(self)
