@@ -93,7 +93,8 @@ class Strategy:
     reference_note: ClassVar[str] = ""
     #: attributes of the rule's own state, saved by :meth:`get_state` (``"tracker_.x"``: a component's)
     _state_attrs: ClassVar[tuple[str, ...]] = ()
-    #: the entries of ``_state_attrs`` that count rounds or samples (restored only as whole numbers in [0, t_]) and
+    #: the entries of ``_state_attrs`` that count rounds or samples (restored only as non-negative whole numbers; rounds
+    #: are counted when asked, so with outstanding requests they may pass t_) and
     #: those that only accumulate non-negative amounts (restored only as finite numbers >= 0)
     _count_attrs: ClassVar[tuple[str, ...]] = ()
     _nonnegative_attrs: ClassVar[tuple[str, ...]] = ()
@@ -657,9 +658,8 @@ class Strategy:
         for path in self._count_attrs + self._nonnegative_attrs:
             value = np.asarray(get_path(self, path), dtype=float)
             whole = path not in self._nonnegative_attrs
-            if not (np.isfinite(value).all() and (value >= 0).all()
-                    and (not whole or ((value == np.floor(value)).all() and (value <= t).all()))):
-                raise corrupted(f"rule.{state_key(path)}", f"non-negative {'whole numbers up to t_' if whole else 'finite numbers'}",
+            if not (np.isfinite(value).all() and (value >= 0).all() and (not whole or (value == np.floor(value)).all())):
+                raise corrupted(f"rule.{state_key(path)}", f"non-negative {'whole' if whole else 'finite'} numbers",
                                 "another value")
         threshold = getattr(self, "threshold_", None)
         stopping = threshold.check_state(counts) if threshold is not None and threshold.stateful else None
