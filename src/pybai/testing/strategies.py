@@ -27,7 +27,7 @@ from pybai.strategies.base import Strategy
 from pybai.strategies.registry import get_strategy_class
 from pybai.strategies.state import restore_strategy
 from pybai.testing._outcomes import CheckSkipped, raises, run_checks
-from pybai.testing.instances import build, case_id, default_label, strategy_cases
+from pybai.testing.instances import build, case_id, checked_strategy, default_label, strategy_cases
 
 __all__ = ["play", "start", "check_runs_within_its_regime", "check_same_seed_same_run", "check_request_rules",
            "check_read_only_arrays", "check_partial_answer", "check_outstanding_requests", "check_burst_is_spread",
@@ -67,11 +67,12 @@ def play(strategy, env, noise, limit: int = 200_000) -> dict:
 
 
 def start(case, seed: int = 0, **options):
-    """``(environment, problem, strategy)`` of ``case``, the strategy started with ``seed`` (a reference
-    point is told the truth, as the simulation runner does)."""
+    """``(environment, problem, strategy)`` of ``case``, the strategy (its check parameters:
+    :func:`~pybai.testing.instances.checked_strategy`) started with ``seed`` (a reference point is told
+    the truth, as the simulation runner does)."""
     name, goal, label, regime, batched = case
     env, problem = build(goal, label, regime, batched)
-    strategy = get_strategy_class(name)().start(problem, rng=seed, **options)
+    strategy = checked_strategy(name).start(problem, rng=seed, **options)
     if strategy.reference:
         strategy.reveal_truth(env.source_means)
     return env, problem, strategy
@@ -229,7 +230,7 @@ def check_outstanding_requests(case) -> None:
     cls = get_strategy_class(case[0])
     if cls.single_request:
         with raises(InvalidParameterError, match="max_pending = 3", doing="start(max_pending=3) of a single-request rule"):
-            cls().start(problem, rng=0, max_pending=3)
+            checked_strategy(case[0]).start(problem, rng=0, max_pending=3)
         return
     _, _, strategy = start(case, max_pending=3)
     noise, order = np.random.default_rng(1), np.random.default_rng(2)
