@@ -280,8 +280,8 @@ def test_error_rate_near_ties_is_below_delta_for_adaptive_sampling(gaussian, mu,
     # 200 runs: a rule that errs at rate delta (mean 60 errors, sd 6.5) fails the margin check below (30) with
     # certainty (z = -4.6), one that errs at 2/3 delta (mean 40, sd 5.7) with probability about 0.97 (0.99 with
     # the 400 runs this test used before; the rule errs in 4, 1 and 0 of these 200, 6, 1 and 1 of 400).  The
-    # control runs 400 (its GLR alone is cheap): at 200 its excess over delta is not significant.  The low-rate Bernoulli
-    # case runs 100: there even the GLR against ln(1/delta) alone, or the rule at a quarter of its level, errs in
+    # control runs 400 (its GLR alone is cheap): at 200 its excess over delta is not significant.  The low-rate
+    # Bernoulli case runs 100: there even the GLR against ln(1/delta) alone, or the rule at a quarter of its level, errs in
     # 0 and 2 of 100 runs (measured), so more runs add no power against a wrong level; a rule erring at rate delta
     # (mean 30, sd 4.6) still fails the margin check (15) with probability above 0.999
     delta = 0.3
