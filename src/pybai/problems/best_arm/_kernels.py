@@ -71,7 +71,7 @@ def glr_best_arm(code, counts, means, var, c, e):
     return z, best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _piece(code, x, ma, va, mb, vb, c, e):
     """The piece {lambda_a <= c lambda_b - e} at weights (1, x): ``(g, d_a, d_b, lambda_a, lambda_b)``.
 
@@ -281,7 +281,7 @@ def _nested_newton(code, means, var, best, y_max, y0, xs):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _arm_terms(code, x, ma, va, mb, vb, c, e):
     """At x = x_b: ``(d(mu_a, lambda_a), d(mu_b, lambda_b), dr/dx)``, r = d(mu_a, lambda_a) / d(mu_b, lambda_b).
 
