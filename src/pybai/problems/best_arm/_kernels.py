@@ -89,21 +89,31 @@ def _piece(code, x, ma, va, mb, vb, c, e):
     return g, kl(code, ma, la, va), kl(code, mb, lb, vb), la, lb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def x_of_y(code, y, ma, va, mb, vb, c, e, x0):
-    """Solve g(x) = y for x >= 0 by Newton's method from x0, g the cost of the piece (a below b) at
-    weights (1, x) (:func:`_piece`).
+    """Solve g(x) = y for x >= 0, g the cost of the piece (a below b) at weights (1, x) (:func:`_piece`).
 
-    g is concave increasing, so after at most one step (clamped at 0) the iterates approach the root
-    monotonically from the left.  Gaussian: the closed form x = 2 y c^2 v_b / (gap^2 - 2 y v_a),
-    gap = mu_a + e - c mu_b (2 y v_b / (Delta^2 - 2 y v_a) for the plain piece).  The plain piece
-    costs g(0) = 0 with slope d(mu_b, mu_a) > 0 at x = 0, so its solve starts at x0 itself; a shifted
-    piece costs 0 at x = 0 but possibly g(0+) > 0 (Bernoulli arms with mu_a > c - e): its solve starts
-    at max(x0, 1e-12) and returns 0 when g(1e-12) >= y already.
+    Gaussian: the closed form x = 2 y c^2 v_b / (gap^2 - 2 y v_a), gap = mu_a + e - c mu_b
+    (2 y v_b / (Delta^2 - 2 y v_a) for the plain piece); else :func:`_x_newton`.  Inlined into its
+    callers (numba's ``inline="always"``): called, the Gaussian closed form cost the plain oracle of 10
+    arms about 3% of its time.
     """
     if code == GAUSSIAN:
         gap = ma + e - c * mb
         return 2.0 * y * c * c * vb / (gap * gap - 2.0 * y * va)
+    return _x_newton(code, y, ma, va, mb, vb, c, e, x0)
+
+
+@njit(cache=True)
+def _x_newton(code, y, ma, va, mb, vb, c, e, x0):
+    """:func:`x_of_y` by Newton's method from x0.
+
+    g is concave increasing, so after at most one step (clamped at 0) the iterates approach the root
+    monotonically from the left.  The plain piece costs g(0) = 0 with slope d(mu_b, mu_a) > 0 at
+    x = 0, so its solve starts at x0 itself; a shifted piece costs 0 at x = 0 but possibly g(0+) > 0
+    (Bernoulli arms with mu_a > c - e): its solve starts at max(x0, 1e-12) and returns 0 when
+    g(1e-12) >= y already.
+    """
     x = x0
     if not (c == 1.0 and e == 0.0):
         if _piece(code, 1e-12, ma, va, mb, vb, c, e)[0] >= y:
