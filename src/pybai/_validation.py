@@ -250,7 +250,8 @@ def check_array(
     """
     try:
         raw = np.asarray(value)
-        if raw.dtype.kind not in "biuf":  # strings ("1.0") and ragged lists are not numbers
+        # strings ("1.0"), ragged lists and booleans (true in a file, which numpy would read as 1) are not numbers
+        if raw.dtype.kind not in "iuf" or (isinstance(value, (list, tuple)) and _has_bool(value)):
             raise TypeError
         arr = raw.astype(float)
     except (TypeError, ValueError):

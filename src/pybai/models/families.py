@@ -154,7 +154,7 @@ class Family:
         limit = self.additive_epsilon_limit()
         if limit is not None and not epsilon < limit:
             raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
-                       "reward range: every arm would be epsilon-good)", epsilon)
+                       "numerically safe reward range: every arm would be epsilon-good)", epsilon)
         low, high = self.support
         if not epsilon < high - low:  # every arm would be epsilon-good: nothing to identify
             raise fail("epsilon", owner, f"a float in (0, {high - low:g}): the rewards lie in [{low:g}, {high:g}], and "
@@ -235,6 +235,11 @@ class Gaussian(Family):
     def sub_gaussian_scale(self) -> float:
         """The largest noise standard deviation, ``max_k sigma_k``."""
         return float(np.sqrt(np.max(self._var)))
+
+    def additive_epsilon_limit(self) -> float | None:
+        """Twice the safe reward range (:meth:`check_rewards`): means that far apart are beyond it, every arm is
+        epsilon-good, and epsilon^2 / sigma^2 in the GLR would overflow (an epsilon of 1e300 made NaN)."""
+        return 2.0 * self._reward_bound
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         """Finite and within :data:`REWARD_SCALE_LIMIT` noise standard deviations of 0.
@@ -371,6 +376,10 @@ class GaussianUnknownVariance(Family):
             raise InvalidParameterError(f"reward_model 'gaussian-unknown-variance' needs Gaussian rewards; the "
                                         f"environment's are '{truth.name}'.")
         return GaussianUnknownVariance(self.n_sources, self.statistic, np.asarray(truth.variances, dtype=float))
+
+    def additive_epsilon_limit(self) -> float | None:
+        """Twice the safe reward range (:meth:`check_rewards`): beyond, every arm is epsilon-good."""
+        return 2.0 * UNKNOWN_VARIANCE_REWARD_LIMIT
 
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         if rewards.shape[0] == 1:

@@ -57,6 +57,20 @@ async def _read(request: Request, route: str) -> bytes:
     return b"".join(chunks)
 
 
+class _DuplicateKey(Exception):
+    """A JSON object that names a key twice (``json.loads`` would keep the last value without a word)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """``object_pairs_hook`` of the body reader: a dict, refusing a key given twice at any depth."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(repr(key))
+        out[key] = value
+    return out
+
+
 def _body(raw: bytes, route: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
     """The JSON object of a request body, with its ``required`` keys and maybe ``optional`` ones
     (one :class:`BadRequest` line otherwise)."""
@@ -64,7 +78,9 @@ def _body(raw: bytes, route: str, required: tuple[str, ...], optional: tuple[str
         body = {}
     else:
         try:
-            body = json.loads(raw)
+            body = json.loads(raw, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise BadRequest(f"the body of {route} gives the key {exc} twice; give each key once.") from None
         except (ValueError, RecursionError) as exc:
             raise BadRequest(f"the body of {route} must be a JSON object ({exc}).") from None
     if not isinstance(body, dict):

@@ -57,13 +57,32 @@ def session_spec(file=None, *, problem=None, strategy=None, seed=None, name=None
     try:  # numpy numbers (np.int64(3) for max_pending) are numbers: written as plain ones
         document = json.loads(json.dumps(document, allow_nan=False, default=_plain_number))
     except (TypeError, ValueError):
-        raise ConfigError("session file: only strings, numbers, booleans, arrays and tables are allowed "
-                          "(no dates or non-finite numbers).") from None
+        raise ConfigError(f"session file: {_unplain(document) or 'a value'}: expected a string, number, boolean, "
+                          "array or table (no dates, times or non-finite numbers).") from None
     # sessions certify: an unchosen fixed-confidence threshold (None) is the proven one, written into the stored
     # file so that replay never depends on a default (databases without the key keep theirs); one parse
     spec = parse_session_file(document, default_name=default, unchosen_threshold=SESSION_THRESHOLD)
     check_session_name(spec.name, "Session.create")
     return spec
+
+
+def _unplain(node, path: str = "") -> str | None:
+    """The dotted path of the first value JSON cannot write (a date, a time, NaN, an object), or None."""
+    if isinstance(node, dict):
+        items = [(f"{path}.{key}" if path else str(key), value) for key, value in node.items()]
+    elif isinstance(node, (list, tuple)):
+        items = [(f"{path}[{i}]", value) for i, value in enumerate(node)]
+    else:
+        try:
+            json.dumps(node, allow_nan=False, default=_plain_number)
+        except (TypeError, ValueError):
+            return path or "the document"
+        return None
+    for where, value in items:
+        found = _unplain(value, where)
+        if found:
+            return found
+    return None
 
 
 def _plain_number(value):

@@ -58,6 +58,15 @@ def checked_request_id(value, owner: str = "tell", name: str = "request_id") -> 
     return check_int(value, name, owner)
 
 
+def check_flat_rewards(rewards, owner: str = "tell", what: str = "one reward per source") -> None:
+    """Refuse nested rewards (``[[0.5]]``), as nested sources are: a shape the answer does not mean."""
+    nested = (any(isinstance(r, (list, tuple, np.ndarray)) for r in rewards) if isinstance(rewards, (list, tuple))
+              else isinstance(rewards, np.ndarray) and rewards.ndim > 1)
+    if nested:
+        raise InvalidParameterError(f"The 'rewards' parameter of {owner} must be a flat list of numbers, {what}. "
+                                    f"Got {show_value(rewards)}.")
+
+
 def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     """The sources (int array) and rewards (float array) of an answer, one reward per source, checked.
 

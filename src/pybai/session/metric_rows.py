@@ -24,7 +24,7 @@ import numpy as np
 from pybai._validation import real_values
 from pybai.exceptions import InvalidParameterError
 from pybai.naming import arm_name
-from pybai.session.messages import answer_arrays
+from pybai.session.messages import answer_arrays, check_flat_rewards
 from pybai.session.rows import Layout, answer_cells, check_columns, format_reward, integer_cell, number_cell
 
 __all__ = ["MetricLayout", "layout_for"]
@@ -83,6 +83,7 @@ class MetricLayout(Layout):
         """
         arms = self.sources(sources, owner)
         if not isinstance(rewards, Mapping) and np.size(rewards) == np.size(arms):
+            check_flat_rewards(rewards, owner)
             return answer_arrays(arms, rewards)  # the problem's own numbering: one reward per (arm, metric) source
         arms, _ = answer_arrays(arms, np.zeros(np.size(arms)))  # integer arms, one per observation
         n = arms.size
@@ -97,6 +98,7 @@ class MetricLayout(Layout):
                                             f"(an observation is told with every metric: {', '.join(self.metrics)}).")
             columns = []
             for m in self.metrics:
+                check_flat_rewards(rewards[m], owner, f"one value of metric {m!r} per arm given")
                 values = real_values(rewards[m], "rewards", owner)
                 if values.size != n:
                     raise InvalidParameterError(f"The 'rewards' parameter of {owner}: metric {m!r} has {values.size} "

@@ -125,8 +125,9 @@ class Layout:
 
     def answer(self, sources, rewards, owner: str = "tell") -> tuple[np.ndarray, np.ndarray]:
         """The (sources, rewards) arrays of an answer given through Python or HTTP, checked."""
-        from pybai.session.messages import answer_arrays
+        from pybai.session.messages import answer_arrays, check_flat_rewards
 
+        check_flat_rewards(rewards, owner)
         return answer_arrays(self.sources(sources, owner), rewards)
 
     # ------------------------------------------------------------ ask

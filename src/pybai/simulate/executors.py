@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+from pybai._validation import INT64_MAX
 from pybai.config.experiment import Experiment
 from pybai.exceptions import ConfigError
 from pybai.simulate.tasks import Task, TaskResult, run_task
@@ -244,8 +245,9 @@ def make_executor(jobs: int = 1, cluster: str | None = None, scheduler: str | No
         raise ConfigError("--cluster and --scheduler: give one of them, not both.")
     if cluster is not None:
         kind, _, size = str(cluster).partition(":")
-        if kind != "local" or not size.isdigit() or int(size) < 1:
-            raise ConfigError(f"--cluster: expected local:N with N >= 1 (a Dask LocalCluster of N workers), got {cluster!r}.")
+        if kind != "local" or not size.isascii() or not size.isdigit() or not 1 <= int(size) <= INT64_MAX:
+            raise ConfigError(f"--cluster: expected local:N with N an integer in [1, 2^63 - 1] (a Dask LocalCluster of "
+                              f"N workers, capped at the tasks to run), got {cluster!r}.")
         return DaskExecutor(n_workers=int(size))
     if scheduler is not None:
         if "://" not in scheduler:

@@ -109,6 +109,11 @@ class Threshold(abc.ABC):
     def load_state(self, state: Any) -> None:
         """Take the state a compiled run reached (a threshold without state has none to take)."""
 
+    def check_state(self, counts: Any) -> str | None:
+        """Why the run's own state cannot be the one reached at these ``counts`` (a restored state), or None
+        (a threshold without state has nothing to check)."""
+        return None
+
     def run_check(self, problem: Any, model: Any, t: int) -> Decision:
         """The run's own check after an observation (what a strategy's stopping rule runs): a test with a
         state of the run's own (:attr:`stateful`) advances it on ``model`` (:meth:`advance`), then

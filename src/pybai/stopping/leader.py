@@ -89,7 +89,7 @@ import numpy as np
 
 from pybai._validation import check_positive_int, fail
 from pybai.models._kl import BERNOULLI, GAUSSIAN
-from pybai.stopping._leader_kernels import STICKY, leader_min_margin, leader_step, state_size
+from pybai.stopping._leader_kernels import MAX_SEGMENTS, STICKY, leader_min_margin, leader_step, state_size
 from pybai.stopping._tilt_kernels import scale_constants, tilt_caps
 from pybai.stopping.base import Decision, Threshold
 from pybai.stopping.compiled import LeaderForm
@@ -184,6 +184,38 @@ class LeaderThreshold(Threshold):
         state = np.zeros(state_size(self.n_arms))
         state[: self.n_arms] = -1.0
         return state
+
+    def check_state(self, counts) -> str | None:
+        """Why the leader state ``state_`` cannot be the run's at these per-arm ``counts`` (a restored state), or None.
+
+        The layout of :mod:`pybai.stopping._leader_kernels`: each hypothesis' leader is -1 or another arm; the
+        leader's count at its segment's start a whole number in [0, its count now] (0 with no leader); the
+        completed segments a whole number in [0, MAX_SEGMENTS], each (arm, samples >= 1 and at most the arm's
+        count, sum), the unused slots 0; the rejection flags 0 or 1.
+        """
+        K, state = self.n_arms, self.state_
+        counts = np.asarray(counts, dtype=float)
+
+        def whole(x, low, high) -> bool:
+            return bool(np.all((x == np.floor(x)) & (x >= low) & (x <= high)))
+
+        lead, start, start_sum, done, flags = (state[i * K:(i + 1) * K] for i in range(5))
+        if not whole(lead, -1, K - 1) or np.any(lead == np.arange(K)):
+            return "the leader of each hypothesis: -1 or another arm"
+        have = lead >= 0
+        if np.any(~have & ((start != 0) | (start_sum != 0))) or not whole(
+                start[have], 0, counts[lead[have].astype(int)] if have.any() else 0):
+            return "each leader's count at its segment's start: a whole number up to its count (0 without a leader)"
+        if not whole(done, 0, MAX_SEGMENTS) or not whole(flags, 0, 1):
+            return "completed segments in [0, 32] and rejection flags 0 or 1"
+        segments = state[5 * K:].reshape(K, MAX_SEGMENTS, 3)
+        for j in range(K):
+            used, unused = segments[j, : int(done[j])], segments[j, int(done[j]):]
+            if np.any(unused != 0) or not whole(used[:, 0], 0, K - 1) or np.any(used[:, 0] == j):
+                return "the completed segments (arm, samples, sum): another arm's, unused slots 0"
+            if used.size and not whole(used[:, 1], 1, counts[used[:, 0].astype(int)]):
+                return "the completed segments' samples: whole numbers from 1 up to the arm's count"
+        return None
 
     def __call__(self, t: float) -> float:
         """The t-only proven threshold ``fallback(t)`` (for callers that know only ``t``)."""

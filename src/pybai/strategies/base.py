@@ -93,6 +93,11 @@ class Strategy:
     reference_note: ClassVar[str] = ""
     #: attributes of the rule's own state, saved by :meth:`get_state` (``"tracker_.x"``: a component's)
     _state_attrs: ClassVar[tuple[str, ...]] = ()
+    #: the entries of ``_state_attrs`` that count rounds or samples (restored only as non-negative whole numbers; rounds
+    #: are counted when asked, so with outstanding requests they may pass t_) and
+    #: those that only accumulate non-negative amounts (restored only as finite numbers >= 0)
+    _count_attrs: ClassVar[tuple[str, ...]] = ()
+    _nonnegative_attrs: ClassVar[tuple[str, ...]] = ()
     #: a rule whose stopping never reads ``threshold`` names its own proven rule here (a stop is then
     #: certified whatever ``threshold`` says; :mod:`pybai.strategies.certificate`)
     proven_rule: ClassVar[str] = ""
@@ -646,4 +651,18 @@ class Strategy:
         if problem:
             where, expected = problem.split(": ", 1)
             raise corrupted(f"model.{where}", expected.removeprefix("expected "), "an inconsistent value")
+        if kind_of(self._next_id) != "an integer" or self._next_id < 1 or any(i >= self._next_id for i in book.ids()):
+            raise corrupted("base._next_id", "an integer >= 1, above every outstanding request", self._next_id)
+        if kind_of(self.batches_) != "an integer" or not 0 <= self.batches_ <= t:
+            raise corrupted("base.batches_", f"an integer in [0, t_ = {t}]", self.batches_)
+        for path in self._count_attrs + self._nonnegative_attrs:
+            value = np.asarray(get_path(self, path), dtype=float)
+            whole = path not in self._nonnegative_attrs
+            if not (np.isfinite(value).all() and (value >= 0).all() and (not whole or (value == np.floor(value)).all())):
+                raise corrupted(f"rule.{state_key(path)}", f"non-negative {'whole' if whole else 'finite'} numbers",
+                                "another value")
+        threshold = getattr(self, "threshold_", None)
+        stopping = threshold.check_state(counts) if threshold is not None and threshold.stateful else None
+        if stopping:
+            raise corrupted("stopping", stopping, "another value")
         check_status(self)

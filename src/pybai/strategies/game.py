@@ -84,6 +84,7 @@ class GameSampling(CompiledRun, Strategy):
     requires = frozenset()  # the problem's oracle, GLR and best response only: linear problems too
     goals = ("best-arm", "best-feasible-arm", "top-k")
     _state_attrs = ("cum_loss_", "mix_gap_", "tracker_.cumulative_", "tracker_.forced_next_")
+    _nonnegative_attrs = ("tracker_.cumulative_",)
 
     def __init__(self, *, optimism: str = "none", threshold: str | None = None, n_init: int = 1,
                  check_growth: float = 0.0, exploration: str = "auto"):

@@ -71,6 +71,8 @@ class TopTwo(CompiledRun, Strategy):
     name = "top-two"
     goals = ("best-arm",)
     _state_attrs = ("leader_rounds_", "leader_pulls_", "leader_target_")
+    _count_attrs = ("leader_rounds_", "leader_pulls_")
+    _nonnegative_attrs = ("leader_target_",)
 
     def __init__(
         self,

@@ -105,6 +105,7 @@ class TrackAndStop(CompiledRun, Strategy):
     goals: ClassVar[tuple[str, ...]] = ("best-arm", "best-feasible-arm", "best-arm-guardrails")
     _state_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_", "_hint", "tracker_.lazy_weights_", "tracker_.lazy_until_",
                     "tracker_.forced_next_")
+    _nonnegative_attrs: ClassVar[tuple[str, ...]] = ("tracker_.cumulative_",)
 
     def __init__(self, *, tracking: str = "C", threshold: str | None = None, n_init: int = 1,
                  subpopulation: str = "random", check_growth: float = 0.0, oracle_growth: float | None = None,

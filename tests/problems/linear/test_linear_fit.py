@@ -173,3 +173,58 @@ def test_conversions_under_a_linear_model_are_rarely_rejected_though_some_arms_r
         rejected += fit_test(x, counts, sums, devs, 0.5, 0.05).rejected
     assert constant_seen >= 30  # the case is exercised: a constant arm beside arms that vary
     assert rejected <= 3
+
+
+@pytest.mark.parametrize("sigma", [1.0, 2.0])  # the noisiest arm's level, and a sigma twice it
+def test_heteroscedastic_linear_means_are_rarely_rejected(sigma):
+    """Arms whose noise levels differ 10 times (all <= sigma, which the model allows): each arm is measured at its
+    own level, so the quiet arms' small deviations do not make the noisy arms' residuals look off the model."""
+    rng = np.random.default_rng(36)
+    rejected = 0
+    for _ in range(300):
+        k, d = rng.integers(3, 9), rng.integers(1, 4)
+        x = rng.normal(size=(k, d))
+        counts = rng.integers(500, 3000, size=k).astype(float)  # quiet arms sampled often
+        levels = np.full(k, 0.1)
+        noisy = rng.choice(k, size=int(rng.integers(1, 3)), replace=False)
+        levels[noisy] = 1.0  # noise levels 10x apart; a pooled noise estimate falls near the quiet level
+        counts[noisy] = rng.integers(5, 60, size=noisy.size)  # and the noisy arms sampled less
+        if rng.random() < 0.3:
+            counts[rng.integers(k)] = 1.0  # an arm sampled once: nothing known of its noise
+        linear = x @ rng.normal(size=d)
+        sums, devs = np.zeros(k), np.zeros(k)
+        for a in range(k):
+            y = linear[a] + levels[a] * rng.standard_normal(int(counts[a]))
+            sums[a], devs[a] = y.sum(), ((y - y.mean()) ** 2).sum()
+        rejected += fit_test(x, counts, sums, devs, sigma, 0.05).rejected
+    assert rejected <= 3  # at most delta = 5% by the proof; about never (one pooled noise level: 93 of 300)
+
+
+def test_off_the_model_means_are_rejected_beside_noise_levels_10x_apart():
+    """The per-arm levels keep the power: an arm off the plane by a few of its own noise units among quiet arms is
+    found at their level, where the declared sigma alone would not see it."""
+    rng = np.random.default_rng(5)
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.2, 0.9], [0.5, -0.3]])
+    means = x @ np.array([1.0, -0.5])
+    means[2] += 0.15  # off the plane by 1.5 quiet standard deviations per sample, 300 samples
+    counts = np.full(5, 300.0)
+    levels = np.array([1.0, 1.0, 0.1, 0.1, 0.1])
+    sums, devs = np.zeros(5), np.zeros(5)
+    for a in range(5):
+        y = means[a] + levels[a] * rng.standard_normal(int(counts[a]))
+        sums[a], devs[a] = y.sum(), ((y - y.mean()) ** 2).sum()
+    test = fit_test(x, counts, sums, devs, 1.0, 0.05)
+    assert test.rejected and test.worst in (2, 3, 4) and test.noise < 0.5  # at the quiet arms' level
+    assert not fit_test(x, counts, sums, None, 1.0, 0.05).rejected  # at sigma alone it is invisible
+
+
+def test_edge_statistics_give_a_finite_verdict():
+    """NaN deviations (rebuilt models), one constant arm beside varying ones, subnormal and huge means."""
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
+    n = np.array([50.0, 50.0, 50.0])
+    linear = x @ np.array([1.0, 2.0])
+    assert not fit_test(x, n, n * linear, np.full(3, np.nan), 1.0, 0.05).rejected
+    assert not fit_test(x, n, n * linear, np.array([0.0, 40.0, 45.0]), 1.0, 0.05).repeats
+    for scale, devs in ((1e-150, 1e-300), (1e150, 1e300), (5e-324, np.nan), (1e300, np.nan)):
+        test = fit_test(x, n, n * linear * scale, np.array([49.0, 48.0, 47.0]) * devs, 1.0, 0.05)
+        assert np.isfinite(test.statistic) and not test.rejected

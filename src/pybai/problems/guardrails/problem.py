@@ -127,7 +127,12 @@ class GuardrailProblem(Problem):
             return
         if self.regime.kind != "fixed-confidence":
             raise fail("epsilon", owner, "None with a fixed budget (the tolerance of fixed confidence)", epsilon)
-        self.epsilon, self.epsilon_mode = check_positive_float(epsilon, "epsilon", owner), "additive"
+        epsilon = check_positive_float(epsilon, "epsilon", owner)
+        limit = self.family.additive_epsilon_limit()
+        if limit is not None and not epsilon < limit:  # the objective's tests would overflow: the family's bound
+            raise fail("epsilon", owner, f"a float in (0, {limit:g}) (below the width of the numerically safe reward "
+                       "range: every arm would be epsilon-good)", epsilon)
+        self.epsilon, self.epsilon_mode = epsilon, "additive"
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "GuardrailProblem":
         """The same problem with the additive tolerance ``epsilon`` on the objective (fixed confidence).

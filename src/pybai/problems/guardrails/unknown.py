@@ -211,6 +211,10 @@ class MetricFamily(Family):
         return MetricFamily(self.known, self.unknown, self.low, self.high, self.names,
                             np.where(self.unknown, truth, self.known))
 
+    def additive_epsilon_limit(self) -> float | None:
+        """Twice the safe reward range (:meth:`check_rewards`): beyond, every arm is epsilon-good."""
+        return 2.0 * UNKNOWN_VARIANCE_REWARD_LIMIT
+
     def check_rewards(self, rewards: np.ndarray) -> str | None:
         ok = bool((np.abs(rewards) <= UNKNOWN_VARIANCE_REWARD_LIMIT).all())
         return None if ok else f"finite numbers with |reward| <= {UNKNOWN_VARIANCE_REWARD_LIMIT:g}"

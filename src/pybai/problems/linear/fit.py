@@ -1,64 +1,74 @@
 r"""A time-uniform goodness-of-fit test of the Gaussian linear model: do the data contradict it?
 
 The linear model says that a sample of arm a is :math:`x_a^\top\theta + \varepsilon`, with
-:math:`\varepsilon \sim N(0, \sigma^2)` for every arm.  Its GLR statistic extrapolates: an arm
+:math:`\varepsilon \sim N(0, \sigma_a^2)`, :math:`\sigma_a \le \sigma` (a sigma-sub-Gaussian noise bound that allows
+each arm its own level).  Its GLR statistic extrapolates: an arm
 sampled once is judged by the fit of the others.  When the per-arm means are not linear in the
 features (a constant reward on every arm, one arm far off the plane of the others), the
 extrapolation can certify an arm the data never supported.  :func:`fit_test` tests the model on
 the data seen so far, at every time at once, with level ``delta``; the stopping rule of
 :class:`~pybai.problems.linear.LinearBestArmProblem` gives no evidence while it rejects.
 
-**The statistic.**  With :math:`N_a`, :math:`\bar y_a` the count and mean of arm a and
-:math:`\hat\theta` the weighted least-squares fit of the means (the least-squares fit of the samples),
-the weighted residual is
+**The statistic** is a weighted residual of the per-arm means :math:`\bar y_a` (counts :math:`N_a`)
+about their best linear fit, each arm's term in units of a noise level the data bound from above.
 
-.. math:: R_t(s^2) = \frac{1}{2 s^2}\sum_a N_a (\bar y_a - x_a^\top\hat\theta)^2
-          \;\le\; \frac{1}{2 s^2}\sum_a N_a (\bar y_a - x_a^\top\theta)^2
-          \qquad (\hat\theta \text{ minimises the sum}).
-
-Under the model the right-hand side at :math:`s = \sigma` is a sum of K per-arm Gaussian
-deviations, which Kaufmann & Koolen (2021), **Theorem 9**, bound at all times at once (for any
-adaptive sampling): with probability at least :math:`1 - \delta_1`, for all t,
-:math:`R_t(\sigma^2) \le \beta(t) = K C^G(\ln(1/\delta_1)/K) + 2K\ln(4 + \ln(t/K))`
-(:class:`~pybai.stopping.kk21.GaussianThreshold` with one piece of K terms, the linear ``"kk21"``
-level).  A chi-square-type boundary; it ignores the d degrees of freedom the fit takes, which only
-makes it more cautious.
-
-**The noise level.**  Tested at the declared sigma alone, a mean vector off the model is invisible
+**The noise levels.**  Tested at the declared sigma alone, a mean vector off the model is invisible
 while the arm that shows it has few samples: every reward exactly 1.0 looks like sigma-noise around
 a mean of 1.4 after one sample.  But the same data show no noise at all on the arms sampled often,
-which the model cannot produce.  So the residual is measured in units of
+which the model cannot produce.  The model allows each arm a its own noise level
+:math:`\sigma_a \le \sigma` (Gaussian noise of standard deviation at most sigma on every arm), so each
+arm's residual is measured in units of its own level
 
-.. math:: s_t^2 = \min(\sigma^2, U_t), \qquad U_t = \frac{W_t}{\sum_a L(N_a - 1, \delta_2 / K)},
+.. math:: s_a^2 = \min(\sigma^2, U_a), \qquad U_a = \frac{W_a}{L(N_a - 1, \delta_2 / K)},
 
-with :math:`W_t = \sum_a \sum_i (y_{a,i} - \bar y_a)^2` the within-arm squared deviations and
-:math:`L(\nu, \delta')` a time-uniform lower quantile of :math:`\chi^2_\nu`.  Each arm's rewards are
-an i.i.d. stream read in order (the sampling rule only chooses how far), so its within-arm sum after
-n samples is :math:`\sigma^2\chi^2_{n-1}` for every fixed n; the Chernoff bound
+with :math:`W_a = \sum_i (y_{a,i} - \bar y_a)^2` the within-arm squared deviations and
+:math:`L(\nu, \delta')` a time-uniform lower quantile of :math:`\chi^2_\nu`; :math:`s_a = \sigma` where
+nothing is known of arm a's noise (one sample, deviations unknown).  The statistic is the weighted
+residual
+
+.. math:: R_t = \min_\theta \sum_a \frac{N_a (\bar y_a - x_a^\top\theta)^2}{2 s_a^2}
+          \;\le\; \sum_a \frac{N_a (\bar y_a - x_a^\top\theta^*)^2}{2 s_a^2},
+
+the weighted least-squares fit of the means with weights :math:`N_a / s_a^2` (it minimises the sum,
+so the true :math:`\theta^*` does no better).  Each arm's rewards are an i.i.d. stream read in order
+(the sampling rule only chooses how far), so its within-arm sum after n samples is
+:math:`\sigma_a^2\chi^2_{n-1}` for every fixed n; the Chernoff bound
 :math:`P(\chi^2_\nu \le \nu x) \le \exp(-\tfrac{\nu}{2}(x - 1 - \ln x))` (x < 1), summed over
 :math:`\nu \ge 1` with weights :math:`1/(\nu(\nu + 1))` and over the K arms, gives
-:math:`P(\exists t: W_t < \sigma^2 \sum_a L(N_a - 1, \delta_2/K)) \le \delta_2` with
+:math:`P(\exists t, a: W_a < \sigma_a^2 L(N_a - 1, \delta_2/K)) \le \delta_2` with
 :math:`L(\nu, \delta') = \nu x` at the root of :math:`\tfrac{\nu}{2}(x - 1 - \ln x) = \ln(\nu(\nu+1)/\delta')`.
-Let :math:`\sigma_0 \le \sigma` be the noise level of the arms.  With probability at least
-:math:`1 - \delta_2`, :math:`U_t \ge \sigma_0^2` at all times, so :math:`s_t \ge \sigma_0` and
-:math:`R_t(s_t^2) \le R_t(\sigma_0^2)`, which Theorem 9 bounds (with :math:`\sigma_0`): all the test needs.
-A sigma larger than the noise (a cautious choice) therefore costs the test nothing.
+So with probability at least :math:`1 - \delta_2`, :math:`U_a \ge \sigma_a^2` for every arm at all
+times, hence :math:`s_a \ge \sigma_a` and :math:`R_t \le \sum_a N_a (\bar y_a - \mu_a)^2 / (2\sigma_a^2)`:
+a sum of K per-arm Gaussian deviations, each in units of its own variance, which Kaufmann & Koolen
+(2021), **Theorem 9**, bound at all times at once (for any adaptive sampling): with probability at
+least :math:`1 - \delta_1`, for all t, the sum is at most
+:math:`\beta(t) = K C^G(\ln(1/\delta_1)/K) + 2K\ln(4 + \ln(t/K))`
+(:class:`~pybai.stopping.kk21.GaussianThreshold` with one piece of K terms, the linear ``"kk21"``
+level).  A chi-square-type boundary; it ignores the d degrees of freedom the fit takes, which only
+makes it more cautious.  A sigma larger than the noise (a cautious choice) costs the test nothing,
+and arms whose noise levels differ (say 10 times) are each measured at their own.
 
-**Level.**  The test rejects when :math:`R_t(s_t^2) > \beta(t)`.  Under the model (Gaussian noise
-of one standard deviation at most sigma on every arm, means linear in the features) it rejects at
+**Level.**  The test rejects when :math:`R_t > \beta(t)`.  Under the model (Gaussian noise of
+standard deviation :math:`\sigma_a \le \sigma` on arm a, means linear in the features) it rejects at
 any time with probability at most :math:`\delta_1 + \delta_2 = \delta` (:math:`\delta_1 = \delta_2 =
 \delta/2`); a rejection only withholds a stop, so the stopping rule's error stays below its own
-delta, and its stopping time grows only on that event.  Rewards that repeat exactly (a constant arm)
-give :math:`W_t = 0`: any residual then rejects, as Gaussian noise never repeats a value.  For the
-same reason rewards that show no noise at all (every arm with two or more rewards repeats one
-value, an event of probability 0 under the model, so the level is unchanged) reject the model: without
-it, constant rewards on the arms a design samples, which fit any plane exactly, would certify an arm
-the design never sampled by extrapolation alone.  One constant arm beside arms that vary does not
-reject by itself (coarse rewards, such as conversions of 0 or 1 with sigma = 1/2, repeat often): it
-lowers :math:`U_t`, and the residual decides.  A residual of the size of rounding (means that are exactly linear, 1e-9 of
-their scale) never rejects.  Not covered: arms whose noise levels differ (the pooled :math:`U_t` can then fall
-below the noise of a noisier arm and the test reject a model with linear means), which the model
-excludes.
+delta, and its stopping time grows only on that event.  Raising any :math:`s_a` only lowers
+:math:`R_t`, so every conservative choice below keeps the level.  Rewards that show no noise at all
+(every arm with two or more rewards repeats one value, an event of probability 0 under the model, so
+the level is unchanged) reject the model: Gaussian noise never repeats a value, and without it
+constant rewards on the arms a design samples, which fit any plane exactly, would certify an arm the
+design never sampled by extrapolation alone.  One constant arm beside arms that vary does not reject
+by itself (coarse rewards, such as conversions of 0 or 1 with sigma = 1/2, repeat often): it is
+measured at the largest level the varying arms show (an event of probability 0 under the model, so
+any level keeps the level of the test), and the residual decides.  Constant rewards whose running
+deviations pick up rounding on some arms therefore still reject: every arm is then measured at that
+rounding.  When no arm shows noise above rounding (1e-9 of the means' scale), the arms whose noise is
+unknown (sampled once) are measured at that rounding too: without it, noiseless means off the plane
+would be certified by the fit of the quiet arms through an arm sampled once, as above.  Not covered:
+that inference is wrong when the unknown arm is noisy while every arm sampled twice or more is
+quiet to within 1e-9 of the scale (noise levels more than a billion times apart).  A residual of the
+size of rounding (means that are exactly linear, 1e-9 of their scale) never rejects: no
+:math:`s_a` goes below that fraction of the means' scale.
 
 References
 ----------
@@ -92,11 +102,11 @@ class FitTest(NamedTuple):
     Attributes
     ----------
     statistic : float
-        R_t(s_t^2), the weighted residual of the means in units of the noise level (module docstring).
+        R_t, the weighted residual of the means, each arm in units of its noise level (module docstring).
     level : float
         beta(t), the time-uniform boundary of the statistic under the model.
     noise : float
-        s_t, the noise standard deviation the residual is measured in (at most sigma).
+        s_a of the worst arm, the noise standard deviation its residual is measured in (at most sigma).
     worst : int
         The arm of the largest residual term, or the first arm whose rewards repeat (-1 without samples).
     repeats : bool
@@ -157,21 +167,12 @@ def _boundary(delta: float, k: int) -> GaussianThreshold:
     return GaussianThreshold(delta, 1, k)
 
 
-def _residuals(x: np.ndarray, n: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """y - x theta for the weighted least-squares theta (weights n): normal equations (d x d, O(K d^2)) and
-    one step of iterative refinement, which brings the residuals to the accuracy of an orthogonal solve.
-    The pseudo-inverse while the sampled arms do not span R^d."""
-    a = x.T @ (n[:, None] * x)
-    a = 0.5 * (a + a.T)
-    try:
-        solve = np.linalg.inv(a)
-        if not np.isfinite(solve).all():
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
-        solve = np.linalg.pinv(a)
-    theta = solve @ (x.T @ (n * y))
-    resid = y - x @ theta
-    theta = theta + solve @ (x.T @ (n * resid))
+def _residuals(x: np.ndarray, w: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """y - x theta for the weighted least-squares theta (weights w > 0), by an orthogonal solve of the rows scaled by
+    sqrt(w): the weights of arms with and without noise may differ by many orders of magnitude, which the normal
+    equations (their condition number squared) would not resolve.  Minimum-norm while the arms do not span R^d."""
+    root = np.sqrt(w)
+    theta = np.linalg.lstsq(root[:, None] * x, root * y, rcond=None)[0]
     return y - x @ theta
 
 
@@ -186,10 +187,10 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
         Samples and reward sums per arm.
     sq_devs : ndarray (K,) or None
         Per arm, the sum of squared deviations of its rewards about their mean; NaN where unknown
-        (a model rebuilt from counts and sums): that arm then says nothing about the noise level
-        (None: nothing known, the residual is measured at sigma).
+        (a model rebuilt from counts and sums): that arm then says nothing about its noise level and
+        is measured at sigma (None: nothing known, every arm is measured at sigma).
     sigma : float
-        The model's noise standard deviation.
+        The model's bound on every arm's noise standard deviation.
     delta : float
         Level of the test in (0, 1): under the model it ever rejects with probability at most delta.
 
@@ -220,24 +221,35 @@ def fit_test(features: np.ndarray, counts: np.ndarray, sums: np.ndarray, sq_devs
     if not (scale > 0.0 and math.isfinite(scale)):
         scale = 1.0
     x = np.asarray(features, dtype=float)[seen]
-    resid = _residuals(x, n, means / scale)  # in units of the scale
-    terms = n * resid * resid
     devs = np.full(seen.size, np.nan) if sq_devs is None else np.asarray(sq_devs, dtype=float)[seen]
     constant = (n >= 2.0) & (devs == 0.0)  # NaN (unknown) compares False
-    varied = (n >= 2.0) & (devs > 0.0)
+    varied = (n >= 2.0) & (devs > 0.0) & np.isfinite(devs)
     if constant.any() and not varied.any():  # no noise anywhere: Gaussian noise never repeats a value
         return FitTest(math.inf, level, 0.0, int(seen[int(np.argmax(constant))]), True)
-    known = np.isfinite(devs)
-    low = chi_square_lower(np.where(known, n - 1.0, 0.0), 0.5 * delta / k)
-    within = float(devs[known].sum()) if known.any() else 0.0
-    bound = float(low.sum())
-    variance = sigma * sigma if not bound > 0.0 else min(sigma * sigma, within / bound)
-    relative = max(math.sqrt(variance) / scale, ROUNDING)  # the noise level in units of the scale (inf: none)
-    with np.errstate(over="ignore"):
-        statistic = 0.5 * float(terms.sum()) / (relative * relative) if terms.any() else 0.0
+    # each arm's noise level s_a in units of the scale: sigma unless its own deviations bound it (module docstring)
+    relative = np.full(seen.size, sigma / scale)
+    if varied.any():
+        low = chi_square_lower(n[varied] - 1.0, 0.5 * delta / k)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            bound = np.sqrt(devs[varied] / low) / scale
+        relative[varied] = np.where(bound < relative[varied], bound, relative[varied])  # NaN, inf: sigma
+        relative[constant] = relative[varied].max()  # a repeated value: the largest level the data show
+    relative = np.maximum(relative, ROUNDING)  # rounding never rejects (inf stays inf: no noise bound)
+    shown = varied | constant
+    if shown.any() and relative[shown].max() <= ROUNDING:  # no arm shows noise above rounding: nor do the others
+        relative[:] = ROUNDING
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        weights = n / (relative * relative)
+        finite = weights > 0.0  # sigma beyond the float range: those arms tell nothing
+        terms = np.zeros(seen.size)
+        if finite.any():
+            resid = _residuals(x[finite], weights[finite] / weights[finite].max(), means[finite] / scale)
+            terms[finite] = 0.5 * weights[finite] * resid * resid
+        statistic = float(terms.sum()) if terms.any() else 0.0
     if statistic != statistic:  # inf / inf: a noise level beyond the float range tells nothing
         statistic = 0.0
-    return FitTest(statistic, level, relative * scale, int(seen[int(np.argmax(terms))]))
+    worst = int(np.argmax(terms))
+    return FitTest(statistic, level, float(relative[worst] * scale), int(seen[worst]))
 
 
 #: what to do when the data contradict the linear model
