@@ -131,12 +131,18 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="proof_rules/unknown_over_known.json", help="file under benchmarks/results/")
     ap.add_argument("--table", nargs="+", default=None,
                     help="print the table of these result files (glob patterns under benchmarks/results/) and exit")
+    ap.add_argument("--refresh-known", nargs="+", default=None, metavar="PATTERN",
+                    help="re-run only the known-variance side of the cells stored in these result files (the rule of "
+                         "the Gaussian family may have changed since), pair it with the stored unknown-variance runs "
+                         "and write the cells to --out; the first cell's unknown side is re-run and checked equal")
     args = ap.parse_args(argv)
     if args.table:
         paths = [path for name in args.table for path in sorted(bc.RESULTS.glob(name))]
         rows = [row for path in paths for row in json.loads(path.read_text())["rows"]]
         print(table(rows))
         return 0
+    if args.refresh_known:
+        return refresh_known(args)
     doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": []}
     t0 = time.time()
     for instance in args.instances:
@@ -163,6 +169,44 @@ def main(argv=None) -> int:
     print(table(doc["rows"]))
     print(f"\n{args.runs} runs per cell, delta = {args.delta}; load average {bc.load_str(doc['load_start'])} -> "
           f"{bc.load_str(doc['load_end'])}; {time.time() - t0:.0f} s")
+    return 0
+
+
+def refresh_known(args) -> int:
+    """``--refresh-known``: the stored cells with their known side re-run under today's Gaussian rule."""
+    paths = [path for name in args.refresh_known for path in sorted(bc.RESULTS.glob(name))]
+    doc = {"machine": bc.machine(), "args": vars(args), "load_start": bc.load(), "rows": [],
+           "sources": [str(path.relative_to(bc.RESULTS)) for path in paths]}
+    t0 = time.time()
+    checked = False
+    for path in paths:
+        stored = json.loads(path.read_text())
+        delta, seed = stored["args"]["delta"], stored["args"]["seed"]
+        for old in stored["rows"]:
+            runs = int(old["runs"])
+            unknown = np.array(old["unknown_samples"], dtype=float)
+            if not checked:  # the stored unknown side must still be what the code gives (same seeds)
+                again, _, _ = _samples(_document(old["instance"], old["strategy"], old["statistic"], runs, delta,
+                                                 seed), args.jobs)
+                if not np.array_equal(again, unknown):
+                    print(f"{path.name}: the unknown-variance runs of {old['instance']} {old['strategy']} changed "
+                          "since they were stored; re-run the cells instead", file=sys.stderr)
+                    return 1
+                checked = True
+            known, k_err, k_cens = _samples(_document(old["instance"], old["strategy"], None, runs, delta, seed),
+                                            args.jobs)
+            ratio, se = paired_ratio(unknown, known)
+            row = dict(old, known_mean=float(known.mean()),
+                       known_se=float(known.std(ddof=1) / math.sqrt(known.size)), ratio=ratio, ratio_se=se,
+                       known_errors=k_err, known_censored=k_cens, known_samples=known.tolist(), load=bc.load(),
+                       previous_known_mean=old["known_mean"], previous_ratio=old["ratio"])
+            doc["rows"].append(row)
+            print(f"{old['instance']} {old['strategy']}: known {old['known_mean']:.0f} -> {row['known_mean']:.0f}, "
+                  f"ratio {old['ratio']:.3f} -> {ratio:.3f} +- {se:.3f} ({time.time() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+            doc["load_end"] = bc.load()
+            bc.write_json(args.out, doc)
+    print(table(doc["rows"]))
     return 0
 
 
