@@ -248,15 +248,16 @@ def compare(what: str, expected: dict, got: dict) -> list[str]:
 
 # --------------------------------------------------------------------------- common-check cases
 def case_outcomes() -> dict:
-    """Every common-check case (strategy x goal x instance x regime x batching), seed 0, noise 1."""
+    """Every common-check case (strategy x goal x instance x regime x batching), seed 0, noise 1, the
+    strategy with its check parameters (:data:`pybai.testing.instances.CHECK_PARAMS`)."""
     from pybai import get_strategy_class, registered_names
-    from pybai.testing.instances import build, cases
+    from pybai.testing.instances import build, cases, checked_strategy
 
     out = {}
     for case in cases(registered_names(), get_strategy_class):
         name, goal, label, regime, batched = case
         env, problem = build(goal, label, regime, batched)
-        strategy = get_strategy_class(name)().start(problem, rng=0)
+        strategy = checked_strategy(name).start(problem, rng=0)
         if strategy.reference:  # told the truth, as the simulation runner does
             strategy.reveal_truth(env.source_means)
         noise = np.random.default_rng(1)

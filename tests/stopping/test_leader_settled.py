@@ -209,7 +209,7 @@ def _tie_errors(mu, gaussian, horizon, runs, seed, level):
 @pytest.mark.parametrize("gaussian,mu,horizon", [(True, (0.0, 0.0, -1.0, -1.0), 2000),
                                                  (False, (0.5, 0.5, 0.3, 0.3), 3000)])
 def test_error_rate_near_ties_is_below_delta_for_adaptive_sampling(gaussian, mu, horizon):
-    runs, delta = 400, 0.3
+    runs, delta = 200, 0.3  # the power of the margin check: see test_leader's near-tie test (6 and 4 errors here)
     errors = _tie_errors(np.array(mu), gaussian, horizon, runs, 23, math.log(1 / delta))
     assert binomtest(errors, runs, delta, alternative="greater").pvalue > 0.01
     assert errors < 0.5 * delta * runs

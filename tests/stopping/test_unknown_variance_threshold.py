@@ -116,13 +116,16 @@ def test_make_threshold_builds_the_rule_for_the_family():
 
 
 def test_false_stops_on_a_tie_stay_below_delta():
-    """Two arms with equal means and very different variances: every stop is a wrong answer."""
+    """Two arms with equal means and very different variances: every stop is a wrong answer.
+
+    150 runs (the rule stops in 2 of them, 4 of 300): one stopping falsely at 1.5 delta (mean 45, sd 5.6)
+    fails the check with probability 0.996, at 2 delta with certainty."""
     delta = 0.2
     problem = BestArmProblem(2, GaussianUnknownVariance(2), FixedConfidence(delta))
     rule = problem.threshold("delta-correct", delta)
     rng = np.random.default_rng(2026)
     stops = 0
-    runs = 300
+    runs = 150
     for _ in range(runs):
         model = MeansAndVariances(2)
         x = np.column_stack([rng.normal(5.0, 0.2, 600), rng.normal(5.0, 3.0, 600)])

@@ -27,7 +27,7 @@ from pybai.strategies.base import Strategy
 from pybai.strategies.registry import get_strategy_class
 from pybai.strategies.state import restore_strategy
 from pybai.testing._outcomes import CheckSkipped, raises, run_checks
-from pybai.testing.instances import build, case_id, default_label, strategy_cases
+from pybai.testing.instances import build, case_id, checked_strategy, default_label, strategy_cases
 
 __all__ = ["play", "start", "check_runs_within_its_regime", "check_same_seed_same_run", "check_request_rules",
            "check_read_only_arrays", "check_partial_answer", "check_outstanding_requests", "check_burst_is_spread",
@@ -67,11 +67,12 @@ def play(strategy, env, noise, limit: int = 200_000) -> dict:
 
 
 def start(case, seed: int = 0, **options):
-    """``(environment, problem, strategy)`` of ``case``, the strategy started with ``seed`` (a reference
-    point is told the truth, as the simulation runner does)."""
+    """``(environment, problem, strategy)`` of ``case``, the strategy (its check parameters:
+    :func:`~pybai.testing.instances.checked_strategy`) started with ``seed`` (a reference point is told
+    the truth, as the simulation runner does)."""
     name, goal, label, regime, batched = case
     env, problem = build(goal, label, regime, batched)
-    strategy = get_strategy_class(name)().start(problem, rng=seed, **options)
+    strategy = checked_strategy(name).start(problem, rng=seed, **options)
     if strategy.reference:
         strategy.reveal_truth(env.source_means)
     return env, problem, strategy
@@ -79,6 +80,13 @@ def start(case, seed: int = 0, **options):
 
 def _state(strategy) -> str:
     return json.dumps(strategy.get_state())
+
+
+def _unchanged_since(strategy, before: dict) -> bool:
+    """Whether ``strategy.get_state()`` equals ``before`` (an earlier one): the dicts compared, the digest
+    included (SHA-256 of the canonical JSON of every section, which tells -0.0 from 0.0), without
+    encoding the JSON again."""
+    return strategy.get_state() == before
 
 
 # ----------------------------------------------------------------------- per case
@@ -138,7 +146,7 @@ def check_request_rules(case) -> None:
     rid = strategy.request_id
     assert np.array_equal(strategy.ask(), req) and strategy.request_id == rid, "ask() is not idempotent"
     sources, rewards = env.respond(req, np.random.default_rng(0))
-    before = _state(strategy)
+    before = strategy.get_state()
     bad_calls: list[tuple[tuple, dict, type[Exception] | tuple[type[Exception], ...], str]] = [
         ((sources, [np.nan] * len(sources)), {}, InvalidParameterError, "rewards"),
         ((["a"] * len(sources), rewards), {}, InvalidParameterError, "sources"),
@@ -163,7 +171,7 @@ def check_request_rules(case) -> None:
     for args, kwargs, error, message in bad_calls:
         with raises(error, match=message or None, doing=f"tell{args!r:.120} {kwargs or ''}"):
             strategy.tell(*args, **kwargs)
-        assert _state(strategy) == before, f"a refused tell{args!r:.120} changed the state"
+        assert _unchanged_since(strategy, before), f"a refused tell{args!r:.120} changed the state"
     strategy.tell(sources, rewards, request_id=rid)
     answered = len(problem.request_space().answered(sources))  # one sample per observation
     assert strategy.t_ == answered, f"t_ = {strategy.t_} after {answered} samples"
@@ -183,12 +191,12 @@ def check_read_only_arrays(case) -> None:
         if strategy.stopped:
             break
         req = strategy.ask()
-        before = _state(strategy)
+        before = strategy.get_state()
         for what, array in (("ask()", req), ("counts_", strategy.counts_), ("sums_", strategy.sums_),
                             ("means_", strategy.means_)):
             with raises(ValueError, match="read-only", doing=f"writing into {what}"):
                 array[0] = array[-1] + 1
-        assert _state(strategy) == before, "a refused write changed the state"
+        assert _unchanged_since(strategy, before), "a refused write changed the state"
         assert np.array_equal(strategy.ask(), req), "ask() changed after a refused write"
         strategy.tell(*env.respond(req, noise))
     res = strategy.result()
@@ -229,7 +237,7 @@ def check_outstanding_requests(case) -> None:
     cls = get_strategy_class(case[0])
     if cls.single_request:
         with raises(InvalidParameterError, match="max_pending = 3", doing="start(max_pending=3) of a single-request rule"):
-            cls().start(problem, rng=0, max_pending=3)
+            checked_strategy(case[0]).start(problem, rng=0, max_pending=3)
         return
     _, _, strategy = start(case, max_pending=3)
     noise, order = np.random.default_rng(1), np.random.default_rng(2)

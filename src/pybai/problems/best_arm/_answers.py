@@ -8,10 +8,10 @@ mu_a >= (1 - epsilon) max_b mu_b.  The answer set i_eps(mu) is every epsilon-goo
 answers are correct at once (Degenne & Koolen 2019; Garivier & Kaufmann 2021).
 
 * :func:`oracle_answer`: for one answer a, max_w min_{b != a} inf_{P_b} sum_s w_s d(mu_s, lambda_s),
-  solved as in Garivier & Kaufmann (2016, Theorem 5): with x_b = w_b / w_a every piece's cost
-  equals a common level y, g_b(x_b) = y, where g_b(x) (the cost at weights (1, x)) is concave
-  increasing from 0; the level solves sum_b d(mu_a, lambda_a^b) / d(mu_b, lambda_b^b) = 1
-  (the same envelope argument; the ratio increases with y, so bisection finds it).
+  solved as in Garivier & Kaufmann (2016, Theorem 5) by the kernels of
+  :mod:`pybai.problems.best_arm._kernels` (:func:`~pybai.problems.best_arm._kernels.ratio_sum`, the
+  pieces' x_b(y) for every (c, e)); the level y, where sum_b d(mu_a, lambda_a^b) / d(mu_b, lambda_b^b) = 1,
+  is bracketed (the ratio increases with y), since a shifted piece's F' has no closed form here.
 * :func:`oracle_eps`: the characteristic time T*_eps(mu)^-1 = max over epsilon-good answers a of
   the value above (the lower bound of Degenne & Koolen 2019: the max over correct answers), and the
   weights and answer that attain it.
@@ -33,59 +33,10 @@ import math
 import numpy as np
 from numba import njit
 
-from pybai.models._kl import BERNOULLI, GAUSSIAN, dkl_dm, kl
-from pybai.models._shifted import shifted_pair
-from pybai.problems.best_arm._kernels import best_index, oracle_best_arm_warm, weights_from_roots
+from pybai.models._kl import BERNOULLI, dkl_dm, kl
+from pybai.problems.best_arm._kernels import best_index, oracle_best_arm_warm, ratio_sum, weights_from_roots
 
 _OUTER = 200
-_NEWTON = 100
-_TINY = 1e-300
-
-
-@njit(cache=True)
-def _x_of_y(code, y, ma, va, mb, vb, c, e, x0):
-    """x >= 0 with g(x) = y, g(x) the cost of the piece (a below b) at weights (1, x); Newton from x0."""
-    if code == GAUSSIAN:
-        gap = ma + e - c * mb
-        return 2.0 * y * c * c * vb / (gap * gap - 2.0 * y * va)
-    x = 1e-12
-    g0 = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)[0]
-    if g0 >= y:
-        return 0.0
-    if x0 > x:  # a warm start: a first step from the right lands left of the root (g concave)
-        x = x0
-    prev = math.inf
-    for _ in range(_NEWTON):
-        g, _, lb = shifted_pair(code, 1.0, ma, va, x, mb, vb, c, e)
-        slope = kl(code, mb, lb, vb)  # g'(x) = d(mu_b, lambda_b(x)) (envelope theorem)
-        if slope <= 0.0:
-            break
-        nx = x + (y - g) / slope  # g concave: Newton from the left stays left of the root
-        if nx < 0.0:
-            nx = 0.0
-        step = abs(nx - x)
-        x = nx
-        if step <= 1e-12 * max(nx, 1e-300) or (step >= prev and step <= 1e-9 * max(nx, 1e-300)):
-            break
-        prev = step
-    return x
-
-
-@njit(cache=True)
-def _ratio_sum(code, y, means, var, a, c, e, xs):
-    """F(y) = sum_b d(mu_a, lambda_a^b) / d(mu_b, lambda_b^b) at x_b(y); fills xs."""
-    total = 0.0
-    for b in range(means.shape[0]):
-        if b == a:
-            continue
-        x = _x_of_y(code, y, means[a], var[a], means[b], var[b], c, e, xs[b])
-        xs[b] = x
-        _, la, lb = shifted_pair(code, 1.0, means[a], var[a], max(x, _TINY), means[b], var[b], c, e)
-        den = kl(code, means[b], lb, var[b])
-        if den <= 0.0:
-            return math.inf
-        total += kl(code, means[a], la, var[a]) / den
-    return total
 
 
 @njit(cache=True)
@@ -126,7 +77,7 @@ def oracle_answer(code, means, var, a, c, e):
         return 1.0 / g0, w
     # F(y) - 1 is increasing on (lo, hi), -1 at y = 0 and +inf at y_max: false position (Illinois)
     # on a bracket, with bisection steps whenever the bracket does not shrink fast enough
-    f_lo = -1.0 if g0 == 0.0 else _ratio_sum(code, lo * (1.0 + 1e-12), means, var, a, c, e, xs) - 1.0
+    f_lo = -1.0 if g0 == 0.0 else ratio_sum(code, lo * (1.0 + 1e-12), means, var, a, c, e, xs)[0]
     if f_lo >= 0.0:  # corner: w = e_a is optimal
         for b in range(k):
             w[b] = 1.0 if b == a else 0.0
@@ -135,7 +86,7 @@ def oracle_answer(code, means, var, a, c, e):
     y = 0.5 * (lo + hi)
     side = 0
     for it in range(_OUTER):
-        f = _ratio_sum(code, y, means, var, a, c, e, xs) - 1.0
+        f = ratio_sum(code, y, means, var, a, c, e, xs)[0]
         if f <= 0.0:
             lo, f_lo = y, f
             if side == -1 and math.isfinite(f_hi):
@@ -160,7 +111,7 @@ def oracle_answer(code, means, var, a, c, e):
     y = lo
     if not y > 0.0:
         return math.inf, w
-    _ratio_sum(code, y, means, var, a, c, e, xs)
+    ratio_sum(code, y, means, var, a, c, e, xs)
     return weights_from_roots(a, xs, y, w)
 
 

@@ -36,7 +36,7 @@ from scipy.linalg import cho_factor, cho_solve
 from pybai.models._kl import GAUSSIAN, GAUSSIAN_UV, pooled_mean
 from pybai.problems.top_k._kernels import shifted_pair_arrays
 
-__all__ = ["TopKOracleResult", "top_k_oracle", "pair_terms", "shifted_pair_terms", "top_bottom"]
+__all__ = ["TopKOracleResult", "top_k_oracle", "pair_terms", "top_bottom"]
 
 _EPS = 1e-15
 _MAX_OUTER = 60
@@ -91,36 +91,55 @@ def _dkl(code, p, m, var):
     return (m - p) / (m * (1.0 - m))
 
 
-def pair_terms(code, n_i, n_j, mu_i, mu_j, v_i, v_j, hessian=False):
-    """Pair values c_ij(N_i, N_j), gradients (g_i, g_j) and, optionally, Hessian entries.
+def pair_terms(code, n_i, n_j, mu_i, mu_j, v_i, v_j, c=1.0, e=0.0, hessian=False):
+    """Pair values c_ij(N_i, N_j) of the pieces {lambda_i <= c lambda_j - e}, gradients (g_i, g_j) and,
+    optionally, Hessian entries.
 
-    Vectorised over pairs.  Returns ``(c, g_i, g_j)`` or ``(c, g_i, g_j, h_ii, h_ij, h_jj)``.
+    Vectorised over pairs.  Returns ``(c, g_i, g_j)`` or ``(c, g_i, g_j, h_ii, h_ij, h_jj)``.  Gradients by
+    the envelope theorem at the minimiser (lambda_i, lambda_j).  The plain pieces (c, e) = (1, 0) merge the
+    two means at the pooled mean m, whose derivatives in (N_i, N_j) have closed forms; a shifted piece's
+    minimiser is :func:`~pybai.models._shifted.shifted_pair`'s, its Hessian entries by the implicit
+    function theorem on the first-order condition c n_i d'(mu_i, c y - e) + n_j d'(mu_j, y) = 0 (zero
+    where the minimiser sits at the edge y = 1 of a Bernoulli mean).
     """
-    if code == GAUSSIAN:
+    plain = c == 1.0 and e == 0.0
+    if not plain:
+        n_i, n_j, mu_i, mu_j, v_i, v_j = np.broadcast_arrays(*(np.ascontiguousarray(x, dtype=float) for x in
+                                                               (n_i, n_j, mu_i, mu_j, v_i, v_j)))
+        flat = [np.ascontiguousarray(x).ravel() for x in (n_i, mu_i, v_i, n_j, mu_j, v_j)]
+        cost, la, lb = np.empty(flat[0].size), np.empty(flat[0].size), np.empty(flat[0].size)
+        shifted_pair_arrays(code, *flat, float(c), float(e), cost, la, lb)
+        la, lb = la.reshape(n_i.shape), lb.reshape(n_i.shape)
+    elif code == GAUSSIAN:
         a, b = n_i / v_i, n_j / v_j
         s = a + b
-        m = (a * mu_i + b * mu_j) / s
-        dm_i, dm_j = (mu_i - m) / (v_i * s), (mu_j - m) / (v_j * s)
+        la = lb = (a * mu_i + b * mu_j) / s
+        dm_i, dm_j = (mu_i - la) / (v_i * s), (mu_j - la) / (v_j * s)
     elif code == GAUSSIAN_UV:
         n_i, n_j, mu_i, mu_j, v_i, v_j = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in
                                                                (n_i, n_j, mu_i, mu_j, v_i, v_j)))
-        m = np.array([pooled_mean(code, *args) for args in zip(n_i.flat, mu_i.flat, v_i.flat, n_j.flat, mu_j.flat,
-                                                                   v_j.flat)]).reshape(n_i.shape)
+        la = lb = np.array([pooled_mean(code, *args) for args in zip(n_i.flat, mu_i.flat, v_i.flat, n_j.flat,
+                                                                         mu_j.flat, v_j.flat)]).reshape(n_i.shape)
         # implicit function theorem on n_i d_i'(m) + n_j d_j'(m) = 0
-        e_i, e_j = (m - mu_i) ** 2, (m - mu_j) ** 2
+        e_i, e_j = (la - mu_i) ** 2, (la - mu_j) ** 2
         curv = n_i * (v_i - e_i) / (v_i + e_i) ** 2 + n_j * (v_j - e_j) / (v_j + e_j) ** 2
         curv = np.where(curv > 0, curv, np.inf)
-        dm_i, dm_j = -((m - mu_i) / (v_i + e_i)) / curv, -((m - mu_j) / (v_j + e_j)) / curv
+        dm_i, dm_j = -((la - mu_i) / (v_i + e_i)) / curv, -((la - mu_j) / (v_j + e_j)) / curv
     else:
         s = n_i + n_j
-        m = (n_i * mu_i + n_j * mu_j) / s
-        dm_i, dm_j = (mu_i - m) / s, (mu_j - m) / s
-    g_i, g_j = _kl(code, mu_i, m, v_i), _kl(code, mu_j, m, v_j)
-    c = n_i * g_i + n_j * g_j
+        la = lb = (n_i * mu_i + n_j * mu_j) / s
+        dm_i, dm_j = (mu_i - la) / s, (mu_j - la) / s
+    g_i, g_j = _kl(code, mu_i, la, v_i), _kl(code, mu_j, lb, v_j)
+    val = n_i * g_i + n_j * g_j
     if not hessian:
-        return c, g_i, g_j
-    d_i, d_j = _dkl(code, mu_i, m, v_i), _dkl(code, mu_j, m, v_j)
-    return c, g_i, g_j, d_i * dm_i, d_i * dm_j, d_j * dm_j
+        return val, g_i, g_j
+    d_i, d_j = _dkl(code, mu_i, la, v_i), _dkl(code, mu_j, lb, v_j)
+    if plain:
+        return val, g_i, g_j, d_i * dm_i, d_i * dm_j, d_j * dm_j
+    curv = c * c * n_i * _d2kl(code, mu_i, la, v_i) + n_j * _d2kl(code, mu_j, lb, v_j)
+    inside = (lb < 1.0 - 1e-12) & (curv > 0)
+    inv = np.where(inside, 1.0 / np.where(inside, curv, 1.0), 0.0)
+    return val, g_i, g_j, -(c * d_i) ** 2 * inv, -c * d_i * d_j * inv, -d_j * d_j * inv
 
 
 def _dual_bound(lam, g_i, g_j, pi, pj, n):
@@ -144,32 +163,6 @@ def _lp_bound(g_i, g_j, pi, pj, n):
         return 0.0
     lam = np.maximum(res.x, 0.0)
     return _dual_bound(lam, g_i, g_j, pi, pj, n)  # re-checked: exact feasibility after rounding
-
-
-def shifted_pair_terms(code, n_i, n_j, mu_i, mu_j, v_i, v_j, c, e, hessian=False):
-    """:func:`pair_terms` for the shifted pieces {lambda_i <= c lambda_j - e} (epsilon-top-k), any family.
-
-    Gradients by the envelope theorem at the minimiser (:func:`~pybai.models._shifted.shifted_pair`),
-    Hessian entries by the implicit function theorem on the first-order condition
-    c n_i d'(mu_i, c y - e) + n_j d'(mu_j, y) = 0 (zero where the minimiser sits at the edge y = 1
-    of a Bernoulli mean).
-    """
-    n_i, n_j, mu_i, mu_j, v_i, v_j = np.broadcast_arrays(*(np.ascontiguousarray(x, dtype=float) for x in
-                                                           (n_i, n_j, mu_i, mu_j, v_i, v_j)))
-    shape = n_i.shape
-    flat = [np.ascontiguousarray(x).ravel() for x in (n_i, mu_i, v_i, n_j, mu_j, v_j)]
-    cost, la, lb = np.empty(flat[0].size), np.empty(flat[0].size), np.empty(flat[0].size)
-    shifted_pair_arrays(code, *flat, float(c), float(e), cost, la, lb)
-    la, lb = la.reshape(shape), lb.reshape(shape)
-    g_i, g_j = _kl(code, mu_i, la, v_i), _kl(code, mu_j, lb, v_j)
-    val = n_i * g_i + n_j * g_j
-    if not hessian:
-        return val, g_i, g_j
-    d_i, d_j = _dkl(code, mu_i, la, v_i), _dkl(code, mu_j, lb, v_j)
-    curv = c * c * n_i * _d2kl(code, mu_i, la, v_i) + n_j * _d2kl(code, mu_j, lb, v_j)
-    inside = (lb < 1.0 - 1e-12) & (curv > 0)
-    inv = np.where(inside, 1.0 / np.where(inside, curv, 1.0), 0.0)
-    return val, g_i, g_j, -(c * d_i) ** 2 * inv, -c * d_i * d_j * inv, -d_j * d_j * inv
 
 
 def _d2kl(code, p, m, var):
@@ -211,12 +204,10 @@ def top_k_oracle(code: int, means: np.ndarray, var: np.ndarray, k: int, rtol: fl
         # a location-scale family: the shifted piece of (i, j) is the plain piece of (i, j'), with
         # j' of mean c mu_j - e and variance c^2 v_j (same divergences, same gradients)
         mu_j, v_j = c_s * mu_j - e_s, (c_s * c_s * v_j if code == GAUSSIAN else v_j)
-        plain = True
+        c_s, e_s = 1.0, 0.0
 
     def terms(nn, hessian=False):
-        if plain:
-            return pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, hessian)
-        return shifted_pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, c_s, e_s, hessian)
+        return pair_terms(code, nn[pi], nn[pj], mu_i, mu_j, v_i, v_j, c_s, e_s, hessian)
 
     c_unit, _, _ = terms(np.ones(n))
     nn = np.full(n, 2.0 / c_unit.min())  # strictly feasible: c_p(N) >= 2
