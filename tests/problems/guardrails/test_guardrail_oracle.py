@@ -99,3 +99,69 @@ def test_union_size():
     # m = K - 1 + G_max: 2 + 1 with one guardrail; 2 + 2 with a relative one (which spares the control)
     assert INSTANCES["infeasible-best"][0].n_alternatives == 3
     assert INSTANCES["relative"][0].n_alternatives == 4
+
+
+def _shipped_latency():
+    from pybai.config.experiment import parse_sweep, read_document
+    from pybai.experiments import experiment_path
+
+    exp = parse_sweep(read_document(experiment_path("guardrails-latency")), default_name="guardrails-latency")[0]
+    return exp.problem, np.asarray(exp.environment.source_means, dtype=float).reshape(exp.problem.source_shape)
+
+
+def test_shipped_latency_oracle_matches_a_closed_form():
+    # guardrails-latency (K = 4, one hub): the answer a (feasible, best revenue) must be certified against its break
+    # test, n_a >= 2 sigma^2 / g^2; the infeasible arm with better revenue by refuting that it keeps the bound, alone;
+    # each weaker arm b by its objective test (1/n_b + 1/n_a <= g^2 / (2 sigma^2); refuting that b keeps the bound is
+    # impossible: it keeps it).  T* is then a
+    # minimisation over n_a, done here by scipy, independently of the oracle's grid search.
+    from scipy.optimize import minimize_scalar
+
+    problem, mu = _shipped_latency()
+    a = problem.answer(mu)
+    assert np.all(problem.variances == problem.variances[0])  # one sigma for both metrics in the file
+    var = problem.variances[0]
+    lat, rev = mu[:, 1], mu[:, 0]
+    n_break = 2 * var / lat[a] ** 2
+    fixed, weaker = 0.0, []
+    for b in range(problem.n_arms):
+        if b == a:
+            continue
+        keep = 2 * var / lat[b] ** 2 if lat[b] > 0 else math.inf  # refute "b keeps latency <= 0"
+        if rev[b] >= rev[a]:
+            fixed += keep  # a better-revenue arm is certified by its latency alone
+        else:
+            weaker.append(((rev[a] - rev[b]) ** 2 / (2 * var), keep))
+
+    def total(n_a):
+        out = n_a + fixed
+        for d, keep in weaker:
+            rest = d - 1.0 / n_a
+            out += min(keep, 1.0 / rest if rest > 0 else math.inf)
+        return out
+
+    hi = 1e4 * n_break
+    res = minimize_scalar(total, bounds=(n_break, hi), method="bounded", options={"xatol": 1e-10})
+    expected = min(res.fun, total(n_break))
+    t_star, w = problem.oracle(mu)
+    assert t_star == pytest.approx(expected, rel=1e-7)
+    w_arm = np.asarray(w).reshape(problem.source_shape).sum(axis=1)
+    assert w_arm[a] * t_star >= n_break * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("name", ["guardrails-latency"] + sorted(INSTANCES))
+def test_stopping_statistic_is_the_one_of_t_star(name):
+    # the GLR the stopping rule compares with its threshold, at counts t w* and the true means, is t / T*: T* is the
+    # characteristic time of the statistic the rule uses (not of a stronger joint statistic)
+    problem, mu = _shipped_latency() if name == "guardrails-latency" else INSTANCES[name]
+    t_star, w = problem.oracle(mu)
+    w_arm = np.asarray(w).reshape(problem.source_shape).sum(axis=1)
+    for t in (10.0, 1000.0):  # an observation of arm k counts for each of its metrics' sources
+        counts = np.repeat(t * w_arm, problem.n_metrics)
+        assert problem.glr(counts, mu) == pytest.approx(t / t_star, rel=1e-9)
+    # and no other allocation does better
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        other = np.clip(w_arm + 0.05 * rng.normal(size=w_arm.size), 1e-6, None)
+        other /= other.sum()
+        assert problem.glr(np.repeat(1000.0 * other, problem.n_metrics), mu) <= 1000.0 / t_star * (1 + 1e-9)
