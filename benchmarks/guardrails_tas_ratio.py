@@ -3,8 +3,8 @@
 On the shipped experiment ``guardrails-latency`` (the seeds of the file, the heuristic threshold
 beta(t) = ln((1 + ln t)/delta)), Track-and-Stop and variants that remove one cause at a time:
 
-* ``tas``: as shipped (C-tracking, the oracle solved at every step);
-* ``tas lazy``: the oracle solved again only once t has grown by 25% (``oracle_growth = 0.25``);
+* ``tas``: C-tracking, the oracle solved at every step (``oracle_growth = 0``);
+* ``tas lazy``: as shipped, the oracle solved again only once t has grown by 25% (``oracle_growth = 0.25``);
 * ``tas D`` / ``tas D lazy``: D-tracking (direct tracking, forced exploration of arms under sqrt(t) - K/2);
 * ``plug-in no forcing``: w*(mu_hat) tracked directly (argmax t w_a - N_a) with no forced exploration;
 * ``true w*``: C-tracking of the *true* w*(mu) (a reference told the truth): the allocation is optimal, what
@@ -81,9 +81,9 @@ class PlugInNoForcing(TrackAndStop):
 
 def variants() -> dict:
     h = {"threshold": "heuristic"}
-    return {"tas": make_strategy("tas", **h),
+    return {"tas": make_strategy("tas", oracle_growth=0.0, **h),
             "tas lazy": make_strategy("tas", oracle_growth=0.25, **h),
-            "tas D": make_strategy("tas", tracking="D", **h),
+            "tas D": make_strategy("tas", tracking="D", oracle_growth=0.0, **h),
             "tas D lazy": make_strategy("tas", tracking="D", oracle_growth=0.25, **h),
             "plug-in no forcing": PlugInNoForcing(**h),
             "true w*": TrueWeights(**h),

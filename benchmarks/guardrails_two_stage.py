@@ -42,6 +42,8 @@ def main(argv=None):
     ap.add_argument("--heuristic", action="store_true", help="also tas with the heuristic threshold, tau / (T* beta(tau))")
     ap.add_argument("--delta", type=float, default=None, help="another delta than the file's 0.05")
     ap.add_argument("--only", nargs="*", default=None, help="only these strategy labels (e.g. 'tas heuristic')")
+    ap.add_argument("--oracle-growth", type=float, default=None,
+                    help="Track-and-Stop's oracle_growth (default: the problem's lazy schedule; 0: the oracle at every step)")
     args = ap.parse_args(argv)
     document = read_document(experiment_path("guardrails-latency"))
     if args.delta is not None:
@@ -51,7 +53,11 @@ def main(argv=None):
              ("top-two-guardrails ids", make_strategy("top-two-guardrails", beta="ids", threshold="delta-correct"))]
     if args.heuristic:
         extra.append(("tas heuristic", make_strategy("tas", threshold="heuristic")))
-    chosen = [(label, st) for label, st in list(exp.strategies) + extra if args.only is None or label in args.only]
+    listed = list(exp.strategies) + extra
+    if args.oracle_growth is not None:
+        listed = [(label, make_strategy("tas", threshold=st.threshold, oracle_growth=args.oracle_growth)
+                   if label.split()[0] == "tas" else st) for label, st in listed]
+    chosen = [(label, st) for label, st in listed if args.only is None or label in args.only]
     exp = dataclasses.replace(exp, replications=args.runs, strategies=chosen)
     problem, mu = exp.problem, exp.environment.source_means
     t_star = problem.oracle(mu)[0]
