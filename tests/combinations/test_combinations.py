@@ -220,6 +220,10 @@ def _experiments():
 
 
 EXPERIMENTS = _experiments()
+#: the experiments whose run is also stored (``--out``) and read back by ``pybai report``: the first of each
+#: environment kind and goal (a report draws matplotlib figures, about a second each)
+REPORTED = {min(i for i, (d, _, _) in enumerate(EXPERIMENTS) if (d.kind, d.goal) == pair)
+            for pair in {(d.kind, d.goal) for d, _, _ in EXPERIMENTS}}
 
 
 @pytest.mark.parametrize("definition, stream, doc", EXPERIMENTS, ids=[f"{d.id}-{s}" for d, s, _ in EXPERIMENTS])
@@ -228,8 +232,14 @@ def test_pybai_run(definition, stream, doc, folder):
 
     path = folder / "experiment.toml"
     write_toml(path, doc)
-    got = CliSurface(folder).run("run", path, "--json", folder / "result.json", "--quiet")
+    stored = any(EXPERIMENTS[i][2] is doc for i in REPORTED)
+    out = ("--out", folder / "store") if stored else ()
+    got = CliSurface(folder).run("run", path, "--json", folder / "result.json", "--quiet", *out)
     if isinstance(got, Refused):  # e.g. a truth the reward model does not fit: one line (checked)
         return
     result = json.loads((folder / "result.json").read_text())
     assert result, "an empty result document"
+    if stored:  # the stored run reads back into a report (every figure of the goal drawn)
+        report = CliSurface(folder).run("report", folder / "store", "--out", folder / "report")
+        assert not isinstance(report, Refused), report
+        assert (folder / "report" / "report.html").is_file()

@@ -75,6 +75,10 @@ def allocation(data: FigureData, options: dict):
     labels = [s for s in data.strategies(options.get("strategies")) if data.result(point, s)]
     series = [(s, np.asarray(cast(dict, data.result(point, s))["mean_allocation"], dtype=np.float64)) for s in labels]
     reference = _reference(data, point, options)
+    if (reference is not None and series and series[0][1].ndim == 2 and reference.size != series[0][1].size
+            and reference.size == series[0][1].shape[0]):
+        # weights per arm beside allocations per source (several metrics of one observation): compare per arm
+        series = [(s, alloc.sum(axis=1)) for s, alloc in series]
     if reference is not None:
         series.append((options.get("reference_label", "reference"), reference))
     where = at_text(point)
