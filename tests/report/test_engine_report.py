@@ -411,46 +411,23 @@ def test_summary_leaves_out_columns_that_are_zero_everywhere(store):
 def test_report_of_a_guardrail_run_compares_allocations_per_arm(tmp_path, capsys):
     """A guardrail run stores its allocation per source (arm x metric) and its w* per arm: the report's allocation
     figure compares them per arm (each observation carries every metric of its arm) instead of failing."""
+    import json
+    import tomllib
+
+    from _toml import write_toml  # tests/_toml.py
+
+    from pybai.experiments import experiment_path
+    from pybai.simulate import read_store
+
+    doc = tomllib.loads(experiment_path("guardrails-latency").read_text())
+    doc.update(replications=2, strategy=[{"name": "tas"}])
+    doc["problem"]["max_samples"] = 300
     path = tmp_path / "g.toml"
-    path.write_text(textwrap.dedent("""\
-        name = "g"
-        replications = 2
-        seed = 1
-        [problem]
-        goal = "best-arm"
-        delta = 0.1
-        max_samples = 300
-        [[problem.metric]]
-        name = "revenue"
-        sigma = 1.0
-        [[problem.metric]]
-        name = "latency"
-        sigma = 1.0
-        at_most = 0.0
-        [environment]
-        kind = "multi-metric"
-        labels = ["a", "b", "c", "d"]
-        [[environment.metric]]
-        name = "revenue"
-        kind = "gaussian"
-        means = [0.2, 0.4, 0.6, 0.8]
-        sigma = 1.0
-        [[environment.metric]]
-        name = "latency"
-        kind = "gaussian"
-        means = [-0.2, -0.4, 0.6, 0.8]
-        sigma = 1.0
-        [[strategy]]
-        name = "tas"
-        """))
+    write_toml(path, doc)
     out = tmp_path / "out"
     assert main(["run", str(path), "--quiet", "--out", str(out)]) == 0
     assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
     assert "3 figures" in capsys.readouterr().out
-    from pybai.simulate import read_store
-
-    import json
-
     data = FigureData("g", json.loads((out / "results.json").read_text()), read_store(out).rows)
     fig = FIGURES["allocation"].function(data, {"reference": [0.4, 0.4, 0.1, 0.1]})
     bars = [p.get_height() for p in fig.axes[0].patches]
