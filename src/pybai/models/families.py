@@ -134,6 +134,13 @@ class Family:
         """The additive epsilon at and above which the family's epsilon-GLR has no meaning (None: none)."""
         return None
 
+    def check_additive_epsilon(self, epsilon: float, owner: str) -> None:
+        """Refuse, naming ``owner``'s ``epsilon``, an additive epsilon at or above :meth:`additive_epsilon_limit`."""
+        limit = self.additive_epsilon_limit()
+        if limit is not None and not epsilon < limit:
+            raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
+                       "numerically safe reward range: every arm would be epsilon-good)", epsilon)
+
     def epsilon_shift(self, epsilon: float, epsilon_mode: str, owner: str) -> tuple[float, float]:
         """``(c, e)`` of the shifted pieces {lambda_a <= c lambda_b - e} of a positive ``epsilon`` in fixed confidence.
 
@@ -151,10 +158,7 @@ class Family:
             if not epsilon < 1.0:
                 raise fail("epsilon", owner, 'a float in (0, 1) with epsilon_mode = "relative"', epsilon)
             return (1.0 - epsilon, 0.0)
-        limit = self.additive_epsilon_limit()
-        if limit is not None and not epsilon < limit:
-            raise fail("epsilon", owner, f"a float in (0, {limit:g}) for {self.name} rewards (below the width of the "
-                       "numerically safe reward range: every arm would be epsilon-good)", epsilon)
+        self.check_additive_epsilon(epsilon, owner)
         low, high = self.support
         if not epsilon < high - low:  # every arm would be epsilon-good: nothing to identify
             raise fail("epsilon", owner, f"a float in (0, {high - low:g}): the rewards lie in [{low:g}, {high:g}], and "

@@ -132,10 +132,7 @@ class GuardrailProblem(Problem):
         if self.regime.kind != "fixed-confidence":
             raise fail("epsilon", owner, "None with a fixed budget (the tolerance of fixed confidence)", epsilon)
         epsilon = check_positive_float(epsilon, "epsilon", owner)
-        limit = self.family.additive_epsilon_limit()
-        if limit is not None and not epsilon < limit:  # the objective's tests would overflow: the family's bound
-            raise fail("epsilon", owner, f"a float in (0, {limit:g}) (below the width of the numerically safe reward "
-                       "range: every arm would be epsilon-good)", epsilon)
+        self.family.check_additive_epsilon(epsilon, owner)  # the objective's tests would overflow beyond it
         self.epsilon, self.epsilon_mode = epsilon, "additive"
 
     def with_epsilon(self, epsilon: float, epsilon_mode: str = "additive") -> "GuardrailProblem":
