@@ -58,11 +58,16 @@ def checked_request_id(value, owner: str = "tell", name: str = "request_id") -> 
     return check_int(value, name, owner)
 
 
+def _nested(values) -> bool:
+    """Whether ``values`` is a list or array of lists or arrays (``[[0]]``), not a flat list of numbers."""
+    if isinstance(values, (list, tuple)):
+        return any(isinstance(v, (list, tuple, np.ndarray)) for v in values)
+    return isinstance(values, np.ndarray) and values.ndim > 1
+
+
 def check_flat_rewards(rewards, owner: str = "tell", what: str = "one reward per source") -> None:
     """Refuse nested rewards (``[[0.5]]``), as nested sources are: a shape the answer does not mean."""
-    nested = (any(isinstance(r, (list, tuple, np.ndarray)) for r in rewards) if isinstance(rewards, (list, tuple))
-              else isinstance(rewards, np.ndarray) and rewards.ndim > 1)
-    if nested:
+    if _nested(rewards):
         raise InvalidParameterError(f"The 'rewards' parameter of {owner} must be a flat list of numbers, {what}. "
                                     f"Got {show_value(rewards)}.")
 
@@ -73,9 +78,7 @@ def answer_arrays(sources, rewards) -> tuple[np.ndarray, np.ndarray]:
     ``sources`` is one source or a flat list of them: a nested list (``[[0]]``) is refused rather than
     flattened, since its shape would say something the answer does not mean.
     """
-    nested = (any(isinstance(s, (list, tuple, np.ndarray)) for s in sources) if isinstance(sources, (list, tuple))
-              else isinstance(sources, np.ndarray) and sources.ndim > 1)
-    if nested:
+    if _nested(sources):
         raise InvalidParameterError(f"The 'sources' parameter of tell must be a flat list of source indices, one "
                                     f"per reward. Got {show_value(sources)}.")
     src = check_int_array(sources, "sources", "tell", expected="integer source indices") if np.size(sources) else \
