@@ -18,6 +18,10 @@ Rules (names on the command line):
   its leader beats the runner-up of the other arms by the sticky margin).
 * ``pair1``    diagnostic, NOT proven: ``pair`` at the level ln(1/delta), without the union over pairs.
 
+A leader rule may carry its fixed prior weights after a colon: ``settled:w=0.75,p=0.5`` is ``settled`` with the
+weight w of the leader process in G_j (1 - w on the fixed average; 1/2 by default) and the weight p of the
+independent-scales part of the scale-pair prior (``SCALE_PAIR_WEIGHT`` by default; ``leader`` has p = 0).
+
 Usage::
 
     python benchmarks/thresholds/proof_rules.py INSTANCE RUNS DELTA RULE [RULE ...]
@@ -85,7 +89,7 @@ def pair_rule(rule, code, counts, means, var, level, min_stat, alpha, w_beta, sc
 
 
 @njit(cache=True)
-def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples):
+def run(stacks, var, code, rules, leads, products, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples):
     """One trajectory; returns (stop times, answers) per rule (-1 if not stopped)."""
     K = stacks.shape[0]
     counts = np.zeros(K)
@@ -127,9 +131,8 @@ def run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales,
                     ans = best
             elif rule == 3 or rule == 4 or rule == 6:
                 leader_advance(states[r], counts, sums, means, code, lvar, STICKY, STICKY if rule == 6 else 0.0)
-                product = SCALE_PAIR_WEIGHT if rule >= 4 else 0.0
                 if leader_min_margin(states[r], code, counts, sums, means, lvar, scales, emax, consts,
-                                     math.log(1.0 / delta), True, product) > 0.0:
+                                     math.log(1.0 / delta), True, products[r], leads[r]) > 0.0:
                     ans = int(np.argmax(means))
             else:
                 ans = pair_rule(rule, code, counts, means, var, level, min_stat, alpha, w_beta, scales, gvar)
@@ -149,6 +152,19 @@ def parse_instance(name):
     return kind, np.array(means, dtype=float)
 
 
+def parse_rule(name):
+    """(rule id, leader weight w, scale-pair weight p) of a rule name such as ``settled:w=0.75,p=0.5``."""
+    base, _, rest = name.partition(":")
+    rule = RULES[base]
+    params = {"w": 0.5, "p": SCALE_PAIR_WEIGHT if rule in (4, 6) else 0.0}
+    for item in filter(None, rest.split(",")):
+        key, value = item.split("=")
+        if key not in params or rule not in (3, 4, 6):
+            raise ValueError(f"rule {name!r}: a leader rule takes w= and p=")
+        params[key] = float(value)
+    return rule, params["w"], params["p"]
+
+
 def simulate(kind, means, runs, delta, rule_names, max_samples=400_000, seed=2024):
     K = means.size
     if kind == "g":
@@ -162,7 +178,10 @@ def simulate(kind, means, runs, delta, rule_names, max_samples=400_000, seed=202
     form = th.compiled_pieces()
     level, min_stat, alpha, w_beta, gvar = form.level, form.min_statistic, form.alpha, form.w_beta, form.gvar
     scales = np.array(form.scales, dtype=float)
-    rules = np.array([RULES[r] for r in rule_names], dtype=np.int64)
+    parsed = [parse_rule(r) for r in rule_names]
+    rules = np.array([r[0] for r in parsed], dtype=np.int64)
+    leads = np.array([r[1] for r in parsed], dtype=float)
+    products = np.array([r[2] for r in parsed], dtype=float)
     times = np.zeros((runs, len(rules)), dtype=np.int64)
     errors = np.zeros((runs, len(rules)), dtype=bool)
     best = int(np.argmax(means))
@@ -172,7 +191,7 @@ def simulate(kind, means, runs, delta, rule_names, max_samples=400_000, seed=202
             stacks = means[:, None] + rng.standard_normal((K, max_samples))
         else:
             stacks = (rng.random((K, max_samples)) < means[:, None]).astype(float)
-        st, ans = run(stacks, var, code, rules, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples)
+        st, ans = run(stacks, var, code, rules, leads, products, delta, level, min_stat, alpha, w_beta, scales, gvar, max_samples)
         times[i] = np.where(st >= 0, st, max_samples)
         errors[i] = (st >= 0) & (ans != best)
     return times, errors
@@ -190,7 +209,7 @@ def main(argv):
         m = times[:, j].mean()
         se = times[:, j].std(ddof=1) / math.sqrt(runs) if runs > 1 else 0.0
         d = times[:, j] - times[:, 0]
-        print(f"  {r:6s} {m:10.1f} +- {se:7.1f}  ratio {m / base:5.3f}  errors {errors[:, j].mean():.3f}"
+        print(f"  {r:16s} {m:10.1f} +- {se:7.1f}  ratio {m / base:5.3f}  errors {errors[:, j].mean():.3f}"
               f"  paired diff vs first {d.mean():9.1f} +- {d.std(ddof=1) / math.sqrt(runs) if runs > 1 else 0:7.1f}")
     if len(rule_names) > 2:  # each later rule against the second (the paired difference of a new rule to the old)
         for j in range(2, len(rule_names)):

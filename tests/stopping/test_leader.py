@@ -441,7 +441,7 @@ def test_state_is_saved_and_restored_with_the_strategy():
         restore_strategy(saved, problem)
 
 
-@pytest.mark.parametrize("kind", ["leader", "leader-scales", "leader-settled"])
+@pytest.mark.parametrize("kind", ["leader", "leader-scales", "leader-settled", "leader-favoured"])
 @pytest.mark.parametrize("bernoulli", [False, True])
 @pytest.mark.parametrize("name", ["tas", "top-two", "uniform", "lucb", "game"])
 def test_compiled_runs_equal_ask_tell_runs_state_included(name, bernoulli, kind):
@@ -475,7 +475,7 @@ def test_one_trajectory_for_several_deltas_equals_each_run():
         assert copy.t_ == s.t_ and np.array_equal(copy.threshold_.state_, s.threshold_.state_)
 
 
-@pytest.mark.parametrize("kind", ["leader", "leader-scales", "leader-settled"])
+@pytest.mark.parametrize("kind", ["leader", "leader-scales", "leader-settled", "leader-favoured"])
 @pytest.mark.parametrize("bernoulli", [False, True])
 def test_run_check_is_advance_then_decide_in_one_step(bernoulli, kind):
     """The one-call check of a run (leader_step) decides, records and reports as advance then decide (the base

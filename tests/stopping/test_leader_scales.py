@@ -48,9 +48,10 @@ def path(means, horizon, seed, gaussian, sticky=2.0):
     return counts, sums, sums / counts, state
 
 
-def log_e(x, j, counts, sums, state, gaussian):
+def log_e(x, j, counts, sums, state, gaussian, w=0.5):
     """ln E_j at the diagonal level x from the definition: (1 - p) (1/J) sum_c D_c G_c + p D-bar G-bar with
-    G_c = (1/2) L_c + (1/2) (1/(K - 1)) U_best,c (the best-only average the kernels use)."""
+    G_c = w L_c + (1 - w) (1/(K - 1)) U_best,c (the best-only average the kernels use; w = 1/2 but in
+    kind "leader-favoured")."""
     k = len(counts)
     means = sums / counts
     best = int(np.argmax(means))
@@ -74,7 +75,8 @@ def log_e(x, j, counts, sums, state, gaussian):
         cur = int(state[j])
         if cur >= 0 and counts[cur] > state[k + j]:
             lead += half(counts[cur] - state[k + j], sums[cur] - state[2 * k + j], c, True, q)
-        g.append(np.logaddexp(math.log(0.5) + lead, math.log(0.5 / (k - 1)) + half(counts[best], sums[best], c, True, q)))
+        g.append(np.logaddexp(math.log(w) + lead, math.log((1 - w) / (k - 1)) + half(counts[best], sums[best], c, True,
+                                                                                   q)))
     d, g = np.array(d), np.array(g)
     J = len(SCALES)
     common = float(np.logaddexp.reduce(d + g)) - math.log(J) + math.log(1 - P)

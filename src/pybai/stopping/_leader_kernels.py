@@ -193,18 +193,19 @@ def _lse2(a, da, ha, b, db, hb):
 
 
 @njit(cache=True)
-def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0):
+def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0, lead=0.5):
     """ln E_j at the diagonal point x (the best arm's term stands for the fixed average), f' and f''.
 
     ``product``: the weight of the free-scale part (module :mod:`pybai.stopping.leader`); 0 is the common
-    scale alone.
+    scale alone.  ``lead``: the weight w of the leader process in G_j (1 - w on the fixed average; 1/2 in the
+    kinds up to ``"leader-settled"``).
     """
     if product > 0.0:
-        return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+        return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead)
     K = counts.shape[0]
     J = scales.shape[0]
-    w_lead = math.log(0.5 / J)
-    w_hold = math.log(0.5 / ((K - 1.0) * J))
+    w_lead = math.log(lead / J)
+    w_hold = math.log((1.0 - lead) / ((K - 1.0) * J))
     m = 0
     for q in range(J):
         c = scales[q]
@@ -220,13 +221,16 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
 
 
 @njit(cache=True)
-def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product):
+def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead=0.5):
     """ln E_j at x with the scale-pair prior: weight 1 - ``product`` on a common scale for D_j and G_j,
     ``product`` on independent scales, E_j = (1 - p) (1/J) sum_c D_c G_c + p D-bar G-bar (D-bar, G-bar
-    the equal-weight scale mixtures); f' and f''.  ``vals``, ``ds``, ``hs`` need 3 J + 2 entries."""
+    the equal-weight scale mixtures), G_j with the weight ``lead`` on the leader process; f' and f''.  ``vals``,
+    ``ds``, ``hs`` need 3 J + 2 entries."""
     K = counts.shape[0]
     J = scales.shape[0]
     w_hold = math.log(1.0 / (K - 1.0))
+    w_lead = math.log(lead)
+    w_rest = math.log(1.0 - lead)
     lnJ = math.log(J)
     # entries: [0, J) D_c; [J, 2J) G_c; [2J, 3J + 1) the terms of E_j
     for q in range(J):
@@ -237,7 +241,7 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
         hs[q] = h0
         f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0)
         f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
-        g, gd, gh = _lse2(f - _LN2, d, h, f1 + w_hold - _LN2, d1, h1)
+        g, gd, gh = _lse2(f + w_lead, d, h, f1 + w_hold + w_rest, d1, h1)
         vals[J + q] = g
         ds[J + q] = gd
         hs[J + q] = gh
@@ -253,7 +257,7 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
 
 
 @njit(cache=True)
-def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0):
+def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0, lead=0.5):
     """Certified lower bound on inf over H_j of ln E_j minus ``level`` (Gaussian arms, known variances).
 
     ln E_j is convex along the diagonal (a log of sums of products of log-convex terms), so the
@@ -270,7 +274,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     nb = counts[j]
     x = (na * means[best] / var[best] + nb * means[j] / var[j]) / (na / var[best] + nb / var[j])
     width = math.sqrt(var[best] / na) + math.sqrt(var[j] / nb) + abs(means[best] - means[j])
-    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead)
     if f <= level:
         return f - level
     lo = x
@@ -278,7 +282,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     if g > 0.0:
         lo = x - width
         for _ in range(_MAX_STEPS):
-            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead)
             if fl <= level:
                 return fl - level
             if gl <= 0.0:
@@ -291,7 +295,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     elif g < 0.0:
         hi = x + width
         for _ in range(_MAX_STEPS):
-            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead)
             if fh <= level:
                 return fh - level
             if gh >= 0.0:
@@ -305,7 +309,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
         return f - level
     x = 0.5 * (lo + hi)
     for _ in range(_MAX_STEPS):
-        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, lead)
         if f <= level:
             return f - level
         if g > 0.0:
@@ -329,15 +333,15 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
 
 
 @njit(cache=True)
-def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.0):
-    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures); ``product`` as in
-    :func:`_gauss_eval`."""
+def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.0, lead=0.5):
+    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures); ``product`` and
+    ``lead`` as in :func:`_gauss_eval`."""
     if product > 0.0:
-        return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product)
+        return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product, lead)
     K = counts.shape[0]
     J = scales.shape[0]
-    w_lead = math.log(0.5 / J)
-    w_hold = math.log(0.5 / ((K - 1.0) * J))
+    w_lead = math.log(lead / J)
+    w_hold = math.log((1.0 - lead) / ((K - 1.0) * J))
     acc = -math.inf
     for q in range(J):
         c = scales[q]
@@ -349,11 +353,13 @@ def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.
 
 
 @njit(cache=True)
-def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product):
+def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product, lead=0.5):
     """:func:`_gauss_eval_free` for rewards in [0, 1] (value only)."""
     K = counts.shape[0]
     J = scales.shape[0]
     w_hold = math.log(1.0 / (K - 1.0))
+    w_lead = math.log(lead)
+    w_rest = math.log(1.0 - lead)
     lnJ = math.log(J)
     dbar = -math.inf
     gbar = -math.inf
@@ -362,7 +368,7 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
         f = _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], 0.0)
-        g = add_log(f - _LN2, w_hold - _LN2 + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q],
+        g = add_log(f + w_lead, w_hold + w_rest + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q],
                                                           consts[2, q], True))
         dbar = add_log(dbar, down)
         gbar = add_log(gbar, g)
@@ -371,7 +377,7 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
 
 
 @njit(cache=True)
-def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product=0.0):
+def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product=0.0, lead=0.5):
     """Certified lower bound on inf over H_j (levels in [0, 1]) of ln E_j minus ``level`` (rewards in [0, 1]).
 
     ln E_j is convex in the diagonal level (each tilted term is, see :mod:`pybai.stopping._tilt_kernels`),
@@ -396,7 +402,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
                 dup = True
         if dup:
             continue
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product, lead)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
@@ -422,7 +428,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
                 y = min(max(cand, q + 0.05 * (r - q)), r - 0.05 * (r - q))
         if not (q < y < r):
             return -1.0
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product, lead)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
@@ -432,7 +438,8 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
 
 
 @njit(cache=True)
-def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record, product=0.0):
+def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record, product=0.0,
+                      lead=0.5):
     """Smallest margin over the hypotheses H_j, j != the empirical best, not rejected before; stop when > 0.
 
     ``-inf`` without a unique empirical best, ``inf`` when every such hypothesis was rejected before.
@@ -460,9 +467,9 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
         if j == best or state[4 * K + j] > 0.0:
             continue
         if code == GAUSSIAN:
-            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product)
+            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product, lead)
         else:
-            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product)
+            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product, lead)
         if m < worst:
             worst = m
         if worst <= 0.0:
@@ -473,7 +480,8 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
 
 
 @njit(cache=True)
-def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen, start=0.0):
+def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen, start=0.0,
+                lead=0.5):
     """The run's own step after an observation, in one compiled call: the leaders advanced
     (:func:`leader_advance`, ``start`` as there), then the smallest margin, remembering the hypotheses rejected
     (:func:`leader_min_margin` with ``record``).  ``seen`` (length K) receives the counts the margin was
@@ -481,4 +489,4 @@ def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, con
     """
     leader_advance(state, counts, sums, means, code, var, sticky, start)
     seen[:] = counts
-    return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product)
+    return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product, lead)

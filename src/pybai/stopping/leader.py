@@ -99,21 +99,25 @@ from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
 __all__ = ["LeaderThreshold", "GaussianLeaderThreshold", "BernoulliLeaderThreshold", "GaussianLeaderScalesThreshold",
            "BernoulliLeaderScalesThreshold", "GaussianLeaderSettledThreshold", "BernoulliLeaderSettledThreshold",
-           "LEADER_KINDS", "SCALE_PAIR_WEIGHT", "refuse_leader"]
+           "GaussianLeaderFavouredThreshold", "BernoulliLeaderFavouredThreshold", "LEADER_KINDS", "SCALE_PAIR_WEIGHT",
+           "FAVOURED_LEADER_WEIGHT", "refuse_leader"]
 
 #: The kinds of this module: common prior scales (``"leader"``), the scale-pair prior (``"leader-scales"``), the
-#: scale-pair prior with leader processes that start once the leader has settled (``"leader-settled"``).
-LEADER_KINDS = ("leader", "leader-scales", "leader-settled")
+#: scale-pair prior with leader processes that start once the leader has settled (``"leader-settled"``), the same with
+#: the weight FAVOURED_LEADER_WEIGHT on the leader process (``"leader-favoured"``).
+LEADER_KINDS = ("leader", "leader-scales", "leader-settled", "leader-favoured")
 #: Weight of the independent-scales part of the scale-pair prior (kind ``"leader-scales"``; module docstring).
 SCALE_PAIR_WEIGHT = 0.5
+#: Weight w of the leader process in G_j of kind ``"leader-favoured"`` (1 - w on the fixed average; module docstring).
+FAVOURED_LEADER_WEIGHT = 0.9
 
 
 def refuse_leader(kind: Any, owner: str) -> None:
     """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
     "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
     if isinstance(kind, str) and kind.strip().lower() in LEADER_KINDS:
-        raise fail("threshold", owner, "a kind this goal supports ('leader', 'leader-scales' and 'leader-settled' are "
-                   "for best-arm identification without epsilon)", kind)
+        raise fail("threshold", owner, "a kind this goal supports ('leader', 'leader-scales', 'leader-settled' and "
+                   "'leader-favoured' are for best-arm identification without epsilon)", kind)
 
 
 class LeaderThreshold(Threshold):
@@ -154,6 +158,8 @@ class LeaderThreshold(Threshold):
     #: The pair GLR by which a hypothesis' first leader must beat the runner-up of the other arms before its leader
     #: process starts (0: at once; :func:`~pybai.stopping._leader_kernels.leader_advance`).
     leader_start = 0.0
+    #: The weight w of the leader process in G_j (1 - w on the fixed average over the other arms).
+    lead_weight = 0.5
 
     def __init__(self, delta: float, n_arms: int):
         super().__init__(delta)
@@ -247,7 +253,7 @@ class LeaderThreshold(Threshold):
     def _step(self, model, counts, sums, means, variances) -> float:
         margin = leader_step(self.state_, self._code, counts, sums, means, self._variances(variances), self.sticky,
                              self._scales, self._emax, self._consts, self.level, self.product_weight, self._seen,
-                             self.leader_start)
+                             self.leader_start, self.lead_weight)
         self._decided = (model, margin)
         return margin
 
@@ -266,7 +272,7 @@ class LeaderThreshold(Threshold):
         return float(leader_min_margin(self.state_, self._code, np.asarray(counts, dtype=float),
                                        np.asarray(sums, dtype=float), np.asarray(means, dtype=float),
                                        self._variances(variances), self._scales, self._emax, self._consts,
-                                       self.level, False, self.product_weight))
+                                       self.level, False, self.product_weight, self.lead_weight))
 
     def decide(self, problem, model, t: int) -> Decision:
         """Stop when the GLR statistic is above ``min_statistic`` and :meth:`model_margin` on the problem's
@@ -314,7 +320,8 @@ class LeaderThreshold(Threshold):
     def compiled_pieces(self) -> LeaderForm:
         """The numbers a compiled loop reads and a copy of the state (:func:`pybai.stopping.compiled.leader_rule_check`)."""
         return LeaderForm(int(self._code), self.level, self.min_statistic, self.sticky, self._scales, self._emax,
-                          self._consts, self.state_.copy(), float(self.product_weight), float(self.leader_start))
+                          self._consts, self.state_.copy(), float(self.product_weight), float(self.leader_start),
+                          float(self.lead_weight))
 
     def load_state(self, state: np.ndarray) -> None:
         """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
@@ -384,3 +391,19 @@ class BernoulliLeaderSettledThreshold(BernoulliLeaderScalesThreshold):
 
     name = "leader-settled-bernoulli"
     leader_start = STICKY
+
+
+class GaussianLeaderFavouredThreshold(GaussianLeaderSettledThreshold):
+    """Gaussian arms with known variances, the settled leaders with the weight ``FAVOURED_LEADER_WEIGHT`` = 0.9 on the
+    leader process (kind ``"leader-favoured"``, docs/thresholds.md)."""
+
+    name = "leader-favoured-gaussian"
+    lead_weight = FAVOURED_LEADER_WEIGHT
+
+
+class BernoulliLeaderFavouredThreshold(BernoulliLeaderSettledThreshold):
+    """Rewards in [0, 1], the settled leaders with the weight ``FAVOURED_LEADER_WEIGHT`` = 0.9 on the leader process
+    (kind ``"leader-favoured"``, docs/thresholds.md)."""
+
+    name = "leader-favoured-bernoulli"
+    lead_weight = FAVOURED_LEADER_WEIGHT

@@ -53,8 +53,9 @@ from pybai.stopping.heuristic import HeuristicThreshold
 from pybai.stopping.kk21 import ExponentialFamilyThreshold, GaussianThreshold
 from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold, GaussianPairMixtureThreshold
-from pybai.stopping.leader import (BernoulliLeaderScalesThreshold, BernoulliLeaderSettledThreshold,
-                                   BernoulliLeaderThreshold, GaussianLeaderScalesThreshold,
+from pybai.stopping.leader import (BernoulliLeaderFavouredThreshold, BernoulliLeaderScalesThreshold,
+                                   BernoulliLeaderSettledThreshold, BernoulliLeaderThreshold,
+                                   GaussianLeaderFavouredThreshold, GaussianLeaderScalesThreshold,
                                    GaussianLeaderSettledThreshold, GaussianLeaderThreshold)
 from pybai.stopping.tilt import BernoulliTiltThreshold
 from pybai.stopping.unknown_variance import UnknownVarianceThreshold
@@ -68,14 +69,16 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: ``"pair-tilt"``: the variance-adaptive per-pair rule of :mod:`pybai.stopping.tilt`, rewards in [0, 1];
 #: ``"leader"``: best-arm identification with one test per hypothesis, :mod:`pybai.stopping.leader`;
 #: ``"leader-scales"``: the same with the scale-pair prior;
-#: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled, the
+#: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled;
+#: ``"leader-favoured"``: the settled leaders with the weight 0.9 instead of 1/2 on the leader process, the
 #: ``"delta-correct"`` default of best-arm problems without an answer tolerance).
 KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales",
-         "leader-settled")
+         "leader-settled", "leader-favoured")
 #: The leader kinds' classes: (Gaussian arms with known variances, rewards in [0, 1]).
 _LEADER_CLASSES = {"leader": (GaussianLeaderThreshold, BernoulliLeaderThreshold),
                    "leader-scales": (GaussianLeaderScalesThreshold, BernoulliLeaderScalesThreshold),
-                   "leader-settled": (GaussianLeaderSettledThreshold, BernoulliLeaderSettledThreshold)}
+                   "leader-settled": (GaussianLeaderSettledThreshold, BernoulliLeaderSettledThreshold),
+                   "leader-favoured": (GaussianLeaderFavouredThreshold, BernoulliLeaderFavouredThreshold)}
 #: Accepted values of the ``family`` argument of :func:`make_threshold` (and the keys of :data:`FAMILY_RULES`).
 FAMILIES = ("gaussian", "bernoulli", "exponential_family")
 
@@ -156,7 +159,8 @@ def make_threshold(
         :class:`~pybai.stopping.leader.BernoulliLeaderThreshold`, for ``n_alternatives + 1`` arms; ``n_terms``
         must be 2); only best-arm problems without epsilon decide with it.  ``"leader-scales"`` and
         ``"leader-settled"``: the same rule with the scale-pair prior, and with the scale-pair prior and leader
-        processes started once the leader has settled (same module).  Problems that build
+        processes started once the leader has settled (same module); ``"leader-favoured"``: the settled rule with
+        the weight 0.9 on the leader process instead of 1/2.  Problems that build
         their own threshold for ``"delta-correct"`` do so in
         :meth:`pybai.problems.base.Problem.threshold`.
     delta : float

@@ -165,10 +165,10 @@ class BestArmProblem(Problem):
 
     def threshold(self, kind: str, delta: float):
         """``"delta-correct"``: without an answer tolerance, on Gaussian (known variances) and Bernoulli arms,
-        the rule ``"leader-settled"``: one test per hypothesis "arm j is the best", without the union over pairs,
-        with the scale-pair prior and leader processes that start once the leader has settled
-        (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts them at once, ``"leader"`` also keeps one common
-        scale per term).
+        the rule ``"leader-favoured"``: one test per hypothesis "arm j is the best", without the union over pairs,
+        with the scale-pair prior, leader processes that start once the leader has settled and the prior weight 0.9
+        on the leader process (:mod:`pybai.stopping.leader`; ``"leader-settled"`` puts 1/2 on it,
+        ``"leader-scales"`` also starts them at once, ``"leader"`` also keeps one common scale per term).
         Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`),
         m = K - 1: the pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
         on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the K - 1 pairs
@@ -178,7 +178,7 @@ class BestArmProblem(Problem):
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         if name == "delta-correct" and self.family.name in ("gaussian", "bernoulli"):
-            name = "leader-settled"
+            name = "leader-favoured"
         if name in LEADER_KINDS and self.epsilon is None:
             return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                                   family=self.family.name)
