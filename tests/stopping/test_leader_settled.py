@@ -16,8 +16,8 @@ from pybai.models import Bernoulli, Gaussian
 from pybai.models._kl import BERNOULLI, GAUSSIAN, pair_cost
 from pybai.problems.top_k import TopKProblem
 from pybai.stopping._leader_kernels import STICKY, _gauss_eval, _tilt_eval, leader_advance, leader_min_margin, state_size
-from pybai.stopping.leader import (SCALE_PAIR_WEIGHT, BernoulliLeaderSettledThreshold, GaussianLeaderScalesThreshold,
-                                   GaussianLeaderSettledThreshold)
+from pybai.stopping.leader import (FAVOURED_LEADER_WEIGHT, SCALE_PAIR_WEIGHT, BernoulliLeaderSettledThreshold,
+                                   GaussianLeaderScalesThreshold, GaussianLeaderSettledThreshold)
 from pybai.stopping.thresholds import make_threshold
 
 # tests/stopping is on sys.path (pytest prepends a test file's folder)
@@ -89,9 +89,10 @@ def test_start_zero_is_the_scale_pair_rule(seed):
     assert (b[3][:k] < 0).sum() >= (a[3][:k] < 0).sum()  # a positive start never gives a leader earlier
 
 
+@pytest.mark.parametrize("lead", [0.5, FAVOURED_LEADER_WEIGHT])  # kinds "leader-settled" and "leader-favoured"
 @pytest.mark.parametrize("gaussian", [True, False])
 @pytest.mark.parametrize("seed", [2, 3, 5])
-def test_kernel_value_is_the_definition_with_and_without_a_settled_leader(gaussian, seed):
+def test_kernel_value_is_the_definition_with_and_without_a_settled_leader(gaussian, seed, lead):
     # near-tied top arms: some hypotheses still hold their leader process as cash (no leader) at the end
     means = [1.0, 1.0, 0.3, 0.2] if gaussian else [0.5, 0.5, 0.3, 0.2]
     counts, sums, est, state = settled_path(means, 300, seed, gaussian)
@@ -104,12 +105,18 @@ def test_kernel_value_is_the_definition_with_and_without_a_settled_leader(gaussi
             continue
         seen_cash |= state[j] < 0
         for x in np.linspace(min(est) - 0.05 if gaussian else 0.05, max(est) + 0.05 if gaussian else 0.95, 7):
-            want = log_e(x, j, counts, sums, state, gaussian)
+            want = log_e(x, j, counts, sums, state, gaussian, lead)
             if gaussian:
-                got = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P)[0]
+                got = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P, lead)[0]
+                half = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P)[0]
             else:
-                got = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P)
+                got = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P, lead)
+                half = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P)
             assert got == pytest.approx(want, abs=1e-9, rel=1e-9)
+            # G_j with the weights (w, 1 - w) lies between min and max of (2 w, 2 (1 - w)) times G_j with (1/2, 1/2)
+            low, high = sorted((2 * lead, 2 * (1 - lead)))
+            assert math.log(low) - 1e-12 <= got - half <= math.log(high) + 1e-12
+            assert (got == half) == (lead == 0.5)  # the weight is read (the default is 1/2)
     if seed == 2:
         assert seen_cash  # the case the rule adds is exercised (hypotheses 2 and 3 without a leader yet)
 
