@@ -1,8 +1,8 @@
 """Time of one stopping check of the ``"delta-correct"`` rule on 10 arms, ask/tell and compiled.
 
 A stopping check is what a strategy runs after each sample in fixed confidence: for the leader rules
-(``"leader-settled"``, the ``"delta-correct"`` default for plain best arm on Gaussian arms with known
-variances and on Bernoulli arms, and ``"leader-scales"``) the leader update and the decision (:meth:`LeaderThreshold.run_check`: the
+(``"leader-favoured"``, the ``"delta-correct"`` default for plain best arm on Gaussian arms with known
+variances and on Bernoulli arms, ``"leader-settled"`` and ``"leader-scales"``) the leader update and the decision (:meth:`LeaderThreshold.run_check`: the
 problem's GLR statistic and one compiled call advancing the leaders and testing the hypotheses); for unknown
 variances the GLR filter and the invariant t-test rule's pair tests.  Measured per check, on real trajectories:
 

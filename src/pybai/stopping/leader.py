@@ -36,13 +36,19 @@ of initial value 1 at the truth (the factors change on disjoint samples), so the
 it; E_j is still monotone and log-convex along the diagonal (a sum of products of log-convex functions), and
 E_j >= (1 - p) times the common-scale E_j.  Proof and measurements: docs/thresholds.md.
 
-**Settled leaders** (kind ``"leader-settled"``, the ``"delta-correct"`` default of plain best arm).  The scale-pair
+**Settled leaders** (kind ``"leader-settled"``).  The scale-pair
 prior, except that a hypothesis has no leader until the candidate beats the runner-up of the arms other than j by a
 pair GLR above ``STICKY``; until then its leader process holds its wealth as cash (L_j,c = 1).  A closed segment of
 an early leader, evaluated near the eventual best arm's mean, is below 1 and multiplies every later one; waiting
 avoids those segments.  The start is a
 stopping time and the first segment holds only later samples, so the theorem below holds unchanged (the proof's
 leader sequence may begin with "none").  Proof and measurements: docs/thresholds.md.
+
+**The favoured leader** (kind ``"leader-favoured"``, the ``"delta-correct"`` default of plain best arm).  The settled
+leaders with G_j,c = w L_j,c + (1 - w) (1/(K - 1)) sum_i U_i,c, w = ``FAVOURED_LEADER_WEIGHT`` = 0.9 instead of 1/2:
+once settled, the leader process is the witness that rejects the binding hypotheses, and the fixed average keeps a
+guarantee (the rule passes whenever the pair rule passes at delta (1 - w)).  Fixed weights chosen in advance: the
+theorem below holds unchanged (G_j,c is still a fixed convex combination of the same supermartingales).
 
 **Theorem (delta-correct for every sampling rule).**  Assumptions: the arms' rewards are Gaussian with
 known variances, or lie in [0, 1]; given the sampling rule's choice a reward is drawn from the chosen
