@@ -116,6 +116,13 @@ class Bounded(Family):
         return int(self.n_sources)
 
     @property
+    def leader_family(self) -> str | None:
+        """``"bernoulli"`` with ``"sub-bernoulli"``: the leader rules of rewards in [0, 1] (tilted half-normal
+        mixtures, proven for any law on [0, 1]) on the rescaled rewards, the ``"delta-correct"`` rule of plain best
+        arm; None with ``"kl-inf"`` (no leader form of the betting rule: docs/thresholds.md, "Bounded rewards")."""
+        return "bernoulli" if self.statistic == "sub-bernoulli" else None
+
+    @property
     def support(self) -> tuple[float, float]:
         """The interval the rewards lie in: ``(low, high)``."""
         return (self.low, self.high)
