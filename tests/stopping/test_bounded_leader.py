@@ -55,6 +55,7 @@ def test_sub_bernoulli_best_arm_maps_delta_correct_and_the_leader_kinds():
     assert type(problem.threshold("leader-scales", 0.1)) is BernoulliLeaderScalesThreshold
     assert type(problem.threshold("Leader", 0.1)) is BernoulliLeaderThreshold
     assert isinstance(problem.threshold("pair-tilt", 0.1), BernoulliTiltThreshold)  # the rule it replaces
+    assert problem.run_kernels() is None  # no compiled runs for bounded rewards: ask/tell is the only path
     # other goals and epsilon keep the per-pair rules and refuse the leader kinds, naming threshold
     top_k = TopKProblem(4, 2, _bounded("sub-bernoulli"), FC)
     epsilon = BestArmProblem(4, _bounded("sub-bernoulli"), FC, epsilon=0.1)
