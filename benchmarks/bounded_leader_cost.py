@@ -10,10 +10,12 @@ seed ``seed + r``, the rewards' stream ``[seed, r]``):
   rescaled rewards; its ``"delta-correct"`` after issue 39).
 
     .venv/bin/python benchmarks/bounded_leader_cost.py --runs 100
-    .venv/bin/python benchmarks/bounded_leader_cost.py --runs 100 --instances beta3 --out bounded_leader_beta3.json
+    .venv/bin/python benchmarks/bounded_leader_cost.py --runs 100 --first-run 100 --instances beta3 \
+        --strategies top-two --rules "sub-bernoulli pair-tilt;sub-bernoulli leader" --out bounded_leader_beta3_more.json
 
 Writes benchmarks/results/bounded_leader_cost.json (or ``--out``) and prints a markdown table: mean samples
-(± s.e.), the ratio to the kl-inf row of the same instance and strategy, errors, censored runs.
+(± s.e.), the ratio to the first rule run on the same instance and strategy (kl-inf by default), errors,
+censored runs.
 """
 
 from __future__ import annotations
@@ -42,10 +44,10 @@ RULES = {"kl-inf pair": ("kl-inf", "delta-correct"),
          "sub-bernoulli leader": ("sub-bernoulli", "leader-settled")}
 
 
-def run(problem, env, strategy, kind, runs, seed):
+def run(problem, env, strategy, kind, runs, seed, first=0):
     taus, errors, censored = [], 0, 0
     start = time.process_time()
-    for r in range(runs):
+    for r in range(first, first + runs):
         s = make_strategy(strategy, {"threshold": kind}).start(problem, rng=seed + r)
         rng = np.random.default_rng([seed, r])
         while not s.stopped:
@@ -65,6 +67,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=39)
     parser.add_argument("--strategies", default="tas,top-two")
     parser.add_argument("--instances", default=",".join(INSTANCES))
+    parser.add_argument("--first-run", type=int, default=0, help="skip the first runs (more seeds of the same cells)")
+    parser.add_argument("--rules", default=";".join(RULES), help="labels of the rules to run, separated by semicolons")
     parser.add_argument("--out", default="bounded_leader_cost.json")
     args = parser.parse_args(argv)
     info = machine()
@@ -78,16 +82,21 @@ def main(argv=None):
         for strategy in args.strategies.split(","):
             base = None
             for rule, (statistic, kind) in RULES.items():
+                if rule not in args.rules.split(";"):
+                    continue
                 problem = BestArmProblem(k, Bounded(k, 0.0, 1.0, statistic), regime)
-                mean, se, errors, censored, cpu = run(problem, env, strategy, kind, args.runs, args.seed)
+                mean, se, errors, censored, cpu = run(problem, env, strategy, kind, args.runs, args.seed,
+                                                      args.first_run)
                 base = mean if base is None else base
                 rows.append({"instance": name, "rewards": label, "strategy": strategy, "rule": rule,
                              "mean_samples": mean, "se": se, "ratio": mean / base, "errors": errors,
                              "censored": censored, "runs": args.runs, "cpu_us_per_sample": 1e6 * cpu})
                 print(f"{name} {strategy} {rule}: {mean:.0f} ({time.time() - begin:.0f} s)", file=sys.stderr,
                       flush=True)
-    lines = [machine_line(info), f"delta = {args.delta}, {args.runs} runs per cell, seed {args.seed}", "",
-             "| rewards | strategy | rule | mean samples (± s.e.) | ratio to kl-inf | errors | censored | CPU µs per sample |",
+    runs = f"runs {args.first_run}..{args.first_run + args.runs - 1}" if args.first_run else f"{args.runs} runs"
+    lines = [machine_line(info), f"delta = {args.delta}, {runs} per cell, seed {args.seed}", "",
+             "| rewards | strategy | rule | mean samples (± s.e.) | ratio to first rule | errors | censored | "
+             "CPU µs per sample |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for row in rows:
         lines.append(f"| {row['rewards']} | {row['strategy']} | {row['rule']} | {row['mean_samples']:.0f} ± "

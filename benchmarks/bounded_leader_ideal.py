@@ -68,8 +68,8 @@ def main(argv=None):
             ideal = run(_IdealLeader(k, Bounded(k, 0.0, 1.0, "kl-inf"), regime), env, strategy, args.runs, args.seed)
             rows.append({"instance": name, "rewards": label, "strategy": strategy, "pair": pair, "ideal": ideal,
                          "ratio": ideal[0] / pair[0], "runs": args.runs})
-            print(f"{name} {strategy}: {pair[0]:.0f} -> {ideal[0]:.0f} ({time.time() - begin:.0f} s)", file=sys.stderr,
-                  flush=True)
+            print(f"{name} {strategy}: {pair[0]:.0f} -> {ideal[0]:.0f} ({time.time() - begin:.0f} s)",
+                  file=sys.stderr, flush=True)
     lines = [machine_line(info), f"delta = {args.delta}, {args.runs} runs per cell, seed {args.seed}, statistic kl-inf",
              "", "| rewards | K | strategy | betting pair rule, ln((K-1)/delta) | idealised leader, ln(2/delta) | ratio |"
              " errors |", "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]

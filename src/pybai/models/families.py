@@ -109,6 +109,7 @@ class Family:
         with bounds read from the statistic itself.
         """
         return _kl.kernel_bounds(self.code, model.counts, means, self.variances, float(level), lower)
+
     @property
     def leader_family(self) -> str | None:
         """The family whose leader rules (kinds ``"leader"``, ``"leader-scales"``, ``"leader-settled"``,
