@@ -1,7 +1,7 @@
 """The leader rule of rewards in [0, 1] under reward_model "bounded" with the sub-Bernoulli statistic (issue 39).
 
 Plain best-arm identification on bounded rewards with ``statistic = "sub-bernoulli"`` takes the kinds of
-:mod:`pybai.stopping.leader` on the rescaled rewards, and ``"delta-correct"`` is ``"leader-settled"``; with
+:mod:`pybai.stopping.leader` on the rescaled rewards, and ``"delta-correct"`` is ``"leader-favoured"``; with
 ``"kl-inf"`` the leader kinds are refused (no leader form of the betting rule), with one error naming ``threshold``.
 """
 
@@ -25,8 +25,8 @@ from pybai.problems.top_k import TopKProblem
 from pybai.simulate.runner import run_replication
 from pybai.stopping._leader_kernels import STICKY, leader_advance, leader_min_margin, state_size
 from pybai.stopping.betting import BettingThreshold
-from pybai.stopping.leader import (SCALE_PAIR_WEIGHT, BernoulliLeaderScalesThreshold, BernoulliLeaderSettledThreshold,
-                                   BernoulliLeaderThreshold)
+from pybai.stopping.leader import (SCALE_PAIR_WEIGHT, BernoulliLeaderFavouredThreshold, BernoulliLeaderScalesThreshold,
+                                   BernoulliLeaderSettledThreshold, BernoulliLeaderThreshold)
 from pybai.stopping.tilt import BernoulliTiltThreshold
 
 # tests/stopping is on sys.path (pytest prepends a test file's folder)
@@ -50,7 +50,7 @@ def test_the_family_says_which_leader_rules_apply():
 
 def test_sub_bernoulli_best_arm_maps_delta_correct_and_the_leader_kinds():
     problem = BestArmProblem(4, _bounded("sub-bernoulli", low=-2.0, high=6.0), FC)
-    assert problem.threshold("delta-correct", 0.1) == BernoulliLeaderSettledThreshold(0.1, 4)
+    assert problem.threshold("delta-correct", 0.1) == BernoulliLeaderFavouredThreshold(0.1, 4)
     assert problem.threshold("leader-settled", 0.05) == BernoulliLeaderSettledThreshold(0.05, 4)
     assert type(problem.threshold("leader-scales", 0.1)) is BernoulliLeaderScalesThreshold
     assert type(problem.threshold("Leader", 0.1)) is BernoulliLeaderThreshold
@@ -102,7 +102,7 @@ def test_the_rule_reads_the_rescaled_rewards():
     for low, high in ((0.0, 1.0), (2.0, 10.0)):
         s = make_strategy("tas", {"threshold": "delta-correct"}).start(
             BestArmProblem(3, Bounded(3, low, high, "sub-bernoulli"), FixedConfidence(0.05)), rng=3)
-        assert isinstance(s.threshold_, BernoulliLeaderSettledThreshold)
+        assert isinstance(s.threshold_, BernoulliLeaderFavouredThreshold)
         rng = np.random.default_rng(11)
         while not s.stopped:
             a = s.ask()
@@ -221,7 +221,7 @@ threshold = "{kind}"
 
 def test_cli_run_takes_the_leader_rule_under_sub_bernoulli(tmp_path, capsys):
     path = tmp_path / "b.toml"
-    path.write_text(TOML.format(statistic="sub-bernoulli", kind="leader-settled"))
+    path.write_text(TOML.format(statistic="sub-bernoulli", kind="leader-favoured"))
     out = tmp_path / "b.json"
     assert main(["run", str(path), "--jobs", "1", "--json", str(out)]) == 0
     rows = {row["strategy"]: row for row in json.loads(out.read_text())["results"]}

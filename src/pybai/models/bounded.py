@@ -9,7 +9,7 @@ results and session status show).  Two statistics:
   :data:`~pybai.models._kl.BERNOULLI`) in the GLR, the oracle and every sampling rule.  Every law on
   [0, 1] is "sub-Bernoulli": E exp(eta X) <= 1 - m + m e^eta for X in [0, 1] of mean m (convexity),
   so each Bernoulli likelihood-ratio, mixture and tilted martingale stays a supermartingale and the
-  proven rules of rewards in [0, 1] hold for it: for plain best arm the leader rule ``"leader-settled"``
+  proven rules of rewards in [0, 1] hold for it: for plain best arm the leader rule ``"leader-favoured"``
   (:mod:`pybai.stopping.leader`, its ``"delta-correct"``: :attr:`Bounded.leader_family`), otherwise the
   tilted per-pair rule (:mod:`pybai.stopping.tilt`).  Loose when the rewards vary little (its variance
   proxy is m (1 - m)).

@@ -4,7 +4,7 @@ r"""The proven stopping rules of bounded rewards (reward model ``"bounded"``).
 supermartingales for any law on [0, 1] (see :mod:`pybai.models.bounded`): the tilted per-pair rule
 (:class:`~pybai.stopping.tilt.BernoulliTiltThreshold`, ``"delta-correct"`` here), and ``"pair-mixture"``
 (:class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`).  Plain best arm takes the leader rules of
-rewards in [0, 1] instead (``"delta-correct"``: ``"leader-settled"``, :mod:`pybai.stopping.leader`), through
+rewards in [0, 1] instead (``"delta-correct"``: ``"leader-favoured"``, :mod:`pybai.stopping.leader`), through
 :attr:`pybai.models.bounded.Bounded.leader_family`.
 
 ``statistic = "kl-inf"``: :class:`BettingThreshold`, a per-pair rule on the betting tables of

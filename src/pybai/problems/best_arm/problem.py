@@ -167,9 +167,8 @@ class BestArmProblem(Problem):
         """``"delta-correct"``: without an answer tolerance, on the families with a leader form
         (:attr:`~pybai.models.families.Family.leader_family`), one test per hypothesis "arm j is the best", without
         the union over pairs, with the scale-pair prior and leader processes that start once the leader has settled
-        (:mod:`pybai.stopping.leader`): on Gaussian arms with known variances and on Bernoulli arms the rule
-        ``"leader-favoured"`` (the prior weight 0.9 on the leader process), on bounded rewards with the sub-Bernoulli
-        statistic ``"leader-settled"`` (weight 1/2; ``"leader-scales"`` starts the leaders at once, ``"leader"`` also
+        and the prior weight 0.9 on the leader process: the rule ``"leader-favoured"`` (:mod:`pybai.stopping.leader`;
+        ``"leader-settled"`` puts 1/2 on it, ``"leader-scales"`` also starts the leaders at once, ``"leader"`` also
         keeps one common scale per term).
         Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`),
         m = K - 1: the pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
@@ -180,8 +179,8 @@ class BestArmProblem(Problem):
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         leader = self.family.leader_family
-        if name == "delta-correct" and leader is not None:  # the weight 0.9 measured on these two (docs/thresholds.md)
-            name = "leader-favoured" if self.family.name in ("gaussian", "bernoulli") else "leader-settled"
+        if name == "delta-correct" and leader is not None:
+            name = "leader-favoured"
         if name in LEADER_KINDS and self.epsilon is None:
             if leader is None:
                 raise fail("threshold", type(self).__name__, f"a kind with a proven form for {self.family.name} "
