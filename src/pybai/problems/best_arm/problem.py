@@ -164,24 +164,27 @@ class BestArmProblem(Problem):
         return PairPieces(pair[0], pair[1], self.shift, self.family.variances)
 
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: without an answer tolerance, on Gaussian (known variances) and Bernoulli arms,
-        the rule ``"leader-settled"``: one test per hypothesis "arm j is the best", without the union over pairs,
-        with the scale-pair prior and leader processes that start once the leader has settled
-        (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts them at once, ``"leader"`` also keeps one common
-        scale per term).
-        Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`),
-        m = K - 1: the pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
-        on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the K - 1 pairs
-        (a, a*), a != a*.  With an answer tolerance the pieces are {lambda_a_hat <= c lambda_b - e}
-        (:attr:`shift`) and the same K - 1 pairs serve (a* the first best arm; docs/thresholds.md,
-        "epsilon-best-arm identification"); the leader kinds are refused.
+        """``"delta-correct"``: on Gaussian (known variances) and Bernoulli arms, the rule ``"leader-settled"``: one
+        test per hypothesis "arm j is the best", without the union over pairs, with the scale-pair prior and leader
+        processes that start once the leader has settled (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts
+        them at once, ``"leader"`` also keeps one common scale per term).  With an answer tolerance the leader
+        kinds test the epsilon hypotheses {lambda in H_j : lambda_a_hat <= c lambda_j - e} (:attr:`shift`, given
+        to the rule by :meth:`~pybai.stopping.leader.LeaderThreshold.set_shift`; docs/thresholds.md,
+        "epsilon-best-arm identification with the leader rules").
+        Otherwise (other families, or the kinds named) the per-pair rules (:mod:`pybai.stopping.pair_mixture`,
+        :mod:`pybai.stopping.tilt`), m = K - 1: the pieces of the alternative to "a_hat is best" are
+        {lambda_b >= lambda_a_hat}, b != a_hat; on a wrong stop the truth lies in the piece b = a*, so the union
+        bound runs over the K - 1 pairs (a, a*), a != a*.  With an answer tolerance the pieces are
+        {lambda_a_hat <= c lambda_b - e} (:attr:`shift`) and the same K - 1 pairs serve (a* the first best arm;
+        docs/thresholds.md, "epsilon-best-arm identification").
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         if name == "delta-correct" and self.family.name in ("gaussian", "bernoulli"):
             name = "leader-settled"
-        if name in LEADER_KINDS and self.epsilon is None:
-            return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                                  family=self.family.name)
+        if name in LEADER_KINDS:
+            threshold = make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
+                                       family=self.family.name)
+            return threshold.set_shift(self.shift)
         return self._pair_threshold(kind, delta)
 
     def oracle(self, means, hint: np.ndarray | None = None):
