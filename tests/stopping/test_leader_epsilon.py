@@ -214,7 +214,7 @@ def test_epsilon_rejections_are_remembered_for_their_answer_only():
 
 @njit(cache=True)
 def _epsilon_errors(mu, gaussian, horizon, runs, seed, level, c, e, product, start, control):
-    """Runs in which the rule stops on an arm that is not epsilon-good (mu_a < c max mu - e), with a sampling rule
+    """(errors, stops): runs in which the rule stops on an arm that is not epsilon-good (mu_a < c max mu - e), with a sampling rule
     that favours the wrong answers (the best of the arms other than 0, and the empirical best); ``control``: the
     epsilon-GLR heuristic (Gaussian: the smallest shifted pair GLR against ``level``, no time uniformity)."""
     k = mu.shape[0]
@@ -223,6 +223,7 @@ def _epsilon_errors(mu, gaussian, horizon, runs, seed, level, c, e, product, sta
     code = GAUSSIAN if gaussian else BERNOULLI
     top = mu.max()
     errors = 0
+    stops = 0
     for _ in range(runs):
         counts = np.zeros(k)
         sums = np.zeros(k)
@@ -261,15 +262,16 @@ def _epsilon_errors(mu, gaussian, horizon, runs, seed, level, c, e, product, sta
                 stop = leader_min_margin(state, code, counts, sums, means, var, SCALES, EMAX, CONSTS, level, True,
                                          product, c, e) > 0.0
             if stop:
+                stops += 1
                 if mu[best] < c * top - e:
                     errors += 1
                 break
-    return errors
+    return errors, stops
 
 
 @pytest.mark.parametrize("gaussian,mu,c,e,horizon,runs", [
-    (True, (0.0, -0.12, -0.12, -1.0), 1.0, 0.1, 3000, 300),
-    (True, (1.0, 0.79, 0.79, 0.5), 0.8, 0.0, 3000, 300),
+    (True, (0.0, -0.12, -0.12, -1.0), 1.0, 0.1, 6000, 300),
+    (True, (1.0, 0.79, 0.79, 0.5), 0.8, 0.0, 6000, 300),
     (False, (0.5, 0.43, 0.43, 0.3), 1.0, 0.05, 4000, 200)])
 def test_error_rate_just_outside_epsilon_is_below_delta_for_a_sampling_rule_that_favours_wrong_answers(
         gaussian, mu, c, e, horizon, runs):
@@ -277,12 +279,15 @@ def test_error_rate_just_outside_epsilon_is_below_delta_for_a_sampling_rule_that
     # them is an error; the rule at delta = 0.3 with the "leader-settled" prior and start
     delta = 0.3
     mu = np.array(mu)
-    errors = _epsilon_errors(mu, gaussian, horizon, runs, 7, math.log(1 / delta), c, e, 0.5, 2.0, False)
+    errors, stops = _epsilon_errors(mu, gaussian, horizon, runs, 7, math.log(1 / delta), c, e, 0.5, 2.0, False)
+    assert stops > 0.8 * runs  # the rule stops (on arm 0) within the horizon: the error count is not vacuous
     assert binomtest(errors, runs, delta, alternative="greater").pvalue > 0.01
     assert errors < 0.5 * delta * runs
-    if gaussian:  # not vacuous: the epsilon-GLR against ln(1/delta) alone errs above delta on these instances
-        plain = _epsilon_errors(mu, gaussian, horizon, runs, 7, math.log(1 / delta), c, e, 0.5, 2.0, True)
-        assert binomtest(plain, runs, delta, alternative="greater").pvalue < 0.01
+    if gaussian:  # not vacuous: the epsilon-GLR against ln(1/delta) alone (no time uniformity) errs in about delta
+        # of the same runs (89 and 102 of 300 measured, the rule 1 and 3; 1 of 200 on the Bernoulli instance): it
+        # fails the check above
+        plain = _epsilon_errors(mu, gaussian, horizon, runs, 7, math.log(1 / delta), c, e, 0.5, 2.0, True)[0]
+        assert plain > 0.5 * delta * runs
 
 
 def test_problems_build_the_shifted_rule_and_refuse_what_it_does_not_cover():
