@@ -73,6 +73,13 @@ the average other than the empirical best arm's only lowers E_j.  The kernels bo
 minimum from below (Newton bracket, or chord lower model on [0, 1]) and stop only above the level.
 QED.
 
+**epsilon-best-arm identification.**  With an answer tolerance (pieces {lambda_a <= c lambda_b - e},
+:meth:`LeaderThreshold.set_shift`, set by the problem) the same E_j are tested on H_j,a^eps = {lambda in H_j :
+lambda_a <= c lambda_j - e}, a the empirical best: a wrong stop on a puts the truth in H_a*,a^eps, a subset of
+H_a*, so it still needs E_a*(mu) >= 1/delta (no union).  The infimum lies on the shifted diagonal (every arm at x,
+a at c x - e), where ln E_j is still convex; rejections of H_j,a^eps are remembered for the answer a only.  Proof
+and measurements: docs/thresholds.md, "epsilon-best-arm identification with the leader rules".
+
 The leader state is the run's own (:meth:`LeaderThreshold.advance` after each observation, before the
 decision; a new segment starts empty, so advancing before or after deciding gives the same E_j).  A
 state restarted at a time chosen from the past (a new object) is still valid: its leader processes are
