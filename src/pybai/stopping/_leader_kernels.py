@@ -4,8 +4,9 @@ The rule keeps a small state (a flat float array, :func:`state_size`): for every
 H_j = "arm j is the best", the arm its leader-following process currently follows, the counts and
 sums of that arm when the current segment started, and the completed segments (arm, count, sum).
 
-* :func:`leader_advance`: the leaders after the data seen so far (they decide which samples the
-  next segment holds: a predictable choice).
+* :func:`leader_advance` (module :mod:`pybai.stopping._leader_state`, re-exported here with the layout's
+  constants): the leaders after the data seen so far (they decide which samples the next segment holds: a
+  predictable choice).
 * :func:`gaussian_hypothesis_margin`, :func:`tilt_hypothesis_margin`: a certified lower bound on the
   infimum over H_j of ln E_j, minus the level (Gaussian arms with known variances; rewards in [0, 1]).
 * :func:`leader_min_margin`: the smallest margin over the hypotheses j != the empirical best.
@@ -28,89 +29,16 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import GAUSSIAN, pair_cost
+from pybai.stopping._leader_state import MAX_SEGMENTS, STICKY, leader_advance, segment_index, state_size
 from pybai.stopping._pair_mixture_kernels import q_parts
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
            "tilt_hypothesis_margin", "leader_min_margin", "leader_step"]
 
-#: Completed segments kept per hypothesis; when they are all used the current leader is kept for good.
-MAX_SEGMENTS = 32
-#: The pair GLR (nats) by which the empirical best of the other arms must beat a hypothesis' current
-#: leader before the leader changes (a new segment restarts a mixture, which costs; near-tied arms
-#: would otherwise swap the lead often).
-STICKY = 2.0
-
 _LN2 = math.log(2.0)
 _MAX_STEPS = 200
-
-
-@njit(cache=True)
-def state_size(n_arms):
-    """Length of the state of ``n_arms`` arms (module docstring)."""
-    return n_arms * (5 + 3 * MAX_SEGMENTS)
-
-
-@njit(cache=True)
-def _seg(n_arms, j, k):
-    return 5 * n_arms + 3 * (j * MAX_SEGMENTS + k)
-
-
-@njit(cache=True)
-def leader_advance(state, counts, sums, means, code, var, sticky, start=0.0):
-    """Update the leaders of every hypothesis from the data seen so far (in place).
-
-    The candidate leader of H_j is the empirical best of the arms other than j (first of ties).  It
-    replaces the current leader when the pair GLR of the two (candidate over current) exceeds
-    ``sticky``; then the current segment (the current leader's samples since it became the leader) is
-    closed and stored, and a new one starts at the candidate's current count and sum.  With
-    :data:`MAX_SEGMENTS` segments stored the leader is kept.  Every choice reads the past only.
-
-    ``start`` > 0 (the settled-leader rule, kind ``"leader-settled"``): a hypothesis without a leader gets
-    its first one only when the candidate's pair GLR over the runner-up of the arms other than j exceeds
-    ``start`` (with K = 2 there is no runner-up and the leader starts at once); until then its leader
-    process holds its wealth as cash (L_j = 1, no segment).  0 starts the first leader at once.
-    """
-    K = counts.shape[0]
-    b1 = 0
-    for i in range(1, K):
-        if means[i] > means[b1]:
-            b1 = i
-    b2 = 1 if b1 == 0 else 0
-    for i in range(K):
-        if i != b1 and means[i] > means[b2]:
-            b2 = i
-    b3 = -1
-    if start > 0.0:
-        for i in range(K):
-            if i != b1 and i != b2 and (b3 < 0 or means[i] > means[b3]):
-                b3 = i
-    for j in range(K):
-        cand = b2 if j == b1 else b1
-        cur = int(state[j])
-        if cur == cand:
-            continue
-        if cur < 0 and start > 0.0:
-            runner = b3 if (j == b1 or j == b2) else b2
-            if runner >= 0 and pair_cost(code, counts[cand], means[cand], var[cand], counts[runner], means[runner],
-                                         var[runner]) <= start:
-                continue
-        if cur >= 0:
-            if pair_cost(code, counts[cand], means[cand], var[cand], counts[cur], means[cur], var[cur]) <= sticky:
-                continue
-            n = counts[cur] - state[K + j]
-            if n > 0.0:
-                k = int(state[3 * K + j])
-                if k >= MAX_SEGMENTS:
-                    continue
-                base = _seg(K, j, k)
-                state[base] = cur
-                state[base + 1] = n
-                state[base + 2] = sums[cur] - state[2 * K + j]
-                state[3 * K + j] = k + 1
-        state[j] = cand
-        state[K + j] = counts[cand]
-        state[2 * K + j] = sums[cand]
+_seg = segment_index
 
 
 @njit(cache=True)
