@@ -9,7 +9,7 @@ until the first of them stops: the paired difference of the sample counts has a 
 
 Usage::
 
-    python benchmarks/thresholds/epsilon_leader.py [--runs 100] [--instances g5 mu1 mu2 tie] [--strategies tas top-two]
+    python benchmarks/thresholds/epsilon_leader.py [--runs 100] [--instances g5 g5-01 mu1 mu1-01 mu2 tie] [--strategies tas top-two]
 
 Prints, per cell, the mean samples of each rule with their standard errors, the paired difference new - old with its
 standard error, the ratio of the means new / old, and the errors (stops on an arm that is not epsilon-good).
@@ -31,6 +31,7 @@ INSTANCES = {
     "g5": ("g", [1.0, 0.97, 0.8, 0.6, 0.4], 0.1, 0.1),
     "g5-01": ("g", [1.0, 0.97, 0.8, 0.6, 0.4], 0.1, 0.01),
     "mu1": ("b", [0.5, 0.45, 0.43, 0.4], 0.03, 0.1),
+    "mu1-01": ("b", [0.5, 0.45, 0.43, 0.4], 0.01, 0.01),
     "mu2": ("b", [0.3, 0.21, 0.2, 0.19, 0.18], 0.05, 0.1),
     "tie": ("b", [0.12, 0.12, 0.10], 0.01, 0.05),
 }
