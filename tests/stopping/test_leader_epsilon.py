@@ -373,3 +373,27 @@ def test_run_check_is_advance_then_decide_and_the_state_restores(bernoulli):
     while not r.stopped:
         r.tell(*env.respond(r.ask(), n2))
     assert s.t_ == r.t_ and s.recommendation() == r.recommendation()
+
+
+def test_a_new_tolerance_keeps_the_e_processes_and_drops_the_epsilon_rejections():
+    # Strategy.retarget (Session.set_epsilon): the new rule takes over the leaders, segments and plain rejections
+    # (one e-process per hypothesis for the whole run); rejections of the old shift's epsilon hypotheses are dropped
+    means = np.array([1.0, 0.9, 0.5, 0.3, 0.0])
+    env = GaussianEnvironment(means, 1.0)
+    plain = BestArmProblem(5, Gaussian(1.0, n_sources=5), FixedConfidence(0.05))
+    s = make_strategy("tas", {"threshold": "delta-correct"}).start(plain, rng=0)
+    noise = np.random.default_rng(1)
+    for _ in range(600):
+        s.tell(*env.respond(s.ask(), noise))
+    s.threshold_.state_[24] = 1.0  # a plain rejection of H_4 (set here: the rule records them near its stop)
+    before = s.threshold_.state_.copy()
+    assert np.any(before[:5] >= 0) and np.any(before[5:10] > 0)  # leaders started (at these counts)
+    s.retarget(plain.with_epsilon(0.05))
+    after = s.threshold_.state_
+    assert s.threshold_.shift == (1.0, 0.05) and np.array_equal(after, before)
+    s.threshold_.state_[23] = 2.0  # an epsilon rejection of H_3 for the answer 0
+    kept = s.threshold_.state_.copy()
+    s.retarget(plain.with_epsilon(0.02))
+    assert s.threshold_.state_[23] == 0.0 and s.threshold_.state_[24] == 1.0
+    kept[23] = 0.0
+    assert np.array_equal(s.threshold_.state_, kept)

@@ -376,7 +376,7 @@ class LeaderThreshold(Threshold):
         return out
 
     def _params(self) -> dict:
-        params = {"delta": self.delta, "n_arms": self.n_arms}
+        params: dict[str, Any] = {"delta": self.delta, "n_arms": self.n_arms}
         if self.shift != (1.0, 0.0):
             params["shift"] = self.shift
         return params

@@ -287,7 +287,8 @@ class Strategy:
                                         f"another tolerance. Got {type(problem).__name__}.")
         self.problem_ = problem.learner_view(self.model_)
         rule = StoppingRule.of(problem, self.threshold_kind, [cast(Any, problem.regime).delta])
-        rule.continue_from(self.stopping_rule_)  # the leader rules keep their e-processes (one process per run)
+        if self.stopping_rule_ is not None:  # the leader rules keep their e-processes (one process per run)
+            rule.continue_from(self.stopping_rule_)
         self.stopping_rule_ = rule
         self.threshold_ = self.stopping_rule_.threshold
         if self.status_ == "running" and self._ready and self._should_stop():

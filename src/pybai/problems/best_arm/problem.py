@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import cast
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
 from pybai.stopping.base import PairPieces
 from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
-from pybai.stopping.leader import LEADER_KINDS
+from pybai.stopping.leader import LEADER_KINDS, LeaderThreshold
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["BestArmProblem"]
@@ -184,7 +185,7 @@ class BestArmProblem(Problem):
         if name in LEADER_KINDS:
             threshold = make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
                                        family=self.family.name)
-            return threshold.set_shift(self.shift)
+            return cast(LeaderThreshold, threshold).set_shift(self.shift)
         return self._pair_threshold(kind, delta)
 
     def oracle(self, means, hint: np.ndarray | None = None):
