@@ -9,7 +9,8 @@ until the first of them stops: the paired difference of the sample counts has a 
 
 Usage::
 
-    python benchmarks/thresholds/epsilon_leader.py [--runs 100] [--instances g5 g5-01 mu1 mu1-01 mu2 tie] [--strategies tas top-two]
+    python benchmarks/thresholds/epsilon_leader.py [--runs 100] [--instances g5 g5-01 mu1 mu1-01 mu2 tie]
+        [--strategies tas top-two]
 
 Prints, per cell, the mean samples of each rule with their standard errors, the paired difference new - old with its
 standard error, the ratio of the means new / old, and the errors (stops on an arm that is not epsilon-good).

@@ -214,8 +214,8 @@ def test_epsilon_rejections_are_remembered_for_their_answer_only():
 
 @njit(cache=True)
 def _epsilon_errors(mu, gaussian, horizon, runs, seed, level, c, e, product, start, control):
-    """(errors, stops): runs in which the rule stops on an arm that is not epsilon-good (mu_a < c max mu - e), with a sampling rule
-    that favours the wrong answers (the best of the arms other than 0, and the empirical best); ``control``: the
+    """(errors, stops): runs in which the rule stops on an arm that is not epsilon-good (mu_a < c max mu - e), with a
+    sampling rule that favours the wrong answers (the best of the arms other than 0, and the empirical best); ``control``: the
     epsilon-GLR heuristic (Gaussian: the smallest shifted pair GLR against ``level``, no time uniformity)."""
     k = mu.shape[0]
     np.random.seed(seed)

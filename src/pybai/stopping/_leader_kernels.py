@@ -465,8 +465,8 @@ def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, con
                 a=1.0, e=0.0):
     """The run's own step after an observation, in one compiled call: the leaders advanced
     (:func:`leader_advance`, ``start`` as there), then the smallest margin, remembering the hypotheses rejected
-    (:func:`leader_min_margin` with ``record``; ``a``, ``e`` the answer tolerance's shift as there).  ``seen`` (length K) receives the counts the margin was
-    computed on.  Returns the margin; stop when > 0.
+    (:func:`leader_min_margin` with ``record``; ``a``, ``e`` the answer tolerance's shift as there).  ``seen``
+    (length K) receives the counts the margin was computed on.  Returns the margin; stop when > 0.
     """
     leader_advance(state, counts, sums, means, code, var, sticky, start)
     seen[:] = counts

@@ -183,7 +183,8 @@ def compile_rule(thresholds) -> CompiledRule | None:
     pieces = [th.compiled_pieces() for th in thresholds]
     n = len(thresholds)
     times = np.array([_time_form(th) for th in thresholds]).reshape(n, 5)
-    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)), 0.0, 0.0, 1.0, 0.0)  # the LEADER fields of another kind
+    # the LEADER fields of another kind
+    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)), 0.0, 0.0, 1.0, 0.0)
     if all(p is None for p in pieces):
         if np.isnan(times).any() or not _rising(times):
             return None
