@@ -102,7 +102,7 @@ class Path:
     def margin(self, t, delta, w, p):
         counts = self.w * t
         return leader_min_margin(self.state(t), self.code, counts, self.means * counts, self.means.copy(), self.var,
-                                 SCALES, EMAX, CONSTS, math.log(1.0 / delta), False, p, w)
+                                 SCALES, EMAX, CONSTS, math.log(1.0 / delta), False, p, lead=w)
 
     def heuristic(self, t, delta):
         z, _ = glr_best_arm(self.code, self.w * t, self.means.copy(), self.var, 1.0, 0.0)

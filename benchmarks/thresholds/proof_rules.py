@@ -132,7 +132,7 @@ def run(stacks, var, code, rules, leads, products, delta, level, min_stat, alpha
             elif rule == 3 or rule == 4 or rule == 6:
                 leader_advance(states[r], counts, sums, means, code, lvar, STICKY, STICKY if rule == 6 else 0.0)
                 if leader_min_margin(states[r], code, counts, sums, means, lvar, scales, emax, consts,
-                                     math.log(1.0 / delta), True, products[r], leads[r]) > 0.0:
+                                     math.log(1.0 / delta), True, products[r], lead=leads[r]) > 0.0:
                     ans = int(np.argmax(means))
             else:
                 ans = pair_rule(rule, code, counts, means, var, level, min_stat, alpha, w_beta, scales, gvar)

@@ -107,10 +107,10 @@ def test_kernel_value_is_the_definition_with_and_without_a_settled_leader(gaussi
         for x in np.linspace(min(est) - 0.05 if gaussian else 0.05, max(est) + 0.05 if gaussian else 0.95, 7):
             want = log_e(x, j, counts, sums, state, gaussian, lead)
             if gaussian:
-                got = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P, lead)[0]
+                got = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P, lead=lead)[0]
                 half = _gauss_eval(x, state, j, best, counts, sums, np.ones(k), SCALES, *buf, P)[0]
             else:
-                got = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P, lead)
+                got = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P, lead=lead)
                 half = _tilt_eval(x, state, j, best, counts, sums, SCALES, EMAX, CONSTS, P)
             assert got == pytest.approx(want, abs=1e-9, rel=1e-9)
             # G_j with the weights (w, 1 - w) lies between min and max of (2 w, 2 (1 - w)) times G_j with (1/2, 1/2)
@@ -209,7 +209,7 @@ def _tie_errors(mu, gaussian, horizon, runs, seed, level, lead=0.5):
             means = sums / counts
             leader_advance(state, counts, sums, means, code, var, STICKY, STICKY)
             if leader_min_margin(state, code, counts, sums, means, var, SCALES, emax, consts, level, True, P,
-                                 lead) > 0.0:
+                                 lead=lead) > 0.0:
                 errors += np.argmax(means) != 0
                 break
     return errors
@@ -239,7 +239,8 @@ def test_make_threshold_problems_and_refusals():
         BernoulliLeaderSettledThreshold  # (the "delta-correct" default is "leader-favoured": test_leader_favoured.py)
     with pytest.raises(InvalidParameterError, match="threshold"):
         TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("leader-settled", 0.1)
-    with pytest.raises(InvalidParameterError, match="threshold"):
-        BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader-settled", 0.1)
+    # epsilon-best-arm identification: the same kind on the problem's shift (test_leader_epsilon.py)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader-settled", 0.1) == \
+        GaussianLeaderSettledThreshold(0.1, 4, shift=(1.0, 0.1))
     with pytest.raises(InvalidParameterError, match="family"):
         make_threshold("leader-settled", 0.1, n_alternatives=4, family="exponential_family")
