@@ -59,7 +59,7 @@ def test_sub_bernoulli_best_arm_maps_delta_correct_and_the_leader_kinds():
     # epsilon: the leader rule on the epsilon hypotheses, its shift in the rescaled units (width 8: 0.1 / 8)
     epsilon = BestArmProblem(4, _bounded("sub-bernoulli", low=-2.0, high=6.0), FC, epsilon=0.1)
     rule = epsilon.threshold("delta-correct", 0.1)
-    assert type(rule) is BernoulliLeaderSettledThreshold
+    assert type(rule) is BernoulliLeaderFavouredThreshold
     assert rule.shift == epsilon.shift == (1.0, pytest.approx(0.1 / 8.0))
     # top-k keeps the per-pair rules and refuses the leader kinds, naming threshold
     top_k = TopKProblem(4, 2, _bounded("sub-bernoulli"), FC)

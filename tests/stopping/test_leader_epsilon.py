@@ -25,7 +25,7 @@ from pybai.stopping._leader_kernels import (_gauss_eval, _seg, _tilt_eval, gauss
                                             leader_advance, leader_min_margin, state_size, tilt_hypothesis_margin)
 from pybai.stopping._tilt_kernels import term_at_level
 from pybai.stopping.base import Threshold
-from pybai.stopping.leader import (BernoulliLeaderSettledThreshold, GaussianLeaderSettledThreshold,
+from pybai.stopping.leader import (BernoulliLeaderFavouredThreshold, GaussianLeaderFavouredThreshold,
                                    GaussianLeaderThreshold)
 from pybai.stopping.pair_mixture import GaussianPairMixtureThreshold
 from pybai.stopping.tilt import BernoulliTiltThreshold
@@ -293,10 +293,11 @@ def test_error_rate_just_outside_epsilon_is_below_delta_for_a_sampling_rule_that
 def test_problems_build_the_shifted_rule_and_refuse_what_it_does_not_cover():
     fc = FixedConfidence(0.1)
     gauss = BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1)
-    assert gauss.threshold("delta-correct", 0.1) == GaussianLeaderSettledThreshold(0.1, 4, shift=(1.0, 0.1))
+    assert gauss.threshold("delta-correct", 0.1) == GaussianLeaderFavouredThreshold(0.1, 4, shift=(1.0, 0.1))
     relative = BestArmProblem(4, Bernoulli(n_sources=4), fc, epsilon=0.2, epsilon_mode="relative")
     th = relative.threshold("delta-correct", 0.1)
-    assert th == BernoulliLeaderSettledThreshold(0.1, 4, shift=(0.8, 0.0)) and th.compiled_pieces()[-2:] == (0.8, 0.0)
+    form = th.compiled_pieces()
+    assert th == BernoulliLeaderFavouredThreshold(0.1, 4, shift=(0.8, 0.0)) and (form.slope, form.offset) == (0.8, 0.0)
     # the per-pair rules stay reachable by name
     assert isinstance(gauss.threshold("pair-mixture", 0.1), GaussianPairMixtureThreshold)
     assert isinstance(relative.threshold("pair-tilt", 0.1), BernoulliTiltThreshold)

@@ -53,8 +53,9 @@ def test_make_threshold_problems_default_and_refusals():
         BernoulliLeaderFavouredThreshold(0.1, 4)
     with pytest.raises(InvalidParameterError, match="threshold"):
         TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("leader-favoured", 0.1)
-    with pytest.raises(InvalidParameterError, match="threshold"):
-        BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader-favoured", 0.1)
+    # with epsilon: the same class on the epsilon hypotheses (a retargeted run keeps its e-processes)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("delta-correct", 0.1) == \
+        GaussianLeaderFavouredThreshold(0.1, 4, shift=(1.0, 0.1))
     with pytest.raises(InvalidParameterError, match="family"):
         make_threshold("leader-favoured", 0.1, n_alternatives=4, family="exponential_family")
 
