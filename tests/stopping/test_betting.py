@@ -63,11 +63,12 @@ def test_sub_bernoulli_uses_the_rules_of_rewards_in_0_1():
     p = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05))
     assert isinstance(p.threshold("pair-mixture", 0.05), BernoulliPairMixtureThreshold)
     assert isinstance(p.threshold("pair-tilt", 0.05), BernoulliTiltThreshold)
-    # plain best arm: the leader rule of rewards in [0, 1] (tests/stopping/test_bounded_leader.py); with epsilon the
-    # tilted pair rule
+    # best arm: the leader rule of rewards in [0, 1] (tests/stopping/test_bounded_leader.py), with epsilon too (on the
+    # epsilon hypotheses, the shift in rescaled units: 0.1 / 3)
     assert p.threshold("delta-correct", 0.05) == BernoulliLeaderFavouredThreshold(0.05, 3)
     eps = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05), epsilon=0.1)
-    assert isinstance(eps.threshold("delta-correct", 0.05), BernoulliTiltThreshold)
+    rule = eps.threshold("delta-correct", 0.05)
+    assert type(rule) is BernoulliLeaderFavouredThreshold and rule.shift == eps.shift
 
 
 def _wrong_epsilon_stops(th, offset, runs=100, steps=300, seed=1):
