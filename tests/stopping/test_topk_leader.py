@@ -19,8 +19,9 @@ from pybai.models._kl import GAUSSIAN
 from pybai.problems.top_k import TopKProblem
 from pybai.simulate.runner import run_replication
 from pybai.stopping._leader_kernels import STICKY, leader_step, state_size
-from pybai.stopping._topk_leader_kernels import (HEADER, _set_eval, fixed_margin, set_margin, side_base, slot_size,
-                                                 topk_advance, topk_state_size, topk_step)
+from pybai.stopping._topk_eval_kernels import fixed_margin, set_eval, set_margin
+from pybai.stopping._topk_leader_kernels import (HEADER, side_base, slot_size, topk_advance, topk_state_size,
+                                                 topk_step)
 from pybai.stopping.leader import SCALE_PAIR_WEIGHT
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 from pybai.stopping.thresholds import make_threshold
@@ -144,16 +145,16 @@ def test_kernel_is_the_definition_convex_and_certified(seed, K, k):
         S, sides, high, low = tracked_sides(state, K, k, s, est)
         segments += sum(int(state[side_base(k, s, side) + 3]) for side in range(2))
         args = (state, sides, math.log(1 / k), math.log(1 / (K - k)), counts, sums, var, SCALES, vals, ds, hs)
-        kernel = np.array([_set_eval(x, *args)[0] for x in xs])
+        kernel = np.array([set_eval(x, *args)[0] for x in xs])
         for i in range(0, 20001, 2500):
             x = xs[i]
             assert kernel[i] == pytest.approx(log_e(np.full(K, x), S, s, counts, sums, state, k, False), abs=1e-9)
             assert kernel[i] <= log_e(np.full(K, x), S, s, counts, sums, state, k, True) + 1e-9
         assert np.all(np.diff(kernel, 2) >= -1e-9)  # convex in the level
         i = int(np.argmin(kernel))
-        f, g, h = _set_eval(xs[i], *args)
+        f, g, h = set_eval(xs[i], *args)
         eps = 1e-5
-        fp, fm = _set_eval(xs[i] + eps, *args)[0], _set_eval(xs[i] - eps, *args)[0]
+        fp, fm = set_eval(xs[i] + eps, *args)[0], set_eval(xs[i] - eps, *args)[0]
         assert g == pytest.approx((fp - fm) / (2 * eps), abs=1e-5)
         assert h == pytest.approx((fp - 2 * f + fm) / eps ** 2, rel=1e-3, abs=1e-3)
         check_certified(float(kernel.min()), lambda level: set_margin(state, sides, math.log(1 / k),
@@ -185,7 +186,7 @@ def test_untracked_bound_is_the_definition_with_cash_leaders():
     sides = np.array([-1, -1, a1, a2, -1, -1, b1, b2], dtype=np.int64)
     n_eval = 3 * len(SCALES) + 2
     vals, ds, hs = np.empty(n_eval), np.empty(n_eval), np.empty(n_eval)
-    kernel = np.array([_set_eval(x, state, sides, math.log(1 / k), math.log(1 / (K - k)), counts, sums, var, SCALES,
+    kernel = np.array([set_eval(x, state, sides, math.log(1 / k), math.log(1 / (K - k)), counts, sums, var, SCALES,
                                  vals, ds, hs)[0] for x in xs])
     for i in range(0, 4001, 500):
         assert kernel[i] <= log_e(np.full(K, xs[i]), S, None, counts, sums, state, k, True) + 1e-9
@@ -281,7 +282,7 @@ def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
                     b = side_base(k, slot, side)
                     if state[b] >= 0:
                         sides[4 * side] = b
-            e = _set_eval(0.0, state, sides, math.log(0.5), math.log(0.5), counts, sums, var, scales, vals, ds, hs)[0]
+            e = set_eval(0.0, state, sides, math.log(0.5), math.log(0.5), counts, sums, var, scales, vals, ds, hs)[0]
             if e >= level:
                 crossed = True
             if m > 0.0 and not stopped:
