@@ -26,6 +26,7 @@ from pybai.stopping.leader import SCALE_PAIR_WEIGHT
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 from pybai.stopping.thresholds import make_threshold
 from pybai.stopping.topk_leader import GaussianTopKLeaderThreshold, default_cap
+from pybai.strategies._compiled import setup_run
 from pybai.strategies.state import restore_strategy
 
 from test_leader import check_certified  # tests/stopping is on sys.path (pytest prepends a test file's folder)
@@ -363,5 +364,7 @@ def test_problems_build_and_refuse_the_kind():
 def test_a_simulated_run_uses_the_ask_tell_loop_and_is_correct():
     problem = TopKProblem(6, 2, Gaussian(1.0, n_sources=6), FixedConfidence(0.1, max_samples=100_000))
     env = GaussianEnvironment(np.array([1.0, 0.8, 0.4, 0.3, 0.1, 0.0]), 1.0)
+    started = make_strategy("game", threshold="topk-leader").start(problem, rng=0)
+    assert setup_run(started, env.means, np.ones(6)) is None  # no compiled form: the runner plays ask/tell
     outcome = run_replication(make_strategy("lucb", threshold="topk-leader"), env, problem, np.random.SeedSequence(4))
     assert outcome.status == "stopped" and outcome.correct and sorted(outcome.recommendation) == [0, 1]
