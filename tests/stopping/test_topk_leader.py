@@ -15,26 +15,29 @@ from pybai import FixedConfidence, make_strategy
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.exceptions import InvalidParameterError
 from pybai.models import Bernoulli, Gaussian
-from pybai.models._kl import GAUSSIAN
+from pybai.models._kl import BERNOULLI, GAUSSIAN
 from pybai.problems.top_k import TopKProblem
 from pybai.simulate.runner import run_replication
 from pybai.stopping._leader_kernels import STICKY, leader_step, state_size
-from pybai.stopping._topk_eval_kernels import fixed_margin, set_eval, set_margin
+from pybai.stopping._tilt_kernels import scale_constants, term_at_level, tilt_caps
+from pybai.stopping._topk_eval_kernels import fixed_margin, set_eval, set_margin, tilt_set_eval, tilt_set_margin
 from pybai.stopping._topk_leader_kernels import (HEADER, side_base, slot_size, topk_advance, topk_state_size,
                                                  topk_step)
 from pybai.stopping.leader import SCALE_PAIR_WEIGHT
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 from pybai.stopping.thresholds import make_threshold
-from pybai.stopping.topk_leader import GaussianTopKLeaderThreshold, default_cap
+from pybai.stopping.topk_leader import BernoulliTopKLeaderThreshold, GaussianTopKLeaderThreshold, default_cap
 from pybai.strategies._compiled import setup_run
 from pybai.strategies.state import restore_strategy
 
 from test_leader import check_certified  # tests/stopping is on sys.path (pytest prepends a test file's folder)
 
 SCALES = np.array(DEFAULT_SCALES)
+EMAX = tilt_caps(SCALES)
+CONSTS = scale_constants(SCALES, EMAX)
 
 
-def path(means, k, horizon, seed, sticky=0.5):
+def path(means, k, horizon, seed, sticky=0.5, bernoulli=False):
     """Half uniform, half an arm next to the boundary; the state advanced after each sample (small sticky and start
     margins, so that leaders start and change and segments are stored)."""
     rng = np.random.default_rng(seed)
@@ -48,9 +51,10 @@ def path(means, k, horizon, seed, sticky=0.5):
     for t in range(horizon):
         a = t if t < K else (int(rng.integers(K)) if rng.random() < 0.5 else int(rng.choice(near)))
         counts[a] += 1
-        sums[a] += means[a] + rng.standard_normal()
+        sums[a] += float(rng.random() < means[a]) if bernoulli else means[a] + rng.standard_normal()
         if t + 1 >= K:
-            topk_advance(state, K, k, cap, counts, sums, sums / counts, GAUSSIAN, var, sticky, sticky)
+            topk_advance(state, K, k, cap, counts, sums, sums / counts, BERNOULLI if bernoulli else GAUSSIAN,
+                         np.zeros(K) if bernoulli else var, sticky, sticky)
     return counts, sums, sums / counts, state, cap
 
 
@@ -59,14 +63,20 @@ def members(state, k, s):
     return [int(a) for a in state[base: base + k]]
 
 
-def half(n, s, level, c, up):
-    """One-sided half-normal mixture (variance 1) from scipy's normal log-cdf: "above level" (up) or "below"."""
+def half(n, s, level, c, up, bernoulli=False):
+    """One-sided half-normal mixture (variance 1) from scipy's normal log-cdf: "above level" (up) or "below"; with
+    ``bernoulli`` the tilted mixture of pybai.stopping.tilt (its prior's constants recomputed here)."""
+    if bernoulli:
+        q = int(np.flatnonzero(SCALES == c)[0])
+        m = EMAX[q]
+        ln = math.log(0.5 * math.erfc(-m * math.sqrt(c) / math.sqrt(2)) - 0.5)
+        return term_at_level(n, s, level, c, m, math.exp(m) if up else math.exp(-m), ln, up)
     y = (s / n - level) if up else (level - s / n)
     a = n * n / (2 * (n + c))
     return a * y * y + norm.logcdf(math.sqrt(2 * a) * y) + math.log(2) - 0.5 * math.log1p(n / c)
 
 
-def log_e(levels, S, slot, counts, sums, state, k, full):
+def log_e(levels, S, slot, counts, sums, state, k, full, bernoulli=False):
     """ln E_S at per-arm levels (a vector; the diagonal when all equal) from the definition of the module docstring:
     P_in,c = (1/2) L_in,c + (1/2) (1/k) sum_(a in S) D_a,c, P_out,c likewise (a side of one arm: its own factor);
     ``full`` False keeps, of each fixed sum, the extreme arm only (the empirical worst of S, the best outside it), as
@@ -82,18 +92,19 @@ def log_e(levels, S, slot, counts, sums, state, k, full):
     def side(c, arms, up, base, extreme):
         if len(arms) == 1:
             a = arms[0]
-            return half(counts[a], sums[a], levels[a], c, up)
+            return half(counts[a], sums[a], levels[a], c, up, bernoulli)
         lead = 0.0
         if slot is not None and state[base] >= 0:
             for r in range(int(state[base + 3])):
                 seg = base + 4 + 3 * r
                 arm = int(state[seg])
-                lead += half(state[seg + 1], state[seg + 2], levels[arm], c, up)
+                lead += half(state[seg + 1], state[seg + 2], levels[arm], c, up, bernoulli)
             cur = int(state[base])
             if counts[cur] > state[base + 1]:
-                lead += half(counts[cur] - state[base + 1], sums[cur] - state[base + 2], levels[cur], c, up)
+                lead += half(counts[cur] - state[base + 1], sums[cur] - state[base + 2], levels[cur], c, up, bernoulli)
         kept = arms if full else [extreme]
-        fixed = np.logaddexp.reduce([half(counts[a], sums[a], levels[a], c, up) for a in kept]) - math.log(len(arms))
+        fixed = np.logaddexp.reduce([half(counts[a], sums[a], levels[a], c, up, bernoulli)
+                                     for a in kept]) - math.log(len(arms))
         return float(np.logaddexp(math.log(0.5) + lead, math.log(0.5) + fixed))
 
     b_in = side_base(k, slot, 0) if slot is not None else -1
@@ -173,6 +184,29 @@ def test_kernel_is_the_definition_convex_and_certified(seed, K, k):
         assert segments > 0  # some leader changed: stored segments were tested
 
 
+@pytest.mark.parametrize("K,k", [(6, 2), (4, 1)])
+def test_bernoulli_kernel_is_the_definition_convex_and_certified(K, k):
+    means = np.linspace(0.6, 0.2, K)
+    counts, sums, est, state, cap = path(means, k, 1500, 1, bernoulli=True)
+    ys = np.linspace(0.0, 1.0, 20001)
+    segments = 0
+    for s in range(int(state[0])):
+        S, sides, high, low = tracked_sides(state, K, k, s, est)
+        segments += sum(int(state[side_base(k, s, side) + 3]) for side in range(2))
+        args = (state, sides, math.log(1 / k), math.log(1 / (K - k)), counts, sums, SCALES, EMAX, CONSTS)
+        kernel = np.array([tilt_set_eval(y, *args) for y in ys])
+        for i in range(0, 20001, 2500):
+            y = ys[i]
+            assert kernel[i] == pytest.approx(log_e(np.full(K, y), S, s, counts, sums, state, k, False, True), abs=1e-9)
+            assert kernel[i] <= log_e(np.full(K, y), S, s, counts, sums, state, k, True, True) + 1e-9
+        assert np.all(np.diff(kernel, 2) >= -1e-7)  # convex in the level
+        check_certified(float(kernel.min()), lambda level: tilt_set_margin(state, sides, math.log(1 / k),
+                                                                           math.log(1 / (K - k)), high, low, counts,
+                                                                           sums, est, SCALES, EMAX, CONSTS, level))
+    if k > 1:
+        assert segments > 0
+
+
 def test_untracked_bound_is_the_definition_with_cash_leaders():
     K, k = 6, 2
     counts, sums, est, state, cap = path(np.linspace(0.6, -0.4, K), k, 400, 0)
@@ -191,18 +225,20 @@ def test_untracked_bound_is_the_definition_with_cash_leaders():
                                  vals, ds, hs)[0] for x in xs])
     for i in range(0, 4001, 500):
         assert kernel[i] <= log_e(np.full(K, xs[i]), S, None, counts, sums, state, k, True) + 1e-9
-    check_certified(float(kernel.min()), lambda level: fixed_margin(state, K, k, a1, a2, b1, b2, counts, sums, est,
-                                                                    var, SCALES, level))
+    check_certified(float(kernel.min()), lambda level: fixed_margin(state, K, k, a1, a2, b1, b2, GAUSSIAN, counts, sums,
+                                                                    est, var, SCALES, EMAX, CONSTS, level))
 
 
-def test_k_equal_one_is_the_best_arm_settled_leader_rule():
+@pytest.mark.parametrize("bernoulli", [False, True])
+def test_k_equal_one_is_the_best_arm_settled_leader_rule(bernoulli):
     """With k = 1 the set {j} is H_j: the same leaders (sticky, settled start), the same e-process, the same
     decisions and margins on every step of adaptive runs."""
+    code = BERNOULLI if bernoulli else GAUSSIAN
     for seed in range(3):
         K = 5
-        means = np.array([0.6, 0.3, 0.2, 0.0, -0.2])
+        means = np.array([0.6, 0.45, 0.4, 0.3, 0.2]) if bernoulli else np.array([0.6, 0.3, 0.2, 0.0, -0.2])
         rng = np.random.default_rng(seed)
-        counts, sums, var = np.zeros(K), np.zeros(K), np.ones(K)
+        counts, sums, var = np.zeros(K), np.zeros(K), (np.zeros(K) if bernoulli else np.ones(K))
         cap = default_cap(K, 1)
         top_state = np.zeros(topk_state_size(K, 1, cap))
         best_state = np.zeros(state_size(K))
@@ -213,13 +249,13 @@ def test_k_equal_one_is_the_best_arm_settled_leader_rule():
             est = np.divide(sums, counts, out=np.zeros(K), where=counts > 0)
             a = t if t < K else (int(rng.integers(K)) if rng.random() < 0.5 else int(np.argsort(-est)[rng.integers(2)]))
             counts[a] += 1
-            sums[a] += means[a] + rng.standard_normal()
+            sums[a] += float(rng.random() < means[a]) if bernoulli else means[a] + rng.standard_normal()
             if t + 1 < K:
                 continue
-            m_best = leader_step(best_state, GAUSSIAN, counts, sums, sums / counts, var, STICKY, SCALES, np.zeros(8),
-                                 np.zeros((3, 8)), math.log(1 / 0.3), SCALE_PAIR_WEIGHT, seen, STICKY)
-            m_top = topk_step(top_state, K, 1, cap, GAUSSIAN, counts, sums, sums / counts, var, STICKY, STICKY, SCALES,
-                              math.log(1 / 0.3), 4 * (K - 1), seen)
+            m_best = leader_step(best_state, code, counts, sums, sums / counts, var, STICKY, SCALES, EMAX, CONSTS,
+                                 math.log(1 / 0.3), SCALE_PAIR_WEIGHT, seen, STICKY)
+            m_top = topk_step(top_state, K, 1, cap, code, counts, sums, sums / counts, var, STICKY, STICKY, SCALES,
+                              EMAX, CONSTS, math.log(1 / 0.3), 4 * (K - 1), seen)
             assert (m_best > 0) == (m_top > 0)
             if math.isfinite(m_best):
                 assert m_top == pytest.approx(m_best, abs=1e-12)
@@ -231,7 +267,7 @@ def test_k_equal_one_is_the_best_arm_settled_leader_rule():
 
 
 @njit(cache=True)
-def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
+def _tie_runs(runs, horizon, level, scales, emax, consts, seed, cap, mu, theta, bernoulli):
     """Runs of K = 4 arms, k = 2, S* = {0, 1} (mu_0, mu_1 >= 0 >= mu_2, mu_3: theta* = 0), a sampling rule that
     favours the wrong sets: half uniform, half the leaders of S*'s processes (or the arms next to theta*).  Returns
     per run: whether the rule stopped with a set other than S*, whether E_S*(theta*) (the full e-process: with two
@@ -239,7 +275,8 @@ def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
     np.random.seed(seed)
     K, k = 4, 2
     out = np.zeros((runs, 3))
-    var = np.ones(K)
+    var = np.zeros(K) if bernoulli else np.ones(K)
+    code = BERNOULLI if bernoulli else GAUSSIAN
     seen = np.zeros(K)
     vals = np.empty(3 * scales.shape[0] + 2)
     ds = np.empty(3 * scales.shape[0] + 2)
@@ -267,11 +304,14 @@ def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
                 if slot >= 0 and state[side_base(k, slot, side)] >= 0:
                     a = int(state[side_base(k, slot, side)])
             counts[a] += 1
-            sums[a] += mu[a] + np.random.standard_normal()
+            if bernoulli:
+                sums[a] += 1.0 if np.random.random() < mu[a] else 0.0
+            else:
+                sums[a] += mu[a] + np.random.standard_normal()
             if t + 1 < K:
                 continue
-            m = topk_step(state, K, k, cap, GAUSSIAN, counts, sums, sums / counts, var, 2.0, 2.0, scales, level,
-                          4 * k * (K - k), seen)
+            m = topk_step(state, K, k, cap, code, counts, sums, sums / counts, var, 2.0, 2.0, scales, emax, consts,
+                          level, 4 * k * (K - k), seen)
             slot = -1
             for s in range(int(state[0])):
                 if state[HEADER + s * slot_size(k)] == 0 and state[HEADER + s * slot_size(k) + 1] == 1:
@@ -283,7 +323,11 @@ def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
                     b = side_base(k, slot, side)
                     if state[b] >= 0:
                         sides[4 * side] = b
-            e = set_eval(0.0, state, sides, math.log(0.5), math.log(0.5), counts, sums, var, scales, vals, ds, hs)[0]
+            if bernoulli:
+                e = tilt_set_eval(theta, state, sides, math.log(0.5), math.log(0.5), counts, sums, scales, emax, consts)
+            else:
+                e = set_eval(theta, state, sides, math.log(0.5), math.log(0.5), counts, sums, var, scales, vals, ds,
+                             hs)[0]
             if e >= level:
                 crossed = True
             if m > 0.0 and not stopped:
@@ -296,12 +340,15 @@ def _tie_runs(runs, horizon, level, scales, seed, cap, mu):
     return out
 
 
-def test_error_rate_near_a_tie_at_the_boundary_is_below_delta_and_not_vacuous():
-    """A tie at the k-th/(k+1)-th place (arms 0, 1, 2 at 0): S* = {0, 1} is a top-2 set, and so are {0, 2} and
+@pytest.mark.parametrize("bernoulli", [False, True])
+def test_error_rate_near_a_tie_at_the_boundary_is_below_delta_and_not_vacuous(bernoulli):
+    """A tie at the k-th/(k+1)-th place (arms 0, 1, 2 at theta*): S* = {0, 1} is a top-2 set, and so are {0, 2} and
     {1, 2}; the theorem bounds P(stop with a set other than S*) by delta for each of them.  delta = 0.3."""
     delta = 0.3
     runs = 600
-    out = _tie_runs(runs, 1500, math.log(1 / delta), SCALES, 2026, default_cap(4, 2), np.array([0.0, 0.0, 0.0, -0.4]))
+    mu, theta = (np.array([0.5, 0.5, 0.5, 0.3]), 0.5) if bernoulli else (np.array([0.0, 0.0, 0.0, -0.4]), 0.0)
+    out = _tie_runs(runs, 1500, math.log(1 / delta), SCALES, EMAX, CONSTS, 2026, default_cap(4, 2), mu, theta,
+                    bernoulli)
     errors, crossed, final = out[:, 0].mean(), out[:, 1].mean(), out[:, 2]
     assert errors < delta / 2  # the rule errs far less than delta
     assert crossed <= delta  # Ville: the e-process reaches 1/delta with probability at most delta
@@ -351,8 +398,10 @@ def test_problems_build_and_refuse_the_kind():
     assert isinstance(th, GaussianTopKLeaderThreshold) and th.proven and th.stateful
     assert (th.k, th.n_arms, th.cap) == (2, 6, min(4 * 2 * 4, 15))
     assert th.compiled_form() is None and th.compiled_pieces() is None  # compiled runs fall back to ask/tell
-    for other in (TopKProblem(6, 2, Bernoulli(n_sources=6), FixedConfidence(0.1)),
-                  problem.with_epsilon(0.1)):
+    bern = TopKProblem(6, 2, Bernoulli(n_sources=6), FixedConfidence(0.1)).threshold("topk-leader", 0.1)
+    assert isinstance(bern, BernoulliTopKLeaderThreshold) and bern.fallback.name != th.fallback.name
+    for other in (TopKProblem(6, 2, Gaussian(1.0, n_sources=6), FixedConfidence(0.1)).with_epsilon(0.1),
+                  problem.with_epsilon(0.2)):
         with pytest.raises(InvalidParameterError, match="threshold"):
             other.threshold("topk-leader", 0.1)
     with pytest.raises(InvalidParameterError, match="kind"):

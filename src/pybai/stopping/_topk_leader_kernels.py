@@ -7,8 +7,8 @@ processes), each with two sides: the in side (a leader among the arms of S, the 
 one-sided mixture bets "a below theta") and the out side (a leader among the other arms, the empirical best of the
 complement, betting "b above theta").
 
-* :func:`topk_advance`: track the empirical top-k set and the sets one swap away from it (up to the cap), then update the
-  leaders of every tracked set not yet rejected (sticky changes, settled start: as in
+* :func:`topk_advance`: track the empirical top-k set and the sets one swap away from it (up to the cap), then update
+  the leaders of every tracked set not yet rejected (sticky changes, settled start: as in
   :func:`pybai.stopping._leader_kernels.leader_advance`).
 * :func:`topk_min_margin`: the smallest certified margin over the sets other than the empirical top-k set not
   rejected before (tracked sets one by one; the untracked ones by a common lower bound).
@@ -30,7 +30,7 @@ from numba import njit
 
 from pybai.models._kl import pair_cost
 from pybai.stopping._leader_kernels import MAX_SEGMENTS
-from pybai.stopping._topk_eval_kernels import fixed_margin, set_margin
+from pybai.stopping._topk_eval_kernels import any_set_margin, fixed_margin
 
 __all__ = ["HEADER", "slot_size", "topk_state_size", "topk_advance", "topk_min_margin", "topk_step", "side_base"]
 
@@ -216,7 +216,8 @@ def topk_advance(state, n_arms, k, cap, counts, sums, means, code, var, sticky, 
 
 @njit(cache=True)
 def _tracked_sides(state, n_arms, k, s, means, mask, sides):
-    """The side descriptors of tracked slot ``s`` (:func:`~pybai.stopping._topk_eval_kernels.set_eval`); returns (high, low)."""
+    """The side descriptors of tracked slot ``s`` (:func:`~pybai.stopping._topk_eval_kernels.set_eval`); returns
+    (high, low)."""
     _members_mask(state, n_arms, k, s, mask)
     low, _ = _extreme(means, mask, True, False)
     high, _ = _extreme(means, mask, False, True)
@@ -237,7 +238,8 @@ def _tracked_sides(state, n_arms, k, s, means, mask, sides):
 
 
 @njit(cache=True)
-def _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, means, var, scales, level, limit):
+def _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, means, var, scales, emax, consts, level,
+                      limit):
     """Smallest margin of the common lower bounds of the untracked sets other than ``top`` (inf when there is none).
 
     When every set one swap away from ``top`` is tracked, an untracked set holds two arms outside ``top`` and
@@ -293,8 +295,8 @@ def _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, me
                 c += 1
     worst = math.inf
     for c in np.argsort(keys):
-        m = fixed_margin(state, n_arms, k, combos[c, 0], combos[c, 1], combos[c, 2], combos[c, 3], counts, sums,
-                         means, var, scales, level)
+        m = fixed_margin(state, n_arms, k, combos[c, 0], combos[c, 1], combos[c, 2], combos[c, 3], code, counts, sums,
+                         means, var, scales, emax, consts, level)
         worst = min(worst, m)
         if worst <= 0.0:
             break
@@ -302,7 +304,7 @@ def _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, me
 
 
 @njit(cache=True)
-def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scales, level, record, limit):
+def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scales, emax, consts, level, record, limit):
     """Smallest margin over the sets other than the empirical top-k set not rejected before; stop when > 0.
 
     ``-inf`` while an arm has no sample or without a unique empirical top-k set.  Tracked sets are visited in
@@ -348,7 +350,8 @@ def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scale
         if keys[s] == math.inf:
             break
         high, low = _tracked_sides(state, n_arms, k, s, means, mask, sides)
-        m = set_margin(state, sides, w_in, w_out, high, low, counts, sums, means, var, scales, level)
+        m = any_set_margin(state, sides, w_in, w_out, high, low, code, counts, sums, means, var, scales, emax, consts,
+                           level)
         worst = min(worst, m)
         if worst <= 0.0:
             return worst
@@ -356,7 +359,8 @@ def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scale
             state[_slot(k, s) + k] = 1.0
     if state[1] > 0.0:
         return worst
-    m = _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, means, var, scales, level, limit)
+    m = _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, means, var, scales, emax, consts,
+                          level, limit)
     worst = min(worst, m)
     if record and worst > 0.0:
         state[1] = 1.0
@@ -364,9 +368,11 @@ def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scale
 
 
 @njit(cache=True)
-def topk_step(state, n_arms, k, cap, code, counts, sums, means, var, sticky, start, scales, level, limit, seen):
+def topk_step(state, n_arms, k, cap, code, counts, sums, means, var, sticky, start, scales, emax, consts, level, limit,
+              seen):
     """The run's own step after an observation: :func:`topk_advance`, then :func:`topk_min_margin` remembering the
     rejections.  ``seen`` receives the counts the margin was computed on.  Returns the margin; stop when > 0."""
     topk_advance(state, n_arms, k, cap, counts, sums, means, code, var, sticky, start)
     seen[:] = counts
-    return topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scales, level, True, limit)
+    return topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scales, emax, consts, level, True,
+                           limit)

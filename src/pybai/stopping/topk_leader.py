@@ -27,7 +27,9 @@ and every set one swap away from it get one after each observation (once every a
 common lower bound (:func:`pybai.stopping._topk_leader_kernels.topk_min_margin`).
 
 **Theorem (delta-correct for every sampling rule)** and its proof: docs/thresholds.md, "Top-k without the union over
-pairs".  Gaussian arms with known variances; compiled runs are not offered (the strategies run the ask/tell loop).
+pairs".  Gaussian arms with known variances, or rewards in [0, 1] with the tilted half-normal mixtures of
+:mod:`pybai.stopping.tilt` (:class:`BernoulliTopKLeaderThreshold`); compiled runs are not offered (the strategies run
+the ask/tell loop).
 """
 
 from __future__ import annotations
@@ -38,15 +40,17 @@ from typing import Any
 import numpy as np
 
 from pybai._validation import check_positive_int, fail
-from pybai.models._kl import GAUSSIAN
+from pybai.models._kl import BERNOULLI, GAUSSIAN
 from pybai.stopping._leader_kernels import MAX_SEGMENTS, STICKY
+from pybai.stopping._tilt_kernels import scale_constants, tilt_caps
 from pybai.stopping._topk_leader_kernels import (HEADER, side_base, slot_size, topk_min_margin, topk_state_size,
                                                  topk_step)
 from pybai.stopping.base import Decision, Threshold
 from pybai.stopping.kk21 import GaussianThreshold
+from pybai.stopping.kt import BernoulliKTThreshold
 from pybai.stopping.pair_mixture import DEFAULT_SCALES
 
-__all__ = ["GaussianTopKLeaderThreshold", "default_cap", "MAX_TRACKED"]
+__all__ = ["GaussianTopKLeaderThreshold", "BernoulliTopKLeaderThreshold", "default_cap", "MAX_TRACKED"]
 
 #: The most sets a run tracks, whatever K and k.
 MAX_TRACKED = 128
@@ -105,12 +109,17 @@ class GaussianTopKLeaderThreshold(Threshold):
         #: the most 2 x 2 choices the untracked sets' bound enumerates (else one pair of arms each)
         self.limit = 4 * self.k * (self.n_arms - self.k)
         self._scales = np.array(DEFAULT_SCALES, dtype=float)
-        self.fallback = GaussianThreshold(self.delta, self.k * (self.n_arms - self.k), 2)
+        self._emax = tilt_caps(self._scales)
+        self._consts = scale_constants(self._scales, self._emax)
+        self.fallback = self._make_fallback()
         self.state_ = self.fresh_state()
         self._decided: tuple | None = None
         self._seen = np.full(self.n_arms, -1.0)
         self._var_of: Any = None
         self._var = np.zeros(self.n_arms)
+
+    def _make_fallback(self) -> Threshold:
+        return GaussianThreshold(self.delta, self.k * (self.n_arms - self.k), 2)
 
     def fresh_state(self) -> np.ndarray:
         """The state before any observation: no set tracked."""
@@ -176,7 +185,8 @@ class GaussianTopKLeaderThreshold(Threshold):
                    np.asarray(model.estimate, dtype=float), variances)
 
     def run_check(self, problem, model, t: int) -> Decision:
-        """:meth:`advance` then :meth:`decide` in one compiled call (:func:`~pybai.stopping._topk_leader_kernels.topk_step`)."""
+        """:meth:`advance` then :meth:`decide` in one compiled call
+        (:func:`~pybai.stopping._topk_leader_kernels.topk_step`)."""
         self._pieces_of(problem, model)
         z = problem.statistic(model)
         margin = self._step(model, np.asarray(model.counts, dtype=float), np.asarray(model.sums, dtype=float),
@@ -185,12 +195,14 @@ class GaussianTopKLeaderThreshold(Threshold):
 
     def _step(self, model, counts, sums, means, variances) -> float:
         margin = topk_step(self.state_, self.n_arms, self.k, self.cap, self._code, counts, sums, means,
-                           self._variances(variances), self.sticky, self.start, self._scales, self.level, self.limit,
-                           self._seen)
+                           self._variances(variances), self.sticky, self.start, self._scales, self._emax, self._consts,
+                           self.level, self.limit, self._seen)
         self._decided = (model, margin)
         return margin
 
     def _variances(self, variances) -> np.ndarray:
+        if self._code != GAUSSIAN:
+            return self._var
         if variances is not self._var_of:
             self._var = np.asarray(variances, dtype=float)
             self._var_of = variances
@@ -202,7 +214,7 @@ class GaussianTopKLeaderThreshold(Threshold):
         return float(topk_min_margin(self.state_, self.n_arms, self.k, self.cap, self._code,
                                      np.asarray(counts, dtype=float), np.asarray(sums, dtype=float),
                                      np.asarray(means, dtype=float), self._variances(variances), self._scales,
-                                     self.level, False, self.limit))
+                                     self._emax, self._consts, self.level, False, self.limit))
 
     def decide(self, problem, model, t: int) -> Decision:
         """Stop when the GLR statistic is above ``min_statistic`` and :meth:`model_margin` is positive."""
@@ -259,3 +271,14 @@ class GaussianTopKLeaderThreshold(Threshold):
 
     def _params(self) -> dict:
         return {"delta": self.delta, "n_arms": self.n_arms, "k": self.k, "cap": self.cap}
+
+
+class BernoulliTopKLeaderThreshold(GaussianTopKLeaderThreshold):
+    """The same rule for rewards in [0, 1]: the tilted half-normal mixtures of :mod:`pybai.stopping.tilt`
+    (variance-adaptive); ``threshold(t)`` answers :class:`~pybai.stopping.kt.BernoulliKTThreshold`."""
+
+    name = "topk-leader-bernoulli"
+    _code = BERNOULLI
+
+    def _make_fallback(self) -> Threshold:
+        return BernoulliKTThreshold(self.delta, self.k * (self.n_arms - self.k), 2)

@@ -19,7 +19,7 @@ from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_ora
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import TOP_K, RunKernels
 from pybai.stopping.base import PairPieces
-from pybai.stopping.topk_leader import GaussianTopKLeaderThreshold
+from pybai.stopping.topk_leader import BernoulliTopKLeaderThreshold, GaussianTopKLeaderThreshold
 from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
 
 __all__ = ["TopKProblem"]
@@ -174,15 +174,17 @@ class TopKProblem(Problem):
         piece {lambda_j >= lambda_i}, and the union bound runs over the k (n - k) ordered pairs
         (i outside the true top set, j inside it).
 
-        ``"topk-leader"`` (Gaussian arms with known variances, no epsilon): one test per k-set on a common
-        separating level, without the union over pairs (:mod:`pybai.stopping.topk_leader`).
+        ``"topk-leader"`` (Gaussian arms with known variances or Bernoulli arms, no epsilon): one test per k-set on
+        a common separating level, without the union over pairs (:mod:`pybai.stopping.topk_leader`).
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         if name == "topk-leader":
-            if self.epsilon is not None or self.family.name != "gaussian":
+            if self.epsilon is not None or self.family.name not in ("gaussian", "bernoulli"):
                 raise fail("threshold", type(self).__name__, "a kind this problem supports ('topk-leader' is for "
-                           "top-k identification of Gaussian arms with known variances, without epsilon)", kind)
-            return GaussianTopKLeaderThreshold(delta, self.n_arms, self.k)
+                           "top-k identification of Gaussian arms with known variances or Bernoulli arms, without "
+                           "epsilon)", kind)
+            cls = GaussianTopKLeaderThreshold if self.family.name == "gaussian" else BernoulliTopKLeaderThreshold
+            return cls(delta, self.n_arms, self.k)
         return self._pair_threshold(kind, delta)
 
     def pieces(self, model) -> PairPieces | None:
