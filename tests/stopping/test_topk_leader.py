@@ -356,6 +356,24 @@ def test_error_rate_near_a_tie_at_the_boundary_is_below_delta_and_not_vacuous(be
     assert final.mean() <= 1.0 + 3.0 * final.std() / math.sqrt(runs)  # a supermartingale of initial value 1
 
 
+def test_the_untracked_flag_is_not_set_while_the_top_set_has_no_slot():
+    """One slot (cap 1): the first top set {0, 1} takes it; then {2, 3} leads by far, untracked.  Every other set is
+    rejected (the untracked ones by the common bound), but {2, 3} itself was not tested: the flag that would make sets
+    given a slot later start rejected stays 0.  With a slot for the top set the same decision sets it."""
+    K, k, level = 4, 2, math.log(10.0)
+    var, seen = np.ones(K), np.zeros(K)
+    counts = np.full(K, 400.0)
+    for cap, flag in ((1, 0.0), (default_cap(K, k), 1.0)):
+        state = np.zeros(topk_state_size(K, k, cap))
+        topk_step(state, K, k, cap, GAUSSIAN, counts, counts * np.array([0.1, 0.05, 0.0, -0.05]),
+                  np.array([0.1, 0.05, 0.0, -0.05]), var, 2.0, 2.0, SCALES, EMAX, CONSTS, level, 8, seen)
+        assert members(state, k, 0) == [0, 1]
+        means = np.array([-1.0, -1.1, 1.0, 1.1])
+        m = topk_step(state, K, k, cap, GAUSSIAN, counts, counts * means, means, var, 2.0, 2.0, SCALES, EMAX, CONSTS,
+                      level, 8, seen)
+        assert m > 0.0 and state[1] == flag
+
+
 def test_state_is_saved_and_restored_with_the_strategy():
     problem = TopKProblem(6, 2, Gaussian(1.0, n_sources=6), FixedConfidence(0.1, max_samples=100_000))
     env = GaussianEnvironment(np.array([1.0, 0.7, 0.6, 0.5, 0.2, 0.0]), 1.0)

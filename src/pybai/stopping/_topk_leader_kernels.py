@@ -311,7 +311,8 @@ def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scale
     increasing order of the smallest pair GLR of (an arm of the top set they leave out, an arm they hold outside
     it), the first margin <= 0 returned at once; then the untracked sets (:func:`_untracked_margin`).  With
     ``record`` (the run's own decision, not a what-if) the sets that pass are marked rejected (the untracked ones
-    by the header flag).
+    by the header flag, set only when the top set itself has a slot: otherwise it is an untracked set that was not
+    tested, and must not start rejected when it gets a slot later).
     """
     for i in range(n_arms):
         if counts[i] <= 0.0:
@@ -362,8 +363,8 @@ def topk_min_margin(state, n_arms, k, cap, code, counts, sums, means, var, scale
     m = _untracked_margin(state, n_arms, k, cap, top, inside, code, counts, sums, means, var, scales, emax, consts,
                           level, limit)
     worst = min(worst, m)
-    if record and worst > 0.0:
-        state[1] = 1.0
+    if record and worst > 0.0 and _find(state, k, top) >= 0:
+        state[1] = 1.0  # every untracked set was tested (the top set has a slot): sets tracked later start rejected
     return worst
 
 
