@@ -11,7 +11,7 @@ import pytest
 from numba import njit
 from scipy.stats import norm
 
-from pybai import FixedConfidence, make_strategy
+from pybai import BernoulliEnvironment, Bounded, FixedConfidence, make_strategy
 from pybai.environments.gaussian import GaussianEnvironment
 from pybai.exceptions import InvalidParameterError
 from pybai.models import Bernoulli, Gaussian
@@ -426,6 +426,23 @@ def test_problems_build_and_refuse_the_kind():
         make_threshold("topk-leader", 0.1, n_alternatives=8, n_terms=2, family="gaussian")
     with pytest.raises(InvalidParameterError, match="k"):
         GaussianTopKLeaderThreshold(0.1, 4, 4)
+
+
+def test_bounded_rewards_take_the_rule_of_rewards_in_0_1():
+    """Sub-Bernoulli bounded rewards (rescaled to [0, 1]) take the Bernoulli form; on {0, 1} rewards the run is the
+    Bernoulli run; kl-inf refuses the kind."""
+    env = BernoulliEnvironment([0.7, 0.6, 0.4, 0.35, 0.2])
+    regime = FixedConfidence(0.1, max_samples=50_000)
+    outs = []
+    for family in (Bernoulli(n_sources=5), Bounded(5, 0.0, 1.0, "sub-bernoulli")):
+        problem = TopKProblem(5, 2, family, regime)
+        assert isinstance(problem.threshold("topk-leader", 0.1), BernoulliTopKLeaderThreshold)
+        outs.append(run_replication(make_strategy("game", threshold="topk-leader"), env, problem,
+                                    np.random.SeedSequence(7)))
+    assert outs[0].status == outs[1].status == "stopped"
+    assert (outs[0].samples, sorted(outs[0].recommendation)) == (outs[1].samples, sorted(outs[1].recommendation))
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        TopKProblem(5, 2, Bounded(5, 0.0, 1.0, "kl-inf"), regime).threshold("topk-leader", 0.1)
 
 
 def test_a_simulated_run_uses_the_ask_tell_loop_and_is_correct():

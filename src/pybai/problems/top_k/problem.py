@@ -174,16 +174,18 @@ class TopKProblem(Problem):
         piece {lambda_j >= lambda_i}, and the union bound runs over the k (n - k) ordered pairs
         (i outside the true top set, j inside it).
 
-        ``"topk-leader"`` (Gaussian arms with known variances or Bernoulli arms, no epsilon): one test per k-set on
-        a common separating level, without the union over pairs (:mod:`pybai.stopping.topk_leader`).
+        ``"topk-leader"`` (no epsilon; the families with a leader form,
+        :attr:`~pybai.models.families.Family.leader_family`: Gaussian arms with known variances, Bernoulli arms,
+        bounded rewards with the sub-Bernoulli statistic): one test per k-set on a common separating level, without the union over pairs (:mod:`pybai.stopping.topk_leader`).
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         if name == "topk-leader":
-            if self.epsilon is not None or self.family.name not in ("gaussian", "bernoulli"):
+            leader = self.family.leader_family
+            if self.epsilon is not None or leader is None:
                 raise fail("threshold", type(self).__name__, "a kind this problem supports ('topk-leader' is for "
-                           "top-k identification of Gaussian arms with known variances or Bernoulli arms, without "
-                           "epsilon)", kind)
-            cls = GaussianTopKLeaderThreshold if self.family.name == "gaussian" else BernoulliTopKLeaderThreshold
+                           "top-k identification without epsilon of Gaussian arms with known variances, Bernoulli arms "
+                           "or bounded rewards with statistic 'sub-bernoulli')", kind)
+            cls = GaussianTopKLeaderThreshold if leader == "gaussian" else BernoulliTopKLeaderThreshold
             return cls(delta, self.n_arms, self.k)
         return self._pair_threshold(kind, delta)
 
