@@ -22,13 +22,15 @@ epsilon rule is merged).
     .venv/bin/python benchmarks/msprt_epsilon.py tie --replications 20
     .venv/bin/python benchmarks/msprt_epsilon.py sweep --replications 12
     .venv/bin/python benchmarks/msprt_epsilon.py sweep --list          # the drawn instances only
+    .venv/bin/python benchmarks/msprt_epsilon.py tie --report-only     # the table again from the JSON (same --replications)
 
-Writes ``benchmarks/results/msprt_epsilon_{tie,sweep}.json`` and ``.md``.
+Writes ``benchmarks/results/msprt_epsilon_{tie,sweep}_r{replications}.json`` and ``.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import pathlib
 import sys
@@ -140,10 +142,19 @@ def run_sweep(replications: int, only: list[int] | None = None) -> dict:
             "rows": rows}
 
 
+#: the tie's reference row: tau = the effect the certification must detect (epsilon, on the tied pair)
+TIE_REFERENCE = "mSPRT tau=eps (not proven)"
+
+
 def tie_markdown(doc: dict) -> str:
-    rows = [[r["rule"], f"{fmt(r['mean_samples'])} ± {fmt(r['se'])}", f"{r['errors']}/{r['replications']}",
-             r["censored"]] for r in doc["rows"]]
-    return table(["rule", "mean samples ± se", "errors", "censored"], rows, "lrrr")
+    """Every rule's mean samples, errors, censored runs and its ratio to :data:`TIE_REFERENCE` (same seeds)."""
+    reference = np.array(next(r["samples"] for r in doc["rows"] if r["rule"] == TIE_REFERENCE))
+    rows = []
+    for r in doc["rows"]:
+        ratio, se = ratio_se(np.array(r["samples"]), reference)
+        rows.append([r["rule"], f"{fmt(r['mean_samples'])} ± {fmt(r['se'])}", f"{ratio:.2f} ± {se:.2f}",
+                     f"{r['errors']}/{r['replications']}", r["censored"]])
+    return table(["rule", "mean samples ± se", "over mSPRT tau=eps ± se", "errors", "censored"], rows, "lrrrr")
 
 
 def sweep_markdown(doc: dict) -> str:
@@ -164,22 +175,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replications", type=int, default=None)
     parser.add_argument("--only", type=int, nargs="*", default=None, help="sweep: these instances only")
     parser.add_argument("--list", action="store_true", help="sweep: print the drawn instances and exit")
+    parser.add_argument("--report-only", action="store_true", help="the markdown again from the JSON, no runs")
     args = parser.parse_args(argv)
+    replications = args.replications or {"tie": 20, "sweep": 12}[args.part]
+    suffix = "" if args.only is None else "_" + "_".join(str(i) for i in args.only)
+    name = f"msprt_epsilon_{args.part}_r{replications}{suffix}"
+    if args.report_only:
+        doc = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+        text = tie_markdown(doc) if args.part == "tie" else sweep_markdown(doc)
+        (RESULTS / f"{name}.md").write_text(f"{machine_line(doc['machine'])}\n\n{text}\n", encoding="utf-8")
+        print(text)
+        return 0
     if args.list:
         for i, means in enumerate(draw_instances()):
             print(i, means, f"gap {means[0] - max(means[1:]):.5f}")
         return 0
     info = machine()
     if args.part == "tie":
-        doc = run_tie(args.replications or 20)
+        doc = run_tie(replications)
         text = tie_markdown(doc)
     else:
-        doc = run_sweep(args.replications or 12, args.only)
+        doc = run_sweep(replications, args.only)
         text = sweep_markdown(doc)
     doc["machine"] = info
-    suffix = "" if args.only is None else "_" + "_".join(str(i) for i in args.only)
-    write_json(f"msprt_epsilon_{args.part}{suffix}.json", doc)
-    (RESULTS / f"msprt_epsilon_{args.part}{suffix}.md").write_text(f"{machine_line(info)}\n\n{text}\n", encoding="utf-8")
+    write_json(f"{name}.json", doc)
+    (RESULTS / f"{name}.md").write_text(f"{machine_line(info)}\n\n{text}\n", encoding="utf-8")
     print(text)
     return 0
 
