@@ -22,6 +22,7 @@ epsilon rule is merged).
     .venv/bin/python benchmarks/msprt_epsilon.py tie --replications 20
     .venv/bin/python benchmarks/msprt_epsilon.py sweep --replications 12
     .venv/bin/python benchmarks/msprt_epsilon.py sweep --list          # the drawn instances only
+    .venv/bin/python benchmarks/msprt_epsilon.py sweep --replications 30 --only 2 4 --every-candidate
     .venv/bin/python benchmarks/msprt_epsilon.py tie --report-only     # the table again from the JSON (same --replications)
 
 Writes ``benchmarks/results/msprt_epsilon_{tie,sweep}_r{replications}.json`` and ``.md``.
@@ -110,7 +111,7 @@ def run_tie(replications: int) -> dict:
             "rows": rows}
 
 
-def run_sweep(replications: int, only: list[int] | None = None) -> dict:
+def run_sweep(replications: int, only: list[int] | None = None, every: bool = False) -> dict:
     instances = draw_instances()
     rows = []
     for i, means in enumerate(instances):
@@ -134,7 +135,15 @@ def run_sweep(replications: int, only: list[int] | None = None) -> dict:
         msprt = _summary(_runs(make_strategy("mixture-sprt", {"tau": gap}), env, problem, seed, replications))
         ratio, se = ratio_se(np.array(proven["samples"]), np.array(msprt["samples"]))
         row = {"instance": i, "means": means, "gap": gap, "pilot": pilot, "best_proven": best, "proven": proven,
-               "msprt": msprt, "ratio": ratio, "ratio_se": se, "process_seconds": time.process_time() - start}
+               "msprt": msprt, "ratio": ratio, "ratio_se": se}
+        if every:  # every candidate on the main seeds (the pilot's pick is then one of these rows)
+            row["candidates"] = {}
+            for label, name, params in CANDIDATES:
+                runs = proven if label == best else _summary(
+                    _runs(make_strategy(name, dict(params, threshold="delta-correct")), env, problem, seed, replications))
+                r, e = ratio_se(np.array(runs["samples"]), np.array(msprt["samples"]))
+                row["candidates"][label] = {**runs, "ratio": r, "ratio_se": e}
+        row["process_seconds"] = time.process_time() - start
         rows.append(row)
         print(f"#{i} {means} best {best}: {proven['mean_samples']:,.0f} vs mSPRT {msprt['mean_samples']:,.0f} = "
               f"{ratio:.2f} +- {se:.2f}  (cpu {row['process_seconds']:.0f}s)", file=sys.stderr, flush=True)
@@ -165,8 +174,16 @@ def sweep_markdown(doc: dict) -> str:
                      r["best_proven"], f"{fmt(p['mean_samples'])} ± {fmt(p['se'])}",
                      f"{fmt(m['mean_samples'])} ± {fmt(m['se'])}", f"{r['ratio']:.2f} ± {r['ratio_se']:.2f}",
                      f"{p['errors']} / {m['errors']}"])
-    return table(["#", "conversion rates", "gap", "best proven (pilot)", "proven: mean ± se", "mSPRT tau=gap: mean ± se",
+    text = table(["#", "conversion rates", "gap", "best proven (pilot)", "proven: mean ± se", "mSPRT tau=gap: mean ± se",
                   "ratio ± se", "errors (proven / mSPRT)"], rows, "rlrlrrrr")
+    every = [r for r in doc["rows"] if "candidates" in r]
+    if every:
+        labels = [label for label, _, _ in CANDIDATES]
+        lines = [[r["instance"]] + [f"{fmt(r['candidates'][lab]['mean_samples'])} ({r['candidates'][lab]['ratio']:.2f} ± "
+                                    f"{r['candidates'][lab]['ratio_se']:.2f})" for lab in labels] for r in every]
+        text += "\n\nEvery proven candidate on the same seeds (mean samples; over the mSPRT ± se):\n\n"
+        text += table(["#"] + labels, lines, "r" + "r" * len(labels))
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,9 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", type=int, nargs="*", default=None, help="sweep: these instances only")
     parser.add_argument("--list", action="store_true", help="sweep: print the drawn instances and exit")
     parser.add_argument("--report-only", action="store_true", help="the markdown again from the JSON, no runs")
+    parser.add_argument("--every-candidate", action="store_true", help="sweep: run every proven candidate in full")
     args = parser.parse_args(argv)
     replications = args.replications or {"tie": 20, "sweep": 12}[args.part]
-    suffix = "" if args.only is None else "_" + "_".join(str(i) for i in args.only)
+    suffix = ("" if args.only is None else "_" + "_".join(str(i) for i in args.only)) + ("_every" if args.every_candidate
+                                                                                           else "")
     name = f"msprt_epsilon_{args.part}_r{replications}{suffix}"
     if args.report_only:
         doc = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
@@ -195,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         doc = run_tie(replications)
         text = tie_markdown(doc)
     else:
-        doc = run_sweep(replications, args.only)
+        doc = run_sweep(replications, args.only, args.every_candidate)
         text = sweep_markdown(doc)
     doc["machine"] = info
     write_json(f"{name}.json", doc)
