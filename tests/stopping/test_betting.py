@@ -55,13 +55,19 @@ def test_margin_reads_the_betting_tables_and_stops_on_clear_gaps():
     assert not HeuristicBettingThreshold(0.05, 1).proven
 
 
-def test_sub_bernoulli_uses_the_bernoulli_pair_rule():
+def test_sub_bernoulli_uses_the_rules_of_rewards_in_0_1():
+    from pybai.stopping.leader import BernoulliLeaderSettledThreshold
     from pybai.stopping.pair_mixture import BernoulliPairMixtureThreshold
+    from pybai.stopping.tilt import BernoulliTiltThreshold
 
     p = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05))
     assert isinstance(p.threshold("pair-mixture", 0.05), BernoulliPairMixtureThreshold)
-    from pybai.stopping.tilt import BernoulliTiltThreshold
-    assert isinstance(p.threshold("delta-correct", 0.05), BernoulliTiltThreshold)
+    assert isinstance(p.threshold("pair-tilt", 0.05), BernoulliTiltThreshold)
+    # plain best arm: the leader rule of rewards in [0, 1] (tests/stopping/test_bounded_leader.py); with epsilon the
+    # tilted pair rule
+    assert p.threshold("delta-correct", 0.05) == BernoulliLeaderSettledThreshold(0.05, 3)
+    eps = BestArmProblem(3, Bounded(3, 2.0, 5.0, "sub-bernoulli"), FixedConfidence(0.05), epsilon=0.1)
+    assert isinstance(eps.threshold("delta-correct", 0.05), BernoulliTiltThreshold)
 
 
 def _wrong_epsilon_stops(th, offset, runs=100, steps=300, seed=1):

@@ -8,9 +8,11 @@ results and session status show).  Two statistics:
 * ``"sub-bernoulli"``: the Bernoulli KL of the rescaled means (kernel code
   :data:`~pybai.models._kl.BERNOULLI`) in the GLR, the oracle and every sampling rule.  Every law on
   [0, 1] is "sub-Bernoulli": E exp(eta X) <= 1 - m + m e^eta for X in [0, 1] of mean m (convexity),
-  so each Bernoulli likelihood-ratio and mixture martingale stays a supermartingale and the
-  Bernoulli per-pair mixture rule (:class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`)
-  is proven for it.  Loose when the rewards vary little (its variance proxy is m (1 - m)).
+  so each Bernoulli likelihood-ratio, mixture and tilted martingale stays a supermartingale and the
+  proven rules of rewards in [0, 1] hold for it: for plain best arm the leader rule ``"leader-settled"``
+  (:mod:`pybai.stopping.leader`, its ``"delta-correct"``: :attr:`Bounded.leader_family`), otherwise the
+  tilted per-pair rule (:mod:`pybai.stopping.tilt`).  Loose when the rewards vary little (its variance
+  proxy is m (1 - m)).
 * ``"kl-inf"`` (default): the empirical-likelihood divergence KL_inf (Honda & Takemura 2010;
   :mod:`pybai.models.kl_inf`) decides stopping, through the betting martingales of
   :mod:`pybai.models.betting` whose log-wealth is about N KL_inf (:mod:`pybai.stopping.betting`,
@@ -114,6 +116,13 @@ class Bounded(Family):
     @property
     def size(self) -> int:
         return int(self.n_sources)
+
+    @property
+    def leader_family(self) -> str | None:
+        """``"bernoulli"`` with ``"sub-bernoulli"``: the leader rules of rewards in [0, 1] (tilted half-normal
+        mixtures, proven for any law on [0, 1]) on the rescaled rewards, the ``"delta-correct"`` rule of plain best
+        arm; None with ``"kl-inf"`` (no leader form of the betting rule: docs/thresholds.md, "Bounded rewards")."""
+        return "bernoulli" if self.statistic == "sub-bernoulli" else None
 
     @property
     def support(self) -> tuple[float, float]:

@@ -109,6 +109,18 @@ class Family:
         with bounds read from the statistic itself.
         """
         return _kl.kernel_bounds(self.code, model.counts, means, self.variances, float(level), lower)
+
+    @property
+    def leader_family(self) -> str | None:
+        """The family whose leader rules (kinds ``"leader"``, ``"leader-scales"``, ``"leader-settled"``,
+        :mod:`pybai.stopping.leader`) are proven for these rewards, or None (the plain best-arm problem then maps
+        ``"delta-correct"`` to a per-pair rule and refuses the leader kinds).
+
+        Default: ``"gaussian"`` (known variances) and ``"bernoulli"`` for themselves, None otherwise; bounded
+        rewards with the sub-Bernoulli statistic answer ``"bernoulli"`` (rewards rescaled to [0, 1]).
+        """
+        return self.name if self.name in ("gaussian", "bernoulli") else None
+
     @property
     def support(self) -> tuple[float, float]:
         """The interval the rewards lie in (default: the real line)."""

@@ -1,8 +1,11 @@
 r"""The proven stopping rules of bounded rewards (reward model ``"bounded"``).
 
-``statistic = "sub-bernoulli"``: the Bernoulli per-pair mixture rule
-(:class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`) on the rescaled rewards; its
-martingales stay supermartingales for any law on [0, 1] (see :mod:`pybai.models.bounded`).
+``statistic = "sub-bernoulli"``: the rules of rewards in [0, 1] on the rescaled rewards, whose martingales stay
+supermartingales for any law on [0, 1] (see :mod:`pybai.models.bounded`): the tilted per-pair rule
+(:class:`~pybai.stopping.tilt.BernoulliTiltThreshold`, ``"delta-correct"`` here), and ``"pair-mixture"``
+(:class:`~pybai.stopping.pair_mixture.BernoulliPairMixtureThreshold`).  Plain best arm takes the leader rules of
+rewards in [0, 1] instead (``"delta-correct"``: ``"leader-settled"``, :mod:`pybai.stopping.leader`), through
+:attr:`pybai.models.bounded.Bounded.leader_family`.
 
 ``statistic = "kl-inf"``: :class:`BettingThreshold`, a per-pair rule on the betting tables of
 :class:`~pybai.models.betting.BettingModel` (rewards rescaled to [0, 1]):

@@ -164,9 +164,11 @@ class BestArmProblem(Problem):
         return PairPieces(pair[0], pair[1], self.shift, self.family.variances)
 
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: without an answer tolerance, on Gaussian (known variances) and Bernoulli arms,
-        the rule ``"leader-settled"``: one test per hypothesis "arm j is the best", without the union over pairs,
-        with the scale-pair prior and leader processes that start once the leader has settled
+        """``"delta-correct"``: without an answer tolerance, on the families with a leader form
+        (:attr:`~pybai.models.families.Family.leader_family`: Gaussian arms with known variances, Bernoulli arms,
+        bounded rewards with the sub-Bernoulli statistic), the rule ``"leader-settled"``: one test per hypothesis
+        "arm j is the best", without the union over pairs, with the scale-pair prior and leader processes that start
+        once the leader has settled
         (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts them at once, ``"leader"`` also keeps one common
         scale per term).
         Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`),
@@ -177,11 +179,15 @@ class BestArmProblem(Problem):
         "epsilon-best-arm identification"); the leader kinds are refused.
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
-        if name == "delta-correct" and self.family.name in ("gaussian", "bernoulli"):
+        leader = self.family.leader_family
+        if name == "delta-correct" and leader is not None:
             name = "leader-settled"
         if name in LEADER_KINDS and self.epsilon is None:
-            return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
-                                  family=self.family.name)
+            if leader is None:
+                raise fail("threshold", type(self).__name__, f"a kind with a proven form for {self.family.name} "
+                           "rewards (the leader kinds: Gaussian rewards with known variances, Bernoulli rewards, "
+                           "reward_model 'bounded' with statistic 'sub-bernoulli')", kind)
+            return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=leader)
         return self._pair_threshold(kind, delta)
 
     def oracle(self, means, hint: np.ndarray | None = None):
