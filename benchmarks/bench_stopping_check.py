@@ -20,7 +20,8 @@ divided by the number of checks.
 
 The ``heuristic`` threshold (GLR > ln((1 + ln t)/delta)) is timed beside it for reference.  Instances:
 10 Gaussian arms, means linspace(1, 0, 10), sd 1 (known, and unknown variances); 10 Bernoulli arms,
-means linspace(0.6, 0.15, 10); delta = 0.01.  Each measurement is repeated (``--repeats``) and the
+means linspace(0.6, 0.15, 10); the same two with an additive epsilon (0.05 Gaussian, 0.02 Bernoulli);
+delta = 0.01.  Each measurement is repeated (``--repeats``) and the
 minimum and median over repeats of the mean per-check time are reported with the load average.
 
     .venv/bin/python benchmarks/bench_stopping_check.py [--runs 3] [--repeats 5] [--strategies tas]
@@ -64,6 +65,11 @@ INSTANCES = {
     "bernoulli-10": (lambda: BestArmProblem(K, Bernoulli(K), FixedConfidence(DELTA)), BernoulliEnvironment(BERN)),
     "gaussian-10 (unknown sd)": (lambda: BestArmProblem(K, GaussianUnknownVariance(K), FixedConfidence(DELTA)),
                                  GaussianEnvironment(GAUSS, 1.0)),
+    # epsilon-best-arm identification (the leader rules on the shifted diagonal)
+    "gaussian-10 eps 0.05": (lambda: BestArmProblem(K, Gaussian(1.0, n_sources=K), FixedConfidence(DELTA), epsilon=0.05),
+                             GaussianEnvironment(GAUSS, 1.0)),
+    "bernoulli-10 eps 0.02": (lambda: BestArmProblem(K, Bernoulli(K), FixedConfidence(DELTA), epsilon=0.02),
+                              BernoulliEnvironment(BERN)),
 }
 STRATEGIES = {"tas": {}, "uniform": {}}
 

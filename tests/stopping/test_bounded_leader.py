@@ -56,13 +56,16 @@ def test_sub_bernoulli_best_arm_maps_delta_correct_and_the_leader_kinds():
     assert type(problem.threshold("Leader", 0.1)) is BernoulliLeaderThreshold
     assert isinstance(problem.threshold("pair-tilt", 0.1), BernoulliTiltThreshold)  # the rule it replaces
     assert problem.run_kernels() is None  # no compiled runs for bounded rewards: ask/tell is the only path
-    # other goals and epsilon keep the per-pair rules and refuse the leader kinds, naming threshold
+    # epsilon: the leader rule on the epsilon hypotheses, its shift in the rescaled units (width 8: 0.1 / 8)
+    epsilon = BestArmProblem(4, _bounded("sub-bernoulli", low=-2.0, high=6.0), FC, epsilon=0.1)
+    rule = epsilon.threshold("delta-correct", 0.1)
+    assert type(rule) is BernoulliLeaderSettledThreshold
+    assert rule.shift == epsilon.shift == (1.0, pytest.approx(0.1 / 8.0))
+    # top-k keeps the per-pair rules and refuses the leader kinds, naming threshold
     top_k = TopKProblem(4, 2, _bounded("sub-bernoulli"), FC)
-    epsilon = BestArmProblem(4, _bounded("sub-bernoulli"), FC, epsilon=0.1)
-    for other in (top_k, epsilon):
-        assert isinstance(other.threshold("delta-correct", 0.1), BernoulliTiltThreshold)
-        with pytest.raises(InvalidParameterError, match="threshold"):
-            other.threshold("leader-settled", 0.1)
+    assert isinstance(top_k.threshold("delta-correct", 0.1), BernoulliTiltThreshold)
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        top_k.threshold("leader-settled", 0.1)
 
 
 @pytest.mark.parametrize("kind", ["leader", "leader-scales", "leader-settled"])

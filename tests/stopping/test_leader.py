@@ -403,17 +403,20 @@ def test_make_threshold_problems_and_parameters():
     fc = FixedConfidence(0.1)
     with pytest.raises(InvalidParameterError, match="threshold"):
         TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("leader", 0.1)
-    with pytest.raises(InvalidParameterError, match="threshold"):
-        BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader", 0.1)
+    # epsilon-best-arm identification: the same kind on the problem's shift (test_leader_epsilon.py)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader", 0.1) == \
+        GaussianLeaderThreshold(0.1, 4, shift=(1.0, 0.1))
     assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("leader", 0.1),
                       GaussianLeaderThreshold)
-    # the delta-correct rule of plain best-arm identification on Gaussian and Bernoulli arms; with epsilon and
-    # for top-k the per-pair rules
+    # the delta-correct rule of best-arm identification on Gaussian and Bernoulli arms (with epsilon too); for
+    # top-k the per-pair rules
     assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1),
                       GaussianLeaderThreshold)
     assert isinstance(BestArmProblem(4, Bernoulli(n_sources=4), fc).threshold("delta-correct", 0.1),
                       BernoulliLeaderThreshold)
     assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("delta-correct", 0.1),
+                      GaussianLeaderThreshold)
+    assert isinstance(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("pair-mixture", 0.1),
                       GaussianPairMixtureThreshold)
     assert isinstance(TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("delta-correct", 0.1),
                       GaussianPairMixtureThreshold)

@@ -220,7 +220,8 @@ def test_make_threshold_problems_and_defaults():
     assert type(BestArmProblem(4, Gaussian(1.0, n_sources=4), fc).threshold("leader", 0.1)) is GaussianLeaderThreshold
     with pytest.raises(InvalidParameterError, match="threshold"):
         TopKProblem(4, 2, Gaussian(1.0, n_sources=4), fc).threshold("leader-scales", 0.1)
-    with pytest.raises(InvalidParameterError, match="threshold"):
-        BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader-scales", 0.1)
+    # epsilon-best-arm identification: the same kind on the problem's shift (test_leader_epsilon.py)
+    assert BestArmProblem(4, Gaussian(1.0, n_sources=4), fc, epsilon=0.1).threshold("leader-scales", 0.1) == \
+        GaussianLeaderScalesThreshold(0.1, 4, shift=(1.0, 0.1))
     with pytest.raises(InvalidParameterError, match="family"):
         make_threshold("leader-scales", 0.1, n_alternatives=4, family="exponential_family")

@@ -4,8 +4,9 @@ The rule keeps a small state (a flat float array, :func:`state_size`): for every
 H_j = "arm j is the best", the arm its leader-following process currently follows, the counts and
 sums of that arm when the current segment started, and the completed segments (arm, count, sum).
 
-* :func:`leader_advance`: the leaders after the data seen so far (they decide which samples the
-  next segment holds: a predictable choice).
+* :func:`leader_advance` (module :mod:`pybai.stopping._leader_state`, re-exported here with the layout's
+  constants): the leaders after the data seen so far (they decide which samples the next segment holds: a
+  predictable choice).
 * :func:`gaussian_hypothesis_margin`, :func:`tilt_hypothesis_margin`: a certified lower bound on the
   infimum over H_j of ln E_j, minus the level (Gaussian arms with known variances; rewards in [0, 1]).
 * :func:`leader_min_margin`: the smallest margin over the hypotheses j != the empirical best.
@@ -15,7 +16,9 @@ sums of that arm when the current segment started, and the completed segments (a
 State layout for K arms (``M`` = :data:`MAX_SEGMENTS`): ``[0, K)`` the leader of each hypothesis
 (-1: none yet), ``[K, 2K)`` and ``[2K, 3K)`` the count and sum of the leader when its segment started,
 ``[3K, 4K)`` the number of completed segments, ``[4K, 5K)`` 1.0 for a hypothesis rejected at some past
-decision (remembered: its e-process crossed the level then), then ``K M`` triples (arm, count, sum).
+decision (remembered: its e-process crossed the level then), or, with an answer tolerance, 2 + a for its
+epsilon hypothesis H_j,a^eps rejected while a was the empirical best (remembered for that answer a only;
+:func:`leader_min_margin`), then ``K M`` triples (arm, count, sum).
 """
 
 from __future__ import annotations
@@ -26,89 +29,16 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import GAUSSIAN, pair_cost
+from pybai.stopping._leader_state import MAX_SEGMENTS, STICKY, leader_advance, segment_index, state_size
 from pybai.stopping._pair_mixture_kernels import q_parts
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
            "tilt_hypothesis_margin", "leader_min_margin", "leader_step"]
 
-#: Completed segments kept per hypothesis; when they are all used the current leader is kept for good.
-MAX_SEGMENTS = 32
-#: The pair GLR (nats) by which the empirical best of the other arms must beat a hypothesis' current
-#: leader before the leader changes (a new segment restarts a mixture, which costs; near-tied arms
-#: would otherwise swap the lead often).
-STICKY = 2.0
-
 _LN2 = math.log(2.0)
 _MAX_STEPS = 200
-
-
-@njit(cache=True)
-def state_size(n_arms):
-    """Length of the state of ``n_arms`` arms (module docstring)."""
-    return n_arms * (5 + 3 * MAX_SEGMENTS)
-
-
-@njit(cache=True)
-def _seg(n_arms, j, k):
-    return 5 * n_arms + 3 * (j * MAX_SEGMENTS + k)
-
-
-@njit(cache=True)
-def leader_advance(state, counts, sums, means, code, var, sticky, start=0.0):
-    """Update the leaders of every hypothesis from the data seen so far (in place).
-
-    The candidate leader of H_j is the empirical best of the arms other than j (first of ties).  It
-    replaces the current leader when the pair GLR of the two (candidate over current) exceeds
-    ``sticky``; then the current segment (the current leader's samples since it became the leader) is
-    closed and stored, and a new one starts at the candidate's current count and sum.  With
-    :data:`MAX_SEGMENTS` segments stored the leader is kept.  Every choice reads the past only.
-
-    ``start`` > 0 (the settled-leader rule, kind ``"leader-settled"``): a hypothesis without a leader gets
-    its first one only when the candidate's pair GLR over the runner-up of the arms other than j exceeds
-    ``start`` (with K = 2 there is no runner-up and the leader starts at once); until then its leader
-    process holds its wealth as cash (L_j = 1, no segment).  0 starts the first leader at once.
-    """
-    K = counts.shape[0]
-    b1 = 0
-    for i in range(1, K):
-        if means[i] > means[b1]:
-            b1 = i
-    b2 = 1 if b1 == 0 else 0
-    for i in range(K):
-        if i != b1 and means[i] > means[b2]:
-            b2 = i
-    b3 = -1
-    if start > 0.0:
-        for i in range(K):
-            if i != b1 and i != b2 and (b3 < 0 or means[i] > means[b3]):
-                b3 = i
-    for j in range(K):
-        cand = b2 if j == b1 else b1
-        cur = int(state[j])
-        if cur == cand:
-            continue
-        if cur < 0 and start > 0.0:
-            runner = b3 if (j == b1 or j == b2) else b2
-            if runner >= 0 and pair_cost(code, counts[cand], means[cand], var[cand], counts[runner], means[runner],
-                                         var[runner]) <= start:
-                continue
-        if cur >= 0:
-            if pair_cost(code, counts[cand], means[cand], var[cand], counts[cur], means[cur], var[cur]) <= sticky:
-                continue
-            n = counts[cur] - state[K + j]
-            if n > 0.0:
-                k = int(state[3 * K + j])
-                if k >= MAX_SEGMENTS:
-                    continue
-                base = _seg(K, j, k)
-                state[base] = cur
-                state[base + 1] = n
-                state[base + 2] = sums[cur] - state[2 * K + j]
-                state[3 * K + j] = k + 1
-        state[j] = cand
-        state[K + j] = counts[cand]
-        state[2 * K + j] = sums[cand]
+_seg = segment_index
 
 
 @njit(cache=True)
@@ -122,13 +52,24 @@ def _gauss_factor(x, up, n, s, v, c):
 
 
 @njit(cache=True)
-def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h):
+def _gauss_factor_at(x, up, n, s, v, c, arm, best, a, e):
+    """:func:`_gauss_factor` of ``arm`` on the shifted diagonal: at the level a x - e when ``arm`` is ``best`` (the
+    epsilon answer's factors; derivatives by the chain rule), at x otherwise (``best`` = -1: every arm at x)."""
+    if arm == best:
+        f, d, h = _gauss_factor(a * x - e, up, n, s, v, c)
+        return f, a * d, a * a * h
+    return _gauss_factor(x, up, n, s, v, c)
+
+
+@njit(cache=True)
+def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h, best=-1, a=1.0, e=0.0):
     """(f, d, h) plus ln L_j,c at x and its two derivatives: the leader process's stored segments, then the current
-    one (added in this order)."""
+    one (added in this order); the segments of arm ``best`` at the level a x - e (-1: none shifted)."""
     K = counts.shape[0]
     for k in range(int(state[3 * K + j])):
         base = _seg(K, j, k)
-        f1, d1, h1 = _gauss_factor(x, True, state[base + 1], state[base + 2], var[int(state[base])], c)
+        arm = int(state[base])
+        f1, d1, h1 = _gauss_factor_at(x, True, state[base + 1], state[base + 2], var[arm], c, arm, best, a, e)
         f += f1
         d += d1
         h += h1
@@ -136,7 +77,7 @@ def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h):
     if lead >= 0:
         n = counts[lead] - state[K + j]
         if n > 0.0:
-            f1, d1, h1 = _gauss_factor(x, True, n, sums[lead] - state[2 * K + j], var[lead], c)
+            f1, d1, h1 = _gauss_factor_at(x, True, n, sums[lead] - state[2 * K + j], var[lead], c, lead, best, a, e)
             f += f1
             d += d1
             h += h1
@@ -144,17 +85,27 @@ def _gauss_lead(x, state, j, counts, sums, var, c, f, d, h):
 
 
 @njit(cache=True)
-def _tilt_lead(y, state, j, counts, sums, c, eta_max, e_tilt, log_norm, f):
-    """f plus ln L_j,c at the level y (rewards in [0, 1]), segments added in the order of :func:`_gauss_lead`."""
+def _shifted_level(y, a, e):
+    """The epsilon answer's level a y - e on the shifted diagonal, at least 0 (rewards in [0, 1]; a level rounded
+    below 0 is raised to 0, which lowers the arm's "above" factor: conservative)."""
+    return max(a * y - e, 0.0)
+
+
+@njit(cache=True)
+def _tilt_lead(y, state, j, counts, sums, c, eta_max, e_tilt, log_norm, f, best=-1, a=1.0, e=0.0):
+    """f plus ln L_j,c at the level y (rewards in [0, 1]), segments added in the order of :func:`_gauss_lead`; the
+    segments of arm ``best`` at the level a y - e (-1: none shifted)."""
     K = counts.shape[0]
     for k in range(int(state[3 * K + j])):
         base = _seg(K, j, k)
-        f += term_at_level(state[base + 1], state[base + 2], y, c, eta_max, e_tilt, log_norm, True)
+        level = _shifted_level(y, a, e) if int(state[base]) == best else y
+        f += term_at_level(state[base + 1], state[base + 2], level, c, eta_max, e_tilt, log_norm, True)
     lead = int(state[j])
     if lead >= 0:
         n = counts[lead] - state[K + j]
         if n > 0.0:
-            f += term_at_level(n, sums[lead] - state[2 * K + j], y, c, eta_max, e_tilt, log_norm, True)
+            level = _shifted_level(y, a, e) if lead == best else y
+            f += term_at_level(n, sums[lead] - state[2 * K + j], level, c, eta_max, e_tilt, log_norm, True)
     return f
 
 
@@ -193,14 +144,15 @@ def _lse2(a, da, ha, b, db, hb):
 
 
 @njit(cache=True)
-def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0):
+def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product=0.0, shifted=-1, a=1.0, e=0.0):
     """ln E_j at the diagonal point x (the best arm's term stands for the fixed average), f' and f''.
 
     ``product``: the weight of the free-scale part (module :mod:`pybai.stopping.leader`); 0 is the common
-    scale alone.
+    scale alone.  ``shifted``: the arm whose factors are read at the level a x - e (the epsilon answer; -1: none,
+    the plain diagonal).
     """
     if product > 0.0:
-        return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+        return _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e)
     K = counts.shape[0]
     J = scales.shape[0]
     w_lead = math.log(0.5 / J)
@@ -209,9 +161,9 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
     for q in range(J):
         c = scales[q]
         f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
-        vals[m], ds[m], hs[m] = _gauss_lead(x, state, j, counts, sums, var, c, f0 + w_lead, d0, h0)
+        vals[m], ds[m], hs[m] = _gauss_lead(x, state, j, counts, sums, var, c, f0 + w_lead, d0, h0, shifted, a, e)
         m += 1
-        f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
+        f1, d1, h1 = _gauss_factor_at(x, True, counts[best], sums[best], var[best], c, best, shifted, a, e)
         vals[m] = f0 + f1 + w_hold
         ds[m] = d0 + d1
         hs[m] = h0 + h1
@@ -220,7 +172,7 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
 
 
 @njit(cache=True)
-def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product):
+def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted=-1, a=1.0, e=0.0):
     """ln E_j at x with the scale-pair prior: weight 1 - ``product`` on a common scale for D_j and G_j,
     ``product`` on independent scales, E_j = (1 - p) (1/J) sum_c D_c G_c + p D-bar G-bar (D-bar, G-bar
     the equal-weight scale mixtures); f' and f''.  ``vals``, ``ds``, ``hs`` need 3 J + 2 entries."""
@@ -235,8 +187,8 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
         vals[q] = f0
         ds[q] = d0
         hs[q] = h0
-        f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0)
-        f1, d1, h1 = _gauss_factor(x, True, counts[best], sums[best], var[best], c)
+        f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0, shifted, a, e)
+        f1, d1, h1 = _gauss_factor_at(x, True, counts[best], sums[best], var[best], c, best, shifted, a, e)
         g, gd, gh = _lse2(f - _LN2, d, h, f1 + w_hold - _LN2, d1, h1)
         vals[J + q] = g
         ds[J + q] = gd
@@ -253,8 +205,12 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
 
 
 @njit(cache=True)
-def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0):
+def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0, a=1.0, e=0.0):
     """Certified lower bound on inf over H_j of ln E_j minus ``level`` (Gaussian arms, known variances).
+
+    With an answer tolerance, (a, e) != (1, 0): the infimum over H_j,best^eps = {lambda in H_j, lambda_best <=
+    a lambda_j - e}, bounded by the infimum over the *shifted diagonal* (every arm at x, ``best`` at a x - e:
+    docs/thresholds.md, "epsilon-best-arm identification with the leader rules").
 
     ln E_j is convex along the diagonal (a log of sums of products of log-convex terms), so the
     minimiser is bracketed by the sign of the derivative and located by safeguarded Newton steps;
@@ -268,9 +224,17 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     hs = np.empty(3 * J + 2)
     na = counts[best]
     nb = counts[j]
-    x = (na * means[best] / var[best] + nb * means[j] / var[j]) / (na / var[best] + nb / var[j])
-    width = math.sqrt(var[best] / na) + math.sqrt(var[j] / nb) + abs(means[best] - means[j])
-    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+    shifted = -1
+    if a == 1.0 and e == 0.0:
+        x = (na * means[best] / var[best] + nb * means[j] / var[j]) / (na / var[best] + nb / var[j])
+        width = math.sqrt(var[best] / na) + math.sqrt(var[j] / nb) + abs(means[best] - means[j])
+    else:  # best's factors as those of an arm of mean (mean + e) / a and variance var / a^2
+        shifted = best
+        mb = (means[best] + e) / a
+        wb = na * a * a / var[best]
+        x = (wb * mb + nb * means[j] / var[j]) / (wb + nb / var[j])
+        width = math.sqrt(1.0 / wb) + math.sqrt(var[j] / nb) + abs(mb - means[j])
+    f, g, _ = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e)
     if f <= level:
         return f - level
     lo = x
@@ -278,7 +242,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     if g > 0.0:
         lo = x - width
         for _ in range(_MAX_STEPS):
-            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+            fl, gl, _ = _gauss_eval(lo, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e)
             if fl <= level:
                 return fl - level
             if gl <= 0.0:
@@ -291,7 +255,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     elif g < 0.0:
         hi = x + width
         for _ in range(_MAX_STEPS):
-            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+            fh, gh, _ = _gauss_eval(hi, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e)
             if fh <= level:
                 return fh - level
             if gh >= 0.0:
@@ -305,7 +269,7 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
         return f - level
     x = 0.5 * (lo + hi)
     for _ in range(_MAX_STEPS):
-        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product)
+        f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e)
         if f <= level:
             return f - level
         if g > 0.0:
@@ -329,11 +293,12 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
 
 
 @njit(cache=True)
-def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.0):
-    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures); ``product`` as in
-    :func:`_gauss_eval`."""
+def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.0, shifted=-1, a=1.0, e=0.0):
+    """ln E_j at the diagonal level y in [0, 1] (rewards in [0, 1]: tilted half-normal mixtures); ``product``,
+    ``shifted``, ``a`` and ``e`` as in :func:`_gauss_eval`."""
     if product > 0.0:
-        return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product)
+        return _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product, shifted, a, e)
+    yb = _shifted_level(y, a, e) if shifted == best else y
     K = counts.shape[0]
     J = scales.shape[0]
     w_lead = math.log(0.5 / J)
@@ -342,15 +307,17 @@ def _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product=0.
     for q in range(J):
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
-        acc = add_log(acc, _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], down + w_lead))
-        acc = add_log(acc, down + w_hold + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q], consts[2, q],
-                                                  True))
+        acc = add_log(acc, _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], down + w_lead,
+                                      shifted, a, e))
+        acc = add_log(acc, down + w_hold + term_at_level(counts[best], sums[best], yb, c, emax[q], consts[0, q],
+                                                         consts[2, q], True))
     return acc
 
 
 @njit(cache=True)
-def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product):
+def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, product, shifted=-1, a=1.0, e=0.0):
     """:func:`_gauss_eval_free` for rewards in [0, 1] (value only)."""
+    yb = _shifted_level(y, a, e) if shifted == best else y
     K = counts.shape[0]
     J = scales.shape[0]
     w_hold = math.log(1.0 / (K - 1.0))
@@ -361,8 +328,8 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
     for q in range(J):
         c = scales[q]
         down = term_at_level(counts[j], sums[j], y, c, emax[q], consts[1, q], consts[2, q], False)
-        f = _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], 0.0)
-        g = add_log(f - _LN2, w_hold - _LN2 + term_at_level(counts[best], sums[best], y, c, emax[q], consts[0, q],
+        f = _tilt_lead(y, state, j, counts, sums, c, emax[q], consts[0, q], consts[2, q], 0.0, shifted, a, e)
+        g = add_log(f - _LN2, w_hold - _LN2 + term_at_level(counts[best], sums[best], yb, c, emax[q], consts[0, q],
                                                           consts[2, q], True))
         dbar = add_log(dbar, down)
         gbar = add_log(gbar, g)
@@ -371,8 +338,12 @@ def _tilt_eval_free(y, state, j, best, counts, sums, scales, emax, consts, produ
 
 
 @njit(cache=True)
-def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product=0.0):
+def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product=0.0, a=1.0,
+                           e=0.0):
     """Certified lower bound on inf over H_j (levels in [0, 1]) of ln E_j minus ``level`` (rewards in [0, 1]).
+
+    With an answer tolerance, (a, e) != (1, 0): over the shifted diagonal (``best`` at a y - e), y in [e / a, 1],
+    the levels at which best's level a y - e lies in [0, 1] (:func:`gaussian_hypothesis_margin`).
 
     ln E_j is convex in the diagonal level (each tilted term is, see :mod:`pybai.stopping._tilt_kernels`),
     so it is bounded below between evaluated points by the extensions of the neighbouring chords
@@ -383,23 +354,32 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
     xb = means[j]
     na = counts[best]
     nb = counts[j]
-    y0 = (na * xa + nb * xb) / (na + nb)
+    shifted = -1
+    low = 0.0
+    if a == 1.0 and e == 0.0:
+        y0 = (na * xa + nb * xb) / (na + nb)
+    else:
+        shifted = best
+        low = min(max(e / a, 0.0), 1.0)
+        y0 = (na * (xa + e) / a + nb * xb) / (na + nb)
     xs = np.empty(MAX_CELLS + 8)
     fs = np.empty(MAX_CELLS + 8)
     n = 0
     h = math.sqrt(xa * (1.0 - xa) / na + xb * (1.0 - xb) / nb) + 1e-9
-    for y in (y0, 0.0, 1.0, y0 - h, y0 + h):
-        y = min(max(y, 0.0), 1.0)
+    for y in (y0, low, 1.0, y0 - h, y0 + h):
+        y = min(max(y, low), 1.0)
         dup = False
         for k in range(n):
             if xs[k] == y:
                 dup = True
         if dup:
             continue
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product, shifted, a, e)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
+    if n == 1:  # a one-point domain (e / a = 1)
+        return fs[0] - 1e-9 * (1.0 + abs(fs[0])) - level
     for _ in range(MAX_CELLS):
         lowest = math.inf
         k = 0
@@ -422,7 +402,7 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
                 y = min(max(cand, q + 0.05 * (r - q)), r - 0.05 * (r - q))
         if not (q < y < r):
             return -1.0
-        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product)
+        f = _tilt_eval(y, state, j, best, counts, sums, scales, emax, consts, product, shifted, a, e)
         if f <= level:
             return f - level
         n = insert_point(xs, fs, n, y, f)
@@ -432,10 +412,15 @@ def tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, co
 
 
 @njit(cache=True)
-def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record, product=0.0):
+def leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, record, product=0.0, a=1.0,
+                      e=0.0):
     """Smallest margin over the hypotheses H_j, j != the empirical best, not rejected before; stop when > 0.
 
     ``-inf`` without a unique empirical best, ``inf`` when every such hypothesis was rejected before.
+    With an answer tolerance, (a, e) != (1, 0) (epsilon-best-arm identification, pieces {lambda_best <= a lambda_j -
+    e}): the hypotheses H_j,best^eps = {lambda in H_j : lambda_best <= a lambda_j - e} of the empirical best ``best``
+    (the first of tied maxima: a tie does not block), each rejection remembered *for this best arm only* (flag
+    2 + best; a plain rejection, flag 1, holds for every best arm).
     Hypotheses are visited in increasing order of the pair GLR of (best, j) and the first margin <= 0 is
     returned at once; with ``record`` (the run's own decision, not a what-if) each hypothesis that passes
     is marked rejected in ``state``.  ``code``: GAUSSIAN (known variances ``var``) or BERNOULLI (rewards in
@@ -443,6 +428,7 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
     :func:`~pybai.stopping._tilt_kernels.scale_constants`).
     """
     K = counts.shape[0]
+    shifted = not (a == 1.0 and e == 0.0)
     best = 0
     for i in range(1, K):
         if means[i] > means[best]:
@@ -452,33 +438,36 @@ def leader_min_margin(state, code, counts, sums, means, var, scales, emax, const
         if j == best:
             zs[j] = math.inf
             continue
-        if not means[j] < means[best]:  # no unique empirical best
+        if not means[j] < means[best] and not shifted:  # no unique empirical best
             return -math.inf
         zs[j] = pair_cost(code, counts[best], means[best], var[best], counts[j], means[j], var[j])
     worst = math.inf
+    mark = 2.0 + best if shifted else 1.0
     for j in np.argsort(zs):
-        if j == best or state[4 * K + j] > 0.0:
+        flag = state[4 * K + j]
+        if j == best or (flag > 0.0 and not shifted) or flag == 1.0 or flag == mark:
             continue
         if code == GAUSSIAN:
-            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product)
+            m = gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product, a, e)
         else:
-            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product)
+            m = tilt_hypothesis_margin(state, j, best, counts, sums, means, scales, emax, consts, level, product, a, e)
         if m < worst:
             worst = m
         if worst <= 0.0:
             break
         if record:
-            state[4 * K + j] = 1.0
+            state[4 * K + j] = mark
     return worst
 
 
 @njit(cache=True)
-def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen, start=0.0):
+def leader_step(state, code, counts, sums, means, var, sticky, scales, emax, consts, level, product, seen, start=0.0,
+                a=1.0, e=0.0):
     """The run's own step after an observation, in one compiled call: the leaders advanced
     (:func:`leader_advance`, ``start`` as there), then the smallest margin, remembering the hypotheses rejected
-    (:func:`leader_min_margin` with ``record``).  ``seen`` (length K) receives the counts the margin was
-    computed on.  Returns the margin; stop when > 0.
+    (:func:`leader_min_margin` with ``record``; ``a``, ``e`` the answer tolerance's shift as there).  ``seen``
+    (length K) receives the counts the margin was computed on.  Returns the margin; stop when > 0.
     """
     leader_advance(state, counts, sums, means, code, var, sticky, start)
     seen[:] = counts
-    return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product)
+    return leader_min_margin(state, code, counts, sums, means, var, scales, emax, consts, level, True, product, a, e)

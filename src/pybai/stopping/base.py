@@ -109,6 +109,11 @@ class Threshold(abc.ABC):
     def load_state(self, state: Any) -> None:
         """Take the state a compiled run reached (a threshold without state has none to take)."""
 
+    def continue_from(self, other: "Threshold") -> None:
+        """Take over the run's own state of ``other``, the test this one replaces when the problem's answer
+        tolerance changes (:meth:`Strategy.retarget <pybai.strategies.base.Strategy.retarget>`), as far as it stays
+        valid (a threshold without state has none to take)."""
+
     def check_state(self, counts: Any) -> str | None:
         """Why the run's own state cannot be the one reached at these ``counts`` (a restored state), or None
         (a threshold without state has nothing to check)."""

@@ -77,6 +77,8 @@ class LeaderForm(NamedTuple):
     state: np.ndarray  # a copy of the run's state
     product: float  # the weight of the independent-scales part of the scale-pair prior (0: one common scale)
     start: float  # the pair GLR by which a first leader must beat the runner-up (0: at once; leader_advance)
+    slope: float = 1.0  # the answer tolerance's shift (c, e) of the pieces {lambda_a <= c lambda_b - e}: (1, 0) plain
+    offset: float = 0.0
 
 
 class CompiledRule(NamedTuple):
@@ -102,6 +104,8 @@ class CompiledRule(NamedTuple):
     state: np.ndarray  # (n, state size): each delta's state, advanced in place by the loop
     product: float  # LEADER: the weight of the scale-pair prior's independent-scales part
     start: float  # LEADER: the pair GLR by which a first leader must beat the runner-up (0: at once)
+    slope: float  # LEADER: the answer tolerance's shift (c, e), (1, 0) without one (LeaderForm)
+    offset: float
 
 
 @njit(cache=True)
@@ -161,7 +165,7 @@ def leader_rule_check(rule, i, z, counts, sums, means, var):
     leader_advance(state, counts, sums, means, rule.code, var, rule.sticky, rule.start)
     return z > rule.min_statistic[i] and leader_min_margin(state, rule.code, counts, sums, means, var, rule.scales,
                                                            rule.emax, rule.consts, rule.level[i], True,
-                                                           rule.product) > 0.0
+                                                           rule.product, rule.slope, rule.offset) > 0.0
 
 
 def _time_form(threshold) -> np.ndarray:
@@ -179,7 +183,8 @@ def compile_rule(thresholds) -> CompiledRule | None:
     pieces = [th.compiled_pieces() for th in thresholds]
     n = len(thresholds)
     times = np.array([_time_form(th) for th in thresholds]).reshape(n, 5)
-    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)), 0.0, 0.0)  # the LEADER fields of another kind
+    # the LEADER fields of another kind
+    none = (0.0, np.zeros(0), np.zeros((3, 0)), np.zeros((n, 0)), 0.0, 0.0, 1.0, 0.0)
     if all(p is None for p in pieces):
         if np.isnan(times).any() or not _rising(times):
             return None
@@ -208,7 +213,7 @@ def _leader_rule(pieces, times) -> CompiledRule | None:
     (the e-processes do not read delta: a row crossed implies every earlier one crossed)."""
     first = pieces[0]
     same = all(p.code == first.code and p.sticky == first.sticky and p.product == first.product
-               and p.start == first.start
+               and p.start == first.start and (p.slope, p.offset) == (first.slope, first.offset)
                and np.array_equal(p.scales, first.scales) and np.array_equal(p.state, first.state) for p in pieces)
     level = np.array([p.level for p in pieces])
     floor = np.array([p.min_statistic for p in pieces])
@@ -217,7 +222,8 @@ def _leader_rule(pieces, times) -> CompiledRule | None:
     state = np.array([np.asarray(p.state, dtype=float) for p in pieces])
     return CompiledRule(LEADER, times, level, floor, int(first.code), 0.0, 0.0, 0.0, False,
                         np.asarray(first.scales, dtype=float), float(first.sticky), np.asarray(first.emax, dtype=float),
-                        np.ascontiguousarray(first.consts, dtype=float), state, float(first.product), float(first.start))
+                        np.ascontiguousarray(first.consts, dtype=float), state, float(first.product), float(first.start),
+                        float(first.slope), float(first.offset))
 
 
 def _rising(times: np.ndarray) -> bool:

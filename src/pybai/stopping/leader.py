@@ -73,6 +73,13 @@ the average other than the empirical best arm's only lowers E_j.  The kernels bo
 minimum from below (Newton bracket, or chord lower model on [0, 1]) and stop only above the level.
 QED.
 
+**epsilon-best-arm identification.**  With an answer tolerance (pieces {lambda_a <= c lambda_b - e},
+:meth:`LeaderThreshold.set_shift`, set by the problem) the same E_j are tested on H_j,a^eps = {lambda in H_j :
+lambda_a <= c lambda_j - e}, a the empirical best: a wrong stop on a puts the truth in H_a*,a^eps, a subset of
+H_a*, so it still needs E_a*(mu) >= 1/delta (no union).  The infimum lies on the shifted diagonal (every arm at x,
+a at c x - e), where ln E_j is still convex; rejections of H_j,a^eps are remembered for the answer a only.  Proof
+and measurements: docs/thresholds.md, "epsilon-best-arm identification with the leader rules".
+
 The leader state is the run's own (:meth:`LeaderThreshold.advance` after each observation, before the
 decision; a new segment starts empty, so advancing before or after deciding gives the same E_j).  A
 state restarted at a time chosen from the past (a new object) is still valid: its leader processes are
@@ -109,11 +116,12 @@ SCALE_PAIR_WEIGHT = 0.5
 
 
 def refuse_leader(kind: Any, owner: str) -> None:
-    """Refuse kind ``"leader"`` for a goal other than plain best-arm identification (the hypotheses it tests are
-    "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes it without epsilon)."""
+    """Refuse the leader kinds for a goal other than best-arm identification (the hypotheses they test are
+    "arm j is the best"; :meth:`pybai.problems.best_arm.BestArmProblem.threshold` takes them, with or without
+    epsilon)."""
     if isinstance(kind, str) and kind.strip().lower() in LEADER_KINDS:
         raise fail("threshold", owner, "a kind this goal supports ('leader', 'leader-scales' and 'leader-settled' are "
-                   "for best-arm identification without epsilon)", kind)
+                   "for best-arm identification, with or without epsilon)", kind)
 
 
 class LeaderThreshold(Threshold):
@@ -130,6 +138,8 @@ class LeaderThreshold(Threshold):
         Risk level in ``(0, 1)``.
     n_arms : int
         Number of arms ``K >= 2``.
+    shift : tuple of float, default (1.0, 0.0)
+        The answer tolerance's (c, e) (:meth:`set_shift`): epsilon-best-arm identification when not (1, 0).
 
     Attributes
     ----------
@@ -155,7 +165,7 @@ class LeaderThreshold(Threshold):
     #: process starts (0: at once; :func:`~pybai.stopping._leader_kernels.leader_advance`).
     leader_start = 0.0
 
-    def __init__(self, delta: float, n_arms: int):
+    def __init__(self, delta: float, n_arms: int, *, shift=(1.0, 0.0)):
         super().__init__(delta)
         owner = type(self).__name__
         self.n_arms = check_positive_int(n_arms, "n_arms", owner)
@@ -175,6 +185,25 @@ class LeaderThreshold(Threshold):
         self._plain: Any = None  # the last problem whose pieces were checked (plain best arm)
         self._var_of: Any = None  # the variances _var was made from (Gaussian), held so its identity is stable
         self._var = np.zeros(self.n_arms)
+        #: the answer tolerance's shift (c, e) of the pieces {lambda_a_hat <= c lambda_b - e} (:meth:`set_shift`)
+        self.shift = (1.0, 0.0)
+        self.set_shift(shift)
+
+    def set_shift(self, shift) -> "LeaderThreshold":
+        """Test the epsilon hypotheses of an answer tolerance: H_j,a^eps = {lambda in H_j : lambda_a <= c lambda_j - e}
+        for the empirical best a, ``shift`` = (c, e) the problem's (:attr:`BestArmProblem.shift
+        <pybai.problems.best_arm.BestArmProblem.shift>`; (1, 0) is plain best arm).  What the problem calls when it
+        builds the rule, before the run (the rejections it remembers are the shift's).  Returns the threshold.
+        """
+        owner = type(self).__name__
+        try:
+            c, e = (float(v) for v in shift)
+        except (TypeError, ValueError):
+            raise fail("shift", owner, "a pair (c, e) with c in (0, 1] and e >= 0", shift) from None
+        if not (0.0 < c <= 1.0 and 0.0 <= e < math.inf):
+            raise fail("shift", owner, "a pair (c, e) with c in (0, 1] and e >= 0", shift)
+        self.shift = (c, e)
+        return self
 
     def _make_fallback(self) -> Threshold:
         return GaussianThreshold(self.delta, self.n_alternatives, 2)
@@ -191,7 +220,7 @@ class LeaderThreshold(Threshold):
         The layout of :mod:`pybai.stopping._leader_kernels`: each hypothesis' leader is -1 or another arm; the
         leader's count at its segment's start a whole number in [0, its count now] (0 with no leader); the
         completed segments a whole number in [0, MAX_SEGMENTS], each (arm, samples >= 1 and at most the arm's
-        count, sum), the unused slots 0; the rejection flags 0 or 1.
+        count, sum), the unused slots 0; the rejection flags 0 or 1 (with an answer tolerance, also 2 + an arm).
         """
         K, state = self.n_arms, self.state_
         counts = np.asarray(counts, dtype=float)
@@ -206,8 +235,9 @@ class LeaderThreshold(Threshold):
         if np.any(~have & ((start != 0) | (start_sum != 0))) or not whole(
                 start[have], 0, counts[lead[have].astype(int)] if have.any() else 0):
             return "each leader's count at its segment's start: a whole number up to its count (0 without a leader)"
-        if not whole(done, 0, MAX_SEGMENTS) or not whole(flags, 0, 1):
-            return "completed segments in [0, 32] and rejection flags 0 or 1"
+        if not whole(done, 0, MAX_SEGMENTS) or not whole(flags, 0, 1 if self.shift == (1.0, 0.0) else K + 1):
+            return ("completed segments in [0, 32] and rejection flags 0 or 1 (with an answer tolerance also 2 + "
+                    "the empirical best arm of an epsilon rejection)")
         segments = state[5 * K:].reshape(K, MAX_SEGMENTS, 3)
         for j in range(K):
             used, unused = segments[j, : int(done[j])], segments[j, int(done[j]):]
@@ -247,7 +277,7 @@ class LeaderThreshold(Threshold):
     def _step(self, model, counts, sums, means, variances) -> float:
         margin = leader_step(self.state_, self._code, counts, sums, means, self._variances(variances), self.sticky,
                              self._scales, self._emax, self._consts, self.level, self.product_weight, self._seen,
-                             self.leader_start)
+                             self.leader_start, *self.shift)
         self._decided = (model, margin)
         return margin
 
@@ -266,7 +296,7 @@ class LeaderThreshold(Threshold):
         return float(leader_min_margin(self.state_, self._code, np.asarray(counts, dtype=float),
                                        np.asarray(sums, dtype=float), np.asarray(means, dtype=float),
                                        self._variances(variances), self._scales, self._emax, self._consts,
-                                       self.level, False, self.product_weight))
+                                       self.level, False, self.product_weight, *self.shift))
 
     def decide(self, problem, model, t: int) -> Decision:
         """Stop when the GLR statistic is above ``min_statistic`` and :meth:`model_margin` on the problem's
@@ -281,17 +311,20 @@ class LeaderThreshold(Threshold):
         return self.model_margin(model, pieces.variances, pieces.top, pieces.bottom, *pieces.shift)
 
     def _pieces_of(self, problem, model):
-        """The problem's pieces at ``model``, refused unless plain best-arm pieces."""
+        """The problem's pieces at ``model``, refused unless best-arm pieces of the threshold's shift."""
         pieces = problem.pieces(model)
         if pieces is None:
-            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon", type(problem).__name__)
+            raise fail("threshold", type(self).__name__, "a best-arm problem", type(problem).__name__)
         self._check_plain(pieces.top, pieces.bottom, *pieces.shift)
         return pieces
 
     def _check_plain(self, top, bottom, slope: float = 1.0, offset: float = 0.0) -> None:
-        if slope != 1.0 or offset != 0.0 or len(top) != 1 or len(bottom) != self.n_arms - 1:
-            raise fail("threshold", type(self).__name__, "a best-arm problem without epsilon",
-                       "pieces of another goal")
+        if len(top) != 1 or len(bottom) != self.n_arms - 1:
+            raise fail("threshold", type(self).__name__, "a best-arm problem", "pieces of another goal")
+        if (float(slope), float(offset)) != self.shift:
+            raise fail("threshold", type(self).__name__, f"a best-arm problem of the shift {self.shift} the rule was "
+                       "built for (the problem builds it: BestArmProblem.threshold)",
+                       f"pieces of the shift {(slope, offset)}")
 
     def _evidence(self, problem, model, t: int) -> tuple[float, float]:
         """``(level + margin, level)``: the margin of the first hypothesis not rejected (:meth:`decide`)."""
@@ -300,7 +333,7 @@ class LeaderThreshold(Threshold):
 
     def model_margin(self, model, variances, top, bottom, slope: float = 1.0, offset: float = 0.0) -> float:
         """The margin on a model (the hook problems call): the result of :meth:`advance` on the run's own model
-        at its current count, else :meth:`margin`.  Plain best-arm pieces only."""
+        at its current count, else :meth:`margin`.  Best-arm pieces of the threshold's :attr:`shift` only."""
         self._check_plain(top, bottom, slope, offset)
         decided = self._decided
         if decided is not None and decided[0] is model and np.array_equal(self._seen, model.counts):
@@ -314,7 +347,21 @@ class LeaderThreshold(Threshold):
     def compiled_pieces(self) -> LeaderForm:
         """The numbers a compiled loop reads and a copy of the state (:func:`pybai.stopping.compiled.leader_rule_check`)."""
         return LeaderForm(int(self._code), self.level, self.min_statistic, self.sticky, self._scales, self._emax,
-                          self._consts, self.state_.copy(), float(self.product_weight), float(self.leader_start))
+                          self._consts, self.state_.copy(), float(self.product_weight), float(self.leader_start),
+                          *self.shift)
+
+    def continue_from(self, other) -> None:
+        """Keep the e-processes of ``other`` (a rule of the same class and arms, the one replaced when the answer
+        tolerance changes): its leaders, segments and plain rejections (flag 1: valid for every tolerance); its
+        epsilon rejections (flags 2 + a) are dropped, since they were of its own shift.  With one process for the
+        whole run, a wrong stop before or after the change still needs E_a*(mu) >= 1/delta: probability at most
+        delta (docs/thresholds.md)."""
+        if type(other) is not type(self) or other.n_arms != self.n_arms:
+            return
+        state = other.state_.copy()
+        flags = state[4 * self.n_arms: 5 * self.n_arms]
+        flags[flags >= 2.0] = 0.0
+        self.load_state(state)
 
     def load_state(self, state: np.ndarray) -> None:
         """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
@@ -329,7 +376,10 @@ class LeaderThreshold(Threshold):
         return out
 
     def _params(self) -> dict:
-        return {"delta": self.delta, "n_arms": self.n_arms}
+        params: dict[str, Any] = {"delta": self.delta, "n_arms": self.n_arms}
+        if self.shift != (1.0, 0.0):
+            params["shift"] = self.shift
+        return params
 
 
 class GaussianLeaderThreshold(LeaderThreshold):

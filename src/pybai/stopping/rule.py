@@ -88,5 +88,12 @@ class StoppingRule:
             if threshold.stateful:
                 threshold.load_state(state)
 
+    def continue_from(self, other: "StoppingRule") -> None:
+        """Each test takes over the run's own state of ``other``'s test at the same delta (the rule this one replaces
+        when the answer tolerance changes: :meth:`~pybai.stopping.base.Threshold.continue_from`)."""
+        for new, old in zip(self.thresholds, other.thresholds):
+            if new.stateful and new.delta == old.delta:
+                new.continue_from(old)
+
     def __repr__(self) -> str:
         return f"StoppingRule({list(self.thresholds)!r})"

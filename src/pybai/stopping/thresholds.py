@@ -154,7 +154,8 @@ def make_threshold(
         ``n_terms`` must be 2).  ``"leader"``: the best-arm rule of :mod:`pybai.stopping.leader`
         (:class:`~pybai.stopping.leader.GaussianLeaderThreshold` or
         :class:`~pybai.stopping.leader.BernoulliLeaderThreshold`, for ``n_alternatives + 1`` arms; ``n_terms``
-        must be 2); only best-arm problems without epsilon decide with it.  ``"leader-scales"`` and
+        must be 2); only best-arm problems decide with it (with epsilon, the problem gives it its shift:
+        :meth:`~pybai.stopping.leader.LeaderThreshold.set_shift`).  ``"leader-scales"`` and
         ``"leader-settled"``: the same rule with the scale-pair prior, and with the scale-pair prior and leader
         processes started once the leader has settled (same module).  Problems that build
         their own threshold for ``"delta-correct"`` do so in

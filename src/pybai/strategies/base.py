@@ -273,7 +273,9 @@ class Strategy:
         sums, learners) is kept: it reads the problem anew at each step.
 
         Why the delta guarantee survives an epsilon chosen late, from the data: the proven rules test
-        one supermartingale per pair of arms at the true means (docs/thresholds.md); the pieces of the
+        one supermartingale per pair of arms at the true means, or (the leader rules) one e-process per
+        hypothesis "j is the best", whose state the new rule takes over
+        (:meth:`~pybai.stopping.rule.StoppingRule.continue_from`; docs/thresholds.md); the pieces of the
         alternative only move the infimum, so a wrong stop under any epsilon, chosen at any time,
         makes the supermartingale of the truth cross its level: probability at most delta.
         """
@@ -284,7 +286,10 @@ class Strategy:
             raise InvalidParameterError(f"The 'problem' parameter of retarget must be the strategy's problem with "
                                         f"another tolerance. Got {type(problem).__name__}.")
         self.problem_ = problem.learner_view(self.model_)
-        self.stopping_rule_ = StoppingRule.of(problem, self.threshold_kind, [cast(Any, problem.regime).delta])
+        rule = StoppingRule.of(problem, self.threshold_kind, [cast(Any, problem.regime).delta])
+        if self.stopping_rule_ is not None:  # the leader rules keep their e-processes (one process per run)
+            rule.continue_from(self.stopping_rule_)
+        self.stopping_rule_ = rule
         self.threshold_ = self.stopping_rule_.threshold
         if self.status_ == "running" and self._ready and self._should_stop():
             self.status_ = "stopped"

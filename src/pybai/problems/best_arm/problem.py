@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import cast
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import BEST_ARM, RunKernels
 from pybai.stopping.base import PairPieces
 from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
-from pybai.stopping.leader import LEADER_KINDS
+from pybai.stopping.leader import LEADER_KINDS, LeaderThreshold
 from pybai.stopping.thresholds import make_threshold
 
 __all__ = ["BestArmProblem"]
@@ -164,30 +165,34 @@ class BestArmProblem(Problem):
         return PairPieces(pair[0], pair[1], self.shift, self.family.variances)
 
     def threshold(self, kind: str, delta: float):
-        """``"delta-correct"``: without an answer tolerance, on the families with a leader form
+        """``"delta-correct"``: on the families with a leader form
         (:attr:`~pybai.models.families.Family.leader_family`: Gaussian arms with known variances, Bernoulli arms,
         bounded rewards with the sub-Bernoulli statistic), the rule ``"leader-settled"``: one test per hypothesis
         "arm j is the best", without the union over pairs, with the scale-pair prior and leader processes that start
-        once the leader has settled
-        (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts them at once, ``"leader"`` also keeps one common
-        scale per term).
-        Otherwise the per-pair rules (:mod:`pybai.stopping.pair_mixture`, :mod:`pybai.stopping.tilt`),
-        m = K - 1: the pieces of the alternative to "a_hat is best" are {lambda_b >= lambda_a_hat}, b != a_hat;
-        on a wrong stop the truth lies in the piece b = a*, so the union bound runs over the K - 1 pairs
-        (a, a*), a != a*.  With an answer tolerance the pieces are {lambda_a_hat <= c lambda_b - e}
-        (:attr:`shift`) and the same K - 1 pairs serve (a* the first best arm; docs/thresholds.md,
-        "epsilon-best-arm identification"); the leader kinds are refused.
+        once the leader has settled (:mod:`pybai.stopping.leader`; ``"leader-scales"`` starts them at once,
+        ``"leader"`` also keeps one common scale per term).  With an answer tolerance the leader kinds test the
+        epsilon hypotheses {lambda in H_j : lambda_a_hat <= c lambda_j - e} (:attr:`shift`, given to the rule by
+        :meth:`~pybai.stopping.leader.LeaderThreshold.set_shift`; docs/thresholds.md, "epsilon-best-arm
+        identification with the leader rules").
+        Otherwise (other families, or the kinds named) the per-pair rules (:mod:`pybai.stopping.pair_mixture`,
+        :mod:`pybai.stopping.tilt`), m = K - 1: the pieces of the alternative to "a_hat is best" are
+        {lambda_b >= lambda_a_hat}, b != a_hat; on a wrong stop the truth lies in the piece b = a*, so the union
+        bound runs over the K - 1 pairs (a, a*), a != a*.  With an answer tolerance the pieces are
+        {lambda_a_hat <= c lambda_b - e} (:attr:`shift`) and the same K - 1 pairs serve (a* the first best arm;
+        docs/thresholds.md, "epsilon-best-arm identification").
         """
         name = kind.strip().lower() if isinstance(kind, str) else kind
         leader = self.family.leader_family
         if name == "delta-correct" and leader is not None:
             name = "leader-settled"
-        if name in LEADER_KINDS and self.epsilon is None:
+        if name in LEADER_KINDS:
             if leader is None:
                 raise fail("threshold", type(self).__name__, f"a kind with a proven form for {self.family.name} "
                            "rewards (the leader kinds: Gaussian rewards with known variances, Bernoulli rewards, "
                            "reward_model 'bounded' with statistic 'sub-bernoulli')", kind)
-            return make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms, family=leader)
+            threshold = make_threshold(name, delta, n_alternatives=self.n_alternatives, n_terms=self.n_terms,
+                                       family=leader)
+            return cast(LeaderThreshold, threshold).set_shift(self.shift)
         return self._pair_threshold(kind, delta)
 
     def oracle(self, means, hint: np.ndarray | None = None):
