@@ -19,7 +19,7 @@ from pybai.exceptions import InvalidParameterError
 from pybai.models import Bernoulli, Gaussian
 from pybai.models._kl import BERNOULLI, GAUSSIAN
 from pybai.problems.top_k import TopKProblem
-from pybai.stopping._leader_kernels import (MAX_SEGMENTS, _gauss_eval, _gauss_factor, _seg, _tilt_eval,
+from pybai.stopping._leader_kernels import (MAX_SEGMENTS, _gauss_eval, gauss_factor, _seg, _tilt_eval,
                                             gaussian_hypothesis_margin, leader_advance, leader_min_margin, state_size,
                                             tilt_hypothesis_margin)
 from pybai.stopping._tilt_kernels import term_at_level, scale_constants, tilt_caps
@@ -109,7 +109,7 @@ def test_gaussian_factor_is_the_half_normal_mixture_it_defines(n, s, v, c, x, up
             -c * d * d / (2 * v))
 
     value = integrate.quad(integrand, 0, np.inf, epsabs=0, epsrel=1e-11, limit=200)[0]
-    assert _gauss_factor(x, up, n, s, v, c)[0] == pytest.approx(math.log(value), abs=1e-8)
+    assert gauss_factor(x, up, n, s, v, c)[0] == pytest.approx(math.log(value), abs=1e-8)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -301,22 +301,22 @@ def _log_e_true(state, j, counts, sums, var, x, scales, broken):
     acc = -math.inf
     for q in range(scales.shape[0]):
         c = scales[q]
-        down = _gauss_factor(x, False, counts[j], sums[j], var[j], c)[0]
+        down = gauss_factor(x, False, counts[j], sums[j], var[j], c)[0]
         lead = 0.0
         cur = int(state[j])
         if broken:
             if cur >= 0:
-                lead = _gauss_factor(x, True, counts[cur], sums[cur], var[cur], c)[0] + math.log(2.0)
+                lead = gauss_factor(x, True, counts[cur], sums[cur], var[cur], c)[0] + math.log(2.0)
         else:
             for p in range(int(state[3 * k + j])):
                 base = _seg(k, j, p)
-                lead += _gauss_factor(x, True, state[base + 1], state[base + 2], var[int(state[base])], c)[0]
+                lead += gauss_factor(x, True, state[base + 1], state[base + 2], var[int(state[base])], c)[0]
             if cur >= 0 and counts[cur] > state[k + j]:
-                lead += _gauss_factor(x, True, counts[cur] - state[k + j], sums[cur] - state[2 * k + j], var[cur], c)[0]
+                lead += gauss_factor(x, True, counts[cur] - state[k + j], sums[cur] - state[2 * k + j], var[cur], c)[0]
         hold = -math.inf
         for i in range(k):
             if i != j:
-                v = _gauss_factor(x, True, counts[i], sums[i], var[i], c)[0]
+                v = gauss_factor(x, True, counts[i], sums[i], var[i], c)[0]
                 hold = v if hold == -math.inf else max(hold, v) + math.log1p(math.exp(-abs(hold - v)))
         t1 = math.log(0.5) + lead
         t2 = math.log(0.5 / (k - 1.0)) + hold

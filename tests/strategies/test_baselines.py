@@ -56,9 +56,13 @@ def test_compiled_run_is_the_ask_tell_run(name, params, kind):
 
 
 def test_not_offered_with_epsilon():
+    """A problem with an epsilon: no compiled run of fixed-horizon (mixture-sprt's and thompson-pbest's loops never
+    read the problem's pieces: they run, test_own_loops_with_the_problems_epsilon)."""
     env, _ = _instance("gaussian", 1000)
     problem = BestArmProblem(5, Gaussian(1.0, n_sources=5), FixedConfidence(0.05), epsilon=0.1)
     for name, params in BASELINES:
+        if name != "fixed-horizon":
+            continue
         s = make_strategy(name, params).start(problem, rng=0)
         noise = np.random.default_rng(0)
         before = noise.bit_generator.state
@@ -162,6 +166,86 @@ def test_mixture_sprt_waits_for_the_burn_in():
     strategy = make_strategy("mixture-sprt", {"tau": 0.3, "burn_in": 300}).start(problem, rng=0)
     _ask_tell(strategy, env, np.random.default_rng(0))
     assert strategy.counts_.min() >= 300
+
+
+def _tie(epsilon, max_samples=200_000):
+    """Bernoulli arms [0.3, 0.3, 0.2] with the problem's (additive) epsilon."""
+    env = BernoulliEnvironment([0.3, 0.3, 0.2])
+    return env, BestArmProblem(3, Bernoulli(n_sources=3), FixedConfidence(0.05, max_samples=max_samples),
+                               epsilon=epsilon)
+
+
+@pytest.mark.parametrize("problem_epsilon", [None, 0.05])
+def test_mixture_sprt_with_epsilon_compiled_run_is_the_ask_tell_run(problem_epsilon):
+    """The margin's run, compiled and ask/tell, on problems with and without the problem's epsilon."""
+    for seed, cap in ((0, 200_000), (1, 200_000), (2, 350)):
+        env, problem = _tie(problem_epsilon, cap)
+        params = {"tau": 0.05, "epsilon": 0.05}
+        fast = make_strategy("mixture-sprt", params).start(problem, rng=seed)
+        slow = make_strategy("mixture-sprt", params).start(problem, rng=seed)
+        noise_fast, noise_slow = np.random.default_rng(100 + seed), np.random.default_rng(100 + seed)
+        assert fast.simulate_run(env.means, noise_fast)
+        _ask_tell(slow, env, noise_slow)
+        assert fast.get_state() == slow.get_state()
+        assert fast.result().recommendation == slow.result().recommendation
+        assert fast.result().statistic == slow.result().statistic
+        assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
+        assert fast.status_ == ("censored" if cap == 350 else "stopped")
+
+
+@pytest.mark.parametrize("name,params", [("thompson-pbest", {}), ("mixture-sprt", {"tau": 0.1})])
+def test_own_loops_with_the_problems_epsilon(name, params):
+    """On a problem with an epsilon the compiled run is the ask/tell run (the epsilon only judges the answer)."""
+    for seed, cap in ((0, 30_000), (4, 700)):
+        env, problem = _instance("bernoulli", cap)
+        problem = problem.with_epsilon(0.05)
+        fast = make_strategy(name, params).start(problem, rng=seed)
+        slow = make_strategy(name, params).start(problem, rng=seed)
+        noise_fast, noise_slow = np.random.default_rng(100 + seed), np.random.default_rng(100 + seed)
+        assert fast.simulate_run(env.means, noise_fast)
+        _ask_tell(slow, env, noise_slow)
+        assert fast.get_state() == slow.get_state() and fast.result().statistic == slow.result().statistic
+        assert fast.result().recommendation == slow.result().recommendation
+        assert noise_fast.bit_generator.state == noise_slow.bit_generator.state
+
+
+def test_mixture_sprt_certifies_a_tie_within_epsilon():
+    """A tie never stops without a margin; with epsilon = 0.05 the run stops once the leader's always-valid
+    interval of mean_l - mean_j lies above -epsilon for every other active arm, and answers an epsilon-good arm."""
+    env, problem = _tie(0.05, 50_000)
+    plain = make_strategy("mixture-sprt", {"tau": 0.05}).start(problem, rng=0)
+    assert plain.simulate_run(env.means, np.random.default_rng(7))
+    assert plain.status_ == "censored"  # epsilon = 0: the two tied arms are never separated
+    strategy = make_strategy("mixture-sprt", {"tau": 0.05, "epsilon": 0.05}).start(problem, rng=0)
+    _ask_tell(strategy, env, np.random.default_rng(7))
+    assert strategy.status_ == "stopped" and strategy.t_ < plain.t_
+    means, counts, active = strategy.means_, strategy.counts_, strategy.active_
+    assert active[0] and active[1]  # the tied arms both survive: the stop is the certification
+    leader = strategy.recommendation()
+    assert leader in (0, 1) and problem.is_correct(leader, env.means)
+    level = math.log(3 / 0.05)
+    p = means
+    for j in np.flatnonzero(active):
+        if j != leader:
+            var = p[leader] * (1 - p[leader]) / counts[leader] + p[j] * (1 - p[j]) / counts[j]
+            assert log_mixture_ratio(p[leader] - p[j] + 0.05, var, 0.05 ** 2) >= level
+    assert strategy.statistic_ >= level
+
+
+def test_mixture_sprt_epsilon_zero_is_the_plain_rule():
+    env, problem = _instance("bernoulli", 30_000)
+    runs = [make_strategy("mixture-sprt", dict({"tau": 0.1}, **extra)).start(problem, rng=0) for extra in ({}, {"epsilon": 0.0})]
+    for strategy in runs:
+        assert strategy.simulate_run(env.means, np.random.default_rng(5))
+    assert runs[0].get_state() == runs[1].get_state() and runs[0].statistic_ == runs[1].statistic_
+
+
+def test_mixture_sprt_refuses_a_bad_epsilon():
+    from pybai import InvalidParameterError
+
+    for bad in (-0.01, float("nan"), float("inf"), 1e300, "0.1"):
+        with pytest.raises(InvalidParameterError, match="epsilon"):
+            make_strategy("mixture-sprt", {"epsilon": bad}).validate()
 
 
 # ------------------------------------------------------------------ thompson-pbest

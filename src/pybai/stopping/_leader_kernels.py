@@ -34,7 +34,7 @@ from pybai.stopping._pair_mixture_kernels import q_parts
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
-           "tilt_hypothesis_margin", "leader_min_margin", "leader_step"]
+           "tilt_hypothesis_margin", "leader_min_margin", "leader_step", "gauss_factor", "lse_parts", "lse2"]
 
 _LN2 = math.log(2.0)
 _MAX_STEPS = 200
@@ -42,7 +42,7 @@ _seg = segment_index
 
 
 @njit(cache=True)
-def _gauss_factor(x, up, n, s, v, c):
+def gauss_factor(x, up, n, s, v, c):
     """ln of the one-sided half-normal mixture (precision c) of n samples of variance v summing to s, at level x,
     and its first two derivatives in x (the per-arm terms of pybai.stopping.pair_mixture)."""
     A = n * n / (2.0 * v * (n + c))
@@ -53,12 +53,12 @@ def _gauss_factor(x, up, n, s, v, c):
 
 @njit(cache=True)
 def _gauss_factor_at(x, up, n, s, v, c, arm, best, a, e):
-    """:func:`_gauss_factor` of ``arm`` on the shifted diagonal: at the level a x - e when ``arm`` is ``best`` (the
+    """:func:`gauss_factor` of ``arm`` on the shifted diagonal: at the level a x - e when ``arm`` is ``best`` (the
     epsilon answer's factors; derivatives by the chain rule), at x otherwise (``best`` = -1: every arm at x)."""
     if arm == best:
-        f, d, h = _gauss_factor(a * x - e, up, n, s, v, c)
+        f, d, h = gauss_factor(a * x - e, up, n, s, v, c)
         return f, a * d, a * a * h
-    return _gauss_factor(x, up, n, s, v, c)
+    return gauss_factor(x, up, n, s, v, c)
 
 
 @njit(cache=True)
@@ -110,7 +110,7 @@ def _tilt_lead(y, state, j, counts, sums, c, eta_max, e_tilt, log_norm, f, best=
 
 
 @njit(cache=True)
-def _lse_parts(vals, ds, hs, m):
+def lse_parts(vals, ds, hs, m):
     """ln sum_i e^(vals[i]) over the first m entries, with its first and second derivatives (each entry's
     value, first and second derivatives given)."""
     mx = -math.inf
@@ -132,8 +132,8 @@ def _lse_parts(vals, ds, hs, m):
 
 
 @njit(cache=True)
-def _lse2(a, da, ha, b, db, hb):
-    """ln(e^a + e^b) with its first and second derivatives: :func:`_lse_parts` of two entries, the same operations
+def lse2(a, da, ha, b, db, hb):
+    """ln(e^a + e^b) with its first and second derivatives: :func:`lse_parts` of two entries, the same operations
     in the same order (same rounding)."""
     mx = max(a, b)
     f = mx + math.log(math.exp(a - mx) + math.exp(b - mx))
@@ -163,7 +163,7 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
     m = 0
     for q in range(J):
         c = scales[q]
-        f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
+        f0, d0, h0 = gauss_factor(x, False, counts[j], sums[j], var[j], c)
         vals[m], ds[m], hs[m] = _gauss_lead(x, state, j, counts, sums, var, c, f0 + w_lead, d0, h0, shifted, a, e)
         m += 1
         f1, d1, h1 = _gauss_factor_at(x, True, counts[best], sums[best], var[best], c, best, shifted, a, e)
@@ -171,7 +171,7 @@ def _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, prod
         ds[m] = d0 + d1
         hs[m] = h0 + h1
         m += 1
-    return _lse_parts(vals, ds, hs, m)
+    return lse_parts(vals, ds, hs, m)
 
 
 @njit(cache=True)
@@ -190,25 +190,25 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
     # entries: [0, J) D_c; [J, 2J) G_c; [2J, 3J + 1) the terms of E_j
     for q in range(J):
         c = scales[q]
-        f0, d0, h0 = _gauss_factor(x, False, counts[j], sums[j], var[j], c)
+        f0, d0, h0 = gauss_factor(x, False, counts[j], sums[j], var[j], c)
         vals[q] = f0
         ds[q] = d0
         hs[q] = h0
         f, d, h = _gauss_lead(x, state, j, counts, sums, var, c, 0.0, 0.0, 0.0, shifted, a, e)
         f1, d1, h1 = _gauss_factor_at(x, True, counts[best], sums[best], var[best], c, best, shifted, a, e)
-        g, gd, gh = _lse2(f + w_lead, d, h, f1 + w_hold + w_rest, d1, h1)
+        g, gd, gh = lse2(f + w_lead, d, h, f1 + w_hold + w_rest, d1, h1)
         vals[J + q] = g
         ds[J + q] = gd
         hs[J + q] = gh
         vals[2 * J + 1 + q] = f0 + g + math.log(1.0 - product) - lnJ
         ds[2 * J + 1 + q] = d0 + gd
         hs[2 * J + 1 + q] = h0 + gh
-    fd, dd, hd = _lse_parts(vals[:J], ds[:J], hs[:J], J)
-    fg, dg, hg = _lse_parts(vals[J: 2 * J], ds[J: 2 * J], hs[J: 2 * J], J)
+    fd, dd, hd = lse_parts(vals[:J], ds[:J], hs[:J], J)
+    fg, dg, hg = lse_parts(vals[J: 2 * J], ds[J: 2 * J], hs[J: 2 * J], J)
     vals[2 * J] = fd + fg + math.log(product) - 2.0 * lnJ
     ds[2 * J] = dd + dg
     hs[2 * J] = hd + hg
-    return _lse_parts(vals[2 * J:], ds[2 * J:], hs[2 * J:], J + 1)
+    return lse_parts(vals[2 * J:], ds[2 * J:], hs[2 * J:], J + 1)
 
 
 @njit(cache=True)

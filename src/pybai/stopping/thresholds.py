@@ -71,9 +71,11 @@ __all__ = ["make_threshold", "KINDS", "FAMILIES", "FAMILY_RULES", "register_fami
 #: ``"leader-scales"``: the same with the scale-pair prior;
 #: ``"leader-settled"``: the scale-pair prior with leader processes started once the leader has settled;
 #: ``"leader-favoured"``: the settled leaders with the weight 0.9 instead of 1/2 on the leader process, the
-#: ``"delta-correct"`` default of best-arm problems without an answer tolerance).
+#: ``"delta-correct"`` default of best-arm problems;
+#: ``"topk-leader"``: top-k identification with one test per k-set, :mod:`pybai.stopping.topk_leader` (built by
+#: :meth:`pybai.problems.top_k.TopKProblem.threshold`, which knows k; :func:`make_threshold` refuses it).
 KINDS = ("heuristic", "delta-correct", "kk21", "kt-mixture", "pair-mixture", "pair-tilt", "leader", "leader-scales",
-         "leader-settled", "leader-favoured")
+         "leader-settled", "leader-favoured", "topk-leader")
 #: The leader kinds' classes: (Gaussian arms with known variances, rewards in [0, 1]).
 _LEADER_CLASSES = {"leader": (GaussianLeaderThreshold, BernoulliLeaderThreshold),
                    "leader-scales": (GaussianLeaderScalesThreshold, BernoulliLeaderScalesThreshold),
@@ -195,6 +197,9 @@ def make_threshold(
     n_alternatives = check_positive_int(n_alternatives, "n_alternatives", "make_threshold")
     n_terms = check_positive_int(n_terms, "n_terms", "make_threshold")
     fam = _family_name(family)
+    if kind == "topk-leader":
+        raise fail("kind", "make_threshold", "a kind built from (delta, n_alternatives, n_terms, family); 'topk-leader' "
+                   "needs k: TopKProblem.threshold builds it", kind)
     if fam in FAMILY_RULES:
         return FAMILY_RULES[fam](kind, delta, n_alternatives, n_terms)
     if kind == "heuristic":

@@ -6,7 +6,9 @@ in its own numba loop (:meth:`OwnStoppingRun._own_loop`), calling the very kerne
 methods call, and :meth:`OwnStoppingRun.simulate_run` leaves the strategy as the ask/tell loop
 would (tests/strategies/test_baselines.py checks it bit for bit).  The setup (truth, initial
 phase, ``max_samples``) is :func:`pybai.strategies._compiled.setup_run`'s, so a run is offered on
-the same problems as the other compiled runs (plain Bernoulli or Gaussian arms, no epsilon).
+the same problems as the other compiled runs (plain Bernoulli or Gaussian arms, no epsilon; a rule
+whose loop never reads the problem's pieces, :attr:`OwnStoppingRun._plain_pieces_only` False, also
+with the problem's epsilon).
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ __all__ = ["OwnStoppingRun"]
 
 class OwnStoppingRun(CompiledRun):
     """Mixin of a sequential rule with its own stopping: :meth:`simulate_run` from :meth:`_own_loop`."""
+
+    #: whether the loop plays the plain pieces only (no compiled run on a problem with an epsilon); False for a
+    #: loop that never reads the problem's pieces (its stop and its recommendation are the same under any epsilon)
+    _plain_pieces_only = True
 
     def _own_loop(self, setup: RunSetup, rng) -> tuple[int, float, bool, bool]:
         """Hook: play the run until the rule stops or ``max_samples``:
@@ -32,7 +38,7 @@ class OwnStoppingRun(CompiledRun):
         """Play the whole run in compiled code against simulated arms; False (nothing done) if not offered
         (:meth:`pybai.strategies._compiled.CompiledRun.simulate_run`)."""
         setup = setup_run(self, means, sigma) if self._compiled_ok() else None
-        if setup is None or (setup.goal.c, setup.goal.e) != (1.0, 0.0):  # these loops play the plain pieces only
+        if setup is None or (self._plain_pieces_only and (setup.goal.c, setup.goal.e) != (1.0, 0.0)):
             return False
         t, z, checked, stopped = self._own_loop(setup, rng)
         n_plan = len(self._plan)  # type: ignore[attr-defined]

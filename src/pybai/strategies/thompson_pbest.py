@@ -196,6 +196,7 @@ class ThompsonProbabilityBest(OwnStoppingRun, Strategy):
     goals = ("best-arm",)
     stopping_rule = "posterior-probability"
     stops_on_statistics = False  # its own _should_stop, not the threshold's
+    _plain_pieces_only = False  # its loop reads counts, sums and the family, never the problem's pieces
 
     def __init__(self, *, confidence: float = 0.95, threshold: str | None = None, n_init: int = 1):
         super().__init__(threshold=threshold, n_init=n_init)

@@ -19,6 +19,7 @@ from pybai.problems.top_k._oracle import TopKOracleResult, top_bottom, top_k_ora
 from pybai.problems.base import BatchSpec, Problem
 from pybai.problems.run_kernels import TOP_K, RunKernels
 from pybai.stopping.base import PairPieces
+from pybai.stopping.topk_leader import BernoulliTopKLeaderThreshold, GaussianTopKLeaderThreshold
 from pybai.problems.tolerance import check_relative_reference, epsilon_good_mask
 
 __all__ = ["TopKProblem"]
@@ -172,7 +173,20 @@ class TopKProblem(Problem):
         the true top set is outside the empirical one, with mu_j > mu_i: the truth lies in the
         piece {lambda_j >= lambda_i}, and the union bound runs over the k (n - k) ordered pairs
         (i outside the true top set, j inside it).
+
+        ``"topk-leader"`` (no epsilon; the families with a leader form,
+        :attr:`~pybai.models.families.Family.leader_family`: Gaussian arms with known variances, Bernoulli arms,
+        bounded rewards with the sub-Bernoulli statistic): one test per k-set on a common separating level, without the union over pairs (:mod:`pybai.stopping.topk_leader`).
         """
+        name = kind.strip().lower() if isinstance(kind, str) else kind
+        if name == "topk-leader":
+            leader = self.family.leader_family
+            if self.epsilon is not None or leader is None:
+                raise fail("threshold", type(self).__name__, "a kind this problem supports ('topk-leader' is for "
+                           "top-k identification without epsilon of Gaussian arms with known variances, Bernoulli arms "
+                           "or bounded rewards with statistic 'sub-bernoulli')", kind)
+            cls = GaussianTopKLeaderThreshold if leader == "gaussian" else BernoulliTopKLeaderThreshold
+            return cls(delta, self.n_arms, self.k)
         return self._pair_threshold(kind, delta)
 
     def pieces(self, model) -> PairPieces | None:
