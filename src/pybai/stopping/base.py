@@ -119,6 +119,16 @@ class Threshold(abc.ABC):
         (a threshold without state has nothing to check)."""
         return None
 
+    def process_id(self) -> str | None:
+        """What decided the rejections the run's own state remembers (the e-process and its level), saved with the
+        state so that a restore under another rule can tell; None for a threshold without state."""
+        return None
+
+    def forget_rejections(self, state: Any) -> Any:
+        """``state`` without its remembered rejections: what a restore keeps when the saved state's rejections were
+        decided by another process (:meth:`process_id`; a threshold without state has none)."""
+        return state
+
     def run_check(self, problem: Any, model: Any, t: int) -> Decision:
         """The run's own check after an observation (what a strategy's stopping rule runs): a test with a
         state of the run's own (:attr:`stateful`) advances it on ``model`` (:meth:`advance`), then

@@ -375,6 +375,17 @@ class LeaderThreshold(Threshold):
         flags[flags >= 2.0] = 0.0
         self.load_state(state)
 
+    def process_id(self) -> str:
+        """The class, leader weight, answer tolerance and delta: what the remembered rejections were decided by.
+        The leaders and segments of the state do not depend on them (any predictable leader sequence is valid)."""
+        return f"{type(self).__name__} lead={float(self.lead_weight)!r} shift={self.shift!r} delta={self.delta!r}"
+
+    def forget_rejections(self, state: np.ndarray) -> np.ndarray:
+        """A copy of ``state`` with every remembered rejection (plain and epsilon) cleared."""
+        state = np.array(state, dtype=float)
+        state[4 * self.n_arms: 5 * self.n_arms] = 0.0
+        return state
+
     def load_state(self, state: np.ndarray) -> None:
         """Take the state a compiled run reached (:meth:`pybai.stopping.rule.StoppingRule.load_state`)."""
         self.state_[:] = state

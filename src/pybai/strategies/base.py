@@ -40,7 +40,8 @@ from pybai.strategies.compatibility import check_fit, check_initial_phase, check
 from pybai.strategies.requests import Outstanding, believer_model, match_answer, next_missing, parse_answer
 from pybai._serialize import decode
 from pybai.strategies.state import (check_digest, check_header, check_status, corrupted, decoded_section,
-                                    expected_digest, get_path, kind_of, state_key, stopping_state, strategy_state)
+                                    expected_digest, get_path, kind_of, state_key, stopping_is_foreign, stopping_state,
+                                    strategy_state)
 from pybai.strategies._views import StateArray, read_only_view as _read_only_view  # noqa: F401 (StateArray: for the rules)
 
 if TYPE_CHECKING:
@@ -622,15 +623,16 @@ class Strategy:
                     raise corrupted(f"{section}.{state_key(path)}", str(exc), value) from None
         if stopping is not None:
             cast(Any, self.threshold_).state_[:] = stopping
-        self._check_restored()
+        self._check_restored(foreign_rule=stopping_is_foreign(self, state))
         check_digest(state, digest)
         if self._pending is not None:  # handed out by ask(): read-only, as a fresh one
             self._pending = np.array(self._pending, dtype=np.intp)
             self._pending.setflags(write=False)
         return self
 
-    def _check_restored(self) -> None:
-        """Refuse a restored state whose parts disagree (:meth:`set_state`)."""
+    def _check_restored(self, foreign_rule: bool = False) -> None:
+        """Refuse a restored state whose parts disagree (:meth:`set_state`; ``foreign_rule``:
+        :func:`~pybai.strategies.state.stopping_is_foreign`)."""
         if self.status_ not in ("running", "stopped", "censored", "budget-spent"):
             raise corrupted("base.status_", "one of running, stopped, censored, budget-spent", self.status_)
         t = self.t_
@@ -670,4 +672,4 @@ class Strategy:
         stopping = threshold.check_state(counts) if threshold is not None and threshold.stateful else None
         if stopping:
             raise corrupted("stopping", stopping, "another value")
-        check_status(self)
+        check_status(self, foreign_rule)

@@ -44,7 +44,7 @@ from pybai.exceptions import InvalidParameterError
 
 __all__ = ["STATE_FORMAT", "strategy_state", "restore_strategy", "check_header", "decoded_section",
            "corrupted", "kind_of", "state_key", "get_path", "state_digest", "expected_digest", "check_digest",
-           "check_status", "stopping_section", "stopping_state"]
+           "check_status", "stopping_section", "stopping_is_foreign", "stopping_state"]
 
 #: Version of the state format; a newer one is refused.  Format 2 adds ``digest``; states of
 #: format 1 (sessions' snapshots written before) are restored without it, every invariant checked.
@@ -97,17 +97,19 @@ def check_digest(state: dict, digest: str | None) -> None:
                                     "its content): a state is restored only as it was saved.")
 
 
-def check_status(strategy) -> None:
+def check_status(strategy, foreign_rule: bool = False) -> None:
     """A restored status must be the one the run reached: "stopped" where the stopping rule stops on the saved
     statistics (rules that decide with the base rule, ``stops_on_statistics``), with the saved statistic;
-    "censored" and "budget-spent" only at the sample or batch limit."""
+    "censored" and "budget-spent" only at the sample or batch limit.  ``foreign_rule``: the state's stopping rule
+    kept rejections of another process (:func:`stopping_is_foreign`, a state saved under another version's
+    ``"delta-correct"``), so a stop it made is not decided again (the digest still guards the state)."""
     status = strategy.status_
     if status in ("censored", "budget-spent"):
         limit = strategy._max_samples is not None and strategy.t_ >= strategy._max_samples
         if not (limit or (strategy._max_batches is not None and strategy.batches_ >= strategy._max_batches)):
             raise corrupted("base.status_", f"'{status}' only at the sample or batch limit", status)
         return
-    if status != "stopped" or strategy.threshold_ is None or not strategy.stops_on_statistics:
+    if status != "stopped" or strategy.threshold_ is None or not strategy.stops_on_statistics or foreign_rule:
         return
     if not strategy._ready:
         raise corrupted("base.status_", "'stopped' only after the initial phase (_ready)", status)
@@ -123,8 +125,23 @@ def stopping_section(strategy) -> dict:
     """``{"stopping": state}`` for a stopping rule with a state of the run's own (:mod:`pybai.stopping.leader`)."""
     threshold = getattr(strategy, "threshold_", None)
     if threshold is not None and threshold.stateful:
-        return {"stopping": encode(threshold.state_)}
+        section = {"stopping": encode(threshold.state_)}
+        process = threshold.process_id()
+        if process is not None:
+            section["stopping_rule"] = process
+        return section
     return {}
+
+
+def stopping_is_foreign(strategy, state: dict) -> bool:
+    """Whether ``state`` was saved under another process than the strategy's stateful stopping rule (another
+    class, leader weight, tolerance or delta: :meth:`~pybai.stopping.base.Threshold.process_id`; a state saved
+    before the process was recorded counts as another).  Its leaders and segments are kept, its remembered
+    rejections are not (:func:`stopping_state`)."""
+    threshold = getattr(strategy, "threshold_", None)
+    if threshold is None or not threshold.stateful or "stopping" not in state:
+        return False
+    return state.get("stopping_rule") != threshold.process_id()
 
 
 def stopping_state(strategy, state: dict):
@@ -143,6 +160,10 @@ def stopping_state(strategy, state: dict):
         raise corrupted("stopping", "an encoded array", exc) from None
     if value.shape != threshold.state_.shape or not np.isfinite(value).all():
         raise corrupted("stopping", f"finite numbers of shape {threshold.state_.shape}", value.shape)
+    if stopping_is_foreign(strategy, state):
+        # saved under another rule (an older "delta-correct", another delta): its leaders and segments stay valid
+        # for this rule's e-process (any predictable leader sequence is), its remembered rejections do not
+        value = threshold.forget_rejections(value)
     return value
 
 
