@@ -10,7 +10,9 @@ until the first of them stops: the paired difference of the sample counts has a 
 Usage::
 
     python benchmarks/thresholds/epsilon_leader.py [--runs 100] [--instances g5 g5-01 mu1 mu1-01 mu2 tie]
-        [--strategies tas top-two]
+        [--strategies tas top-two] [--old KIND] [--new KIND]
+
+(``--old leader-settled --new leader-favoured``: the leader weight 1/2 against 0.9 on the same runs.)
 
 Prints, per cell, the mean samples of each rule with their standard errors, the paired difference new - old with its
 standard error, the ratio of the means new / old, and the errors (stops on an arm that is not epsilon-good).
@@ -40,7 +42,7 @@ OLD = {"g": "pair-mixture", "b": "pair-tilt"}
 NEW = "leader-settled"
 
 
-def run_cell(name, strategy, runs, max_samples):
+def run_cell(name, strategy, runs, max_samples, old=None, new=NEW):
     fam, means, eps, delta = INSTANCES[name]
     means = np.array(means)
     k = len(means)
@@ -49,7 +51,8 @@ def run_cell(name, strategy, runs, max_samples):
     var = np.ones(k) if fam == "g" else None
     out = {}
     t0 = time.process_time()
-    for kind in (OLD[fam], NEW):
+    old = old or OLD[fam]
+    for kind in (old, new):
         ts, errors, censored = [], 0, 0
         for r in range(runs):
             s = make_strategy(strategy, {"threshold": kind}).start(problem, rng=1000 + r)
@@ -58,13 +61,13 @@ def run_cell(name, strategy, runs, max_samples):
             censored += s.status_ == "censored"
             errors += s.status_ != "censored" and not problem.is_correct(s.recommendation(), means)
         out[kind] = (np.array(ts, dtype=float), errors, censored)
-    old_t, new_t = out[OLD[fam]][0], out[NEW][0]
+    old_t, new_t = out[old][0], out[new][0]
     diff = new_t - old_t
     se = lambda x: x.std(ddof=1) / np.sqrt(len(x))  # noqa: E731
-    print(f"{name:<6} {strategy:<8} eps={eps:<5g} delta={delta:<5g} old {OLD[fam]} {old_t.mean():>10,.0f} +- "
-          f"{se(old_t):>7,.0f} | new {NEW} {new_t.mean():>10,.0f} +- {se(new_t):>7,.0f} | new - old "
+    print(f"{name:<6} {strategy:<8} eps={eps:<5g} delta={delta:<5g} old {old} {old_t.mean():>10,.0f} +- "
+          f"{se(old_t):>7,.0f} | new {new} {new_t.mean():>10,.0f} +- {se(new_t):>7,.0f} | new - old "
           f"{diff.mean():>9,.0f} +- {se(diff):>6,.0f} | new/old {new_t.mean() / old_t.mean():.3f} | errors "
-          f"{out[OLD[fam]][1]}/{runs}, {out[NEW][1]}/{runs} | censored {out[OLD[fam]][2]}, {out[NEW][2]} | "
+          f"{out[old][1]}/{runs}, {out[new][1]}/{runs} | censored {out[old][2]}, {out[new][2]} | "
           f"{time.process_time() - t0:.0f} s CPU", flush=True)
 
 
@@ -74,10 +77,12 @@ def main(argv=None):
     parser.add_argument("--instances", nargs="+", default=list(INSTANCES))
     parser.add_argument("--strategies", nargs="+", default=["tas", "top-two"])
     parser.add_argument("--max-samples", type=int, default=2_000_000)
+    parser.add_argument("--old", default=None, help="the rule compared against (default: the per-pair rule)")
+    parser.add_argument("--new", default=NEW, help=f"the rule measured (default: {NEW})")
     args = parser.parse_args(argv)
     for name in args.instances:
         for strategy in args.strategies:
-            run_cell(name, strategy, args.runs, args.max_samples)
+            run_cell(name, strategy, args.runs, args.max_samples, args.old, args.new)
 
 
 if __name__ == "__main__":
