@@ -6,7 +6,8 @@ import pickle
 import numpy as np
 import pytest
 
-from pybai import BestArmProblem, Bernoulli, FixedBudget, FixedConfidence, Gaussian, make_strategy
+from pybai import BestArmProblem, Bernoulli, FixedBudget, FixedConfidence, Gaussian, TopKProblem, make_strategy
+from pybai.exceptions import InvalidParameterError
 from pybai.stopping.thresholds import KINDS, UNSET_KIND
 from pybai.strategies.certificate import certified, is_proven, threshold_kind
 
@@ -29,10 +30,16 @@ def test_an_unset_threshold_runs_the_heuristic_and_stays_unset():
 def test_only_the_heuristic_kind_is_unproven(problem, kind):
     if kind in ("kt-mixture", "pair-tilt") and problem is GAUSS:
         pytest.skip(f"{kind} is for rewards in [0, 1]")
-    strategy = make_strategy("tas", threshold=kind)
+    name = "tas"
+    if kind == "topk-leader":  # a top-k rule: refused by name on best arm, proven on top-k
+        with pytest.raises(InvalidParameterError, match="'threshold' parameter of TrackAndStop"):
+            make_strategy("tas", threshold=kind).start(problem, rng=0)
+        family = Gaussian(1.0, n_sources=4) if problem is GAUSS else Bernoulli(n_sources=4)
+        problem, name = TopKProblem(4, 2, family, FixedConfidence(0.1)), "lucb"
+    strategy = make_strategy(name, threshold=kind)
     assert threshold_kind(strategy, problem) == kind
     assert is_proven(strategy, problem) is (kind != "heuristic")
-    started = make_strategy("tas", threshold=kind).start(problem, rng=0)
+    started = make_strategy(name, threshold=kind).start(problem, rng=0)
     assert is_proven(started) is (kind != "heuristic") is bool(started.threshold_.proven)
 
 
