@@ -11,6 +11,7 @@ regular file and a folder.  A writer added to the command line belongs in ``WRIT
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,19 @@ WRITERS = {
 }
 
 
+def _wait_in_open(thread: threading.Thread) -> None:
+    """Wait (at most 2 s) until ``thread`` blocks in opening the FIFO for reading: a writer started before that sees
+    no reader and refuses, rightly, so the case "fifo with a reader" would race with the thread's start."""
+    wchan = Path(f"/proc/self/task/{thread.native_id}/wchan")
+    for _ in range(200):
+        try:
+            if wchan.read_text() == "wait_for_partner":
+                return
+        except OSError:  # no /proc: fall back to the time budget
+            pass
+        time.sleep(0.01)
+
+
 def _run(argv, capsys) -> tuple[int, list[str]]:
     capsys.readouterr()
     try:
@@ -110,6 +124,7 @@ def test_outputs_never_replace_what_is_there(writer, tmp_path, capsys):
                         got.append(handle.read())
                 reader = threading.Thread(target=read, daemon=True)
                 reader.start()
+                _wait_in_open(reader)
         elif case.startswith("/dev/"):
             target.symlink_to(case)
         elif case == "read-only-mode file":
