@@ -34,7 +34,8 @@ from pybai.stopping._pair_mixture_kernels import q_parts
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["MAX_SEGMENTS", "STICKY", "state_size", "leader_advance", "gaussian_hypothesis_margin",
-           "tilt_hypothesis_margin", "leader_min_margin", "leader_step", "gauss_factor", "lse_parts", "lse2"]
+           "tilt_hypothesis_margin", "leader_min_margin", "leader_step", "gauss_factor", "lse_parts", "lse2",
+           "newton_certify_step"]
 
 _LN2 = math.log(2.0)
 _MAX_STEPS = 200
@@ -212,6 +213,30 @@ def _gauss_eval_free(x, state, j, best, counts, sums, var, scales, vals, ds, hs,
 
 
 @njit(cache=True)
+def newton_certify_step(f, g, h, x, lo, hi, level):
+    """A step of the certified minimum of convex f (f, f', f'' at x; bracket [lo, hi]): (done, margin, lo, hi, x):
+    done at f <= level, at f - |f'| (hi - lo) above it (less rounding), or at a collapsed bracket (-1)."""
+    if f <= level:
+        return True, f - level, lo, hi, x
+    if g > 0.0:
+        hi = x
+    elif g < 0.0:
+        lo = x
+    else:
+        lo = hi = x
+    bound = f - abs(g) * (hi - lo)
+    bound -= 1e-9 * (1.0 + abs(bound))
+    if bound > level:
+        return True, bound - level, lo, hi, x
+    if hi - lo <= 1e-13 * (1.0 + abs(x)):
+        return True, -1.0, lo, hi, x
+    nx = x - g / h if h > 0.0 else 0.5 * (lo + hi)
+    if not (lo < nx < hi):
+        nx = 0.5 * (lo + hi)
+    return False, 0.0, lo, hi, nx
+
+
+@njit(cache=True)
 def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales, level, product=0.0, a=1.0, e=0.0,
                                lead=0.5):
     """Certified lower bound on inf over H_j of ln E_j minus ``level`` (Gaussian arms, known variances).
@@ -282,25 +307,9 @@ def gaussian_hypothesis_margin(state, j, best, counts, sums, means, var, scales,
     for _ in range(_MAX_STEPS):
         f, g, h = _gauss_eval(x, state, j, best, counts, sums, var, scales, vals, ds, hs, product, shifted, a, e,
                               lead)
-        if f <= level:
-            return f - level
-        if g > 0.0:
-            hi = x
-        elif g < 0.0:
-            lo = x
-        else:
-            lo = x
-            hi = x
-        bound = f - abs(g) * (hi - lo)
-        bound -= 1e-9 * (1.0 + abs(bound))
-        if bound > level:
-            return bound - level
-        if hi - lo <= 1e-13 * (1.0 + abs(x)):
-            return -1.0
-        nx = x - g / h if h > 0.0 else 0.5 * (lo + hi)
-        if not (lo < nx < hi):
-            nx = 0.5 * (lo + hi)
-        x = nx
+        done, value, lo, hi, x = newton_certify_step(f, g, h, x, lo, hi, level)
+        if done:
+            return value
     return -1.0
 
 

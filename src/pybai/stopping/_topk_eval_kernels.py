@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from pybai.models._kl import GAUSSIAN
-from pybai.stopping._leader_kernels import gauss_factor, lse2, lse_parts
+from pybai.stopping._leader_kernels import gauss_factor, lse2, lse_parts, newton_certify_step
 from pybai.stopping._tilt_kernels import MAX_CELLS, add_log, insert_point, interval_bound, term_at_level
 
 __all__ = ["set_eval", "set_margin", "fixed_margin", "tilt_set_eval", "tilt_set_margin", "any_set_margin"]
@@ -147,25 +147,9 @@ def set_margin(state, sides, w_in, w_out, high, low, counts, sums, means, var, s
     x = 0.5 * (lo + hi)
     for _ in range(_MAX_STEPS):
         f, g, h = set_eval(x, state, sides, w_in, w_out, counts, sums, var, scales, vals, ds, hs)
-        if f <= level:
-            return f - level
-        if g > 0.0:
-            hi = x
-        elif g < 0.0:
-            lo = x
-        else:
-            lo = x
-            hi = x
-        bound = f - abs(g) * (hi - lo)
-        bound -= 1e-9 * (1.0 + abs(bound))
-        if bound > level:
-            return bound - level
-        if hi - lo <= 1e-13 * (1.0 + abs(x)):
-            return -1.0
-        nx = x - g / h if h > 0.0 else 0.5 * (lo + hi)
-        if not (lo < nx < hi):
-            nx = 0.5 * (lo + hi)
-        x = nx
+        done, value, lo, hi, x = newton_certify_step(f, g, h, x, lo, hi, level)
+        if done:
+            return value
     return -1.0
 
 
